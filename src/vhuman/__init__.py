@@ -1,0 +1,1 @@
+"""vhuman: virtual humans."""

@@ -1,0 +1,18 @@
+"""The body model: `Skeleton` (static), `Motion` (state over time), batched kinematics."""
+
+from vhuman.skeleton.humanoid import standard_humanoid
+from vhuman.skeleton.kinematics import forward_kinematics, global_to_local, tree_levels
+from vhuman.skeleton.motion import Motion
+from vhuman.skeleton.skeleton import JointType, Segment, Skeleton, mirror_indices
+
+__all__ = [
+    "JointType",
+    "Motion",
+    "Segment",
+    "Skeleton",
+    "forward_kinematics",
+    "global_to_local",
+    "mirror_indices",
+    "standard_humanoid",
+    "tree_levels",
+]
