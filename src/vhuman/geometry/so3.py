@@ -59,7 +59,8 @@ def quat_to_rotvec(q: ArrayLike) -> NDArray[np.float64]:
     theta = 2.0 * np.arctan2(s, w)
     # θ/s = 2 atan(s/w)/s → (2/w)(1 − s²/(3w²)) as s → 0 (w ≈ 1 there).
     small = s < _SMALL
-    series = (2.0 / w) * (1.0 - s * s / (3.0 * w * w))
+    w_s = np.where(small, w, 1.0)
+    series = (2.0 / w_s) * (1.0 - s * s / (3.0 * w_s * w_s))
     scale = np.where(small, series, theta / np.where(small, 1.0, s))
     return scale * v
 

@@ -1,7 +1,7 @@
 """The body model: `Skeleton` (static), `Motion` (state over time), batched kinematics."""
 
 from vhuman.skeleton.humanoid import standard_humanoid
-from vhuman.skeleton.kinematics import forward_kinematics, global_to_local, tree_levels
+from vhuman.skeleton.kinematics import forward_kinematics, global_to_local
 from vhuman.skeleton.motion import Motion
 from vhuman.skeleton.skeleton import JointType, Segment, Skeleton, mirror_indices
 
@@ -14,5 +14,4 @@ __all__ = [
     "global_to_local",
     "mirror_indices",
     "standard_humanoid",
-    "tree_levels",
 ]

@@ -1,8 +1,8 @@
 """Batched forward kinematics and its inverse, as plain array functions.
 
-Joints are processed one tree level at a time (all joints at the same depth in
-one vectorised step), with the arrays laid out component-first so each step
-works on contiguous memory.
+Joints are visited in index order (parents first) and each step is vectorised
+over all frames; arrays are laid out joint- and component-first, so every
+operation works on one contiguous row of frames.
 """
 
 from __future__ import annotations
@@ -12,22 +12,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from vhuman.geometry.quaternion import quat_conjugate, quat_multiply
 
-__all__ = ["forward_kinematics", "global_to_local", "tree_levels"]
-
-
-def tree_levels(parents: ArrayLike) -> tuple[NDArray[np.intp], ...]:
-    """Joint indices grouped by depth below the root (depth 1 first; the root is depth 0).
-
-    Parameters
-    ----------
-    parents : array_like of int, shape (J,)
-        Parent index of each joint, −1 for the root; parents come before children.
-    """
-    parents = np.asarray(parents, dtype=np.intp)
-    depth = np.zeros(len(parents), dtype=np.intp)
-    for j in range(1, len(parents)):
-        depth[j] = depth[parents[j]] + 1
-    return tuple(np.flatnonzero(depth == d) for d in range(1, int(depth.max(initial=0)) + 1))
+__all__ = ["forward_kinematics", "global_to_local"]
 
 
 def forward_kinematics(
@@ -35,7 +20,6 @@ def forward_kinematics(
     offsets: ArrayLike,
     root_positions: ArrayLike,
     local_rotations: ArrayLike,
-    levels: tuple[NDArray[np.intp], ...] | None = None,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Global joint positions and rotations from local rotations.
 
@@ -52,8 +36,6 @@ def forward_kinematics(
         World position of the root [m].
     local_rotations : array_like, shape (..., J, 4)
         Rotation of each joint relative to its parent (w, x, y, z), unit.
-    levels : tuple of index arrays, optional
-        :func:`tree_levels` of ``parents``, if already computed.
 
     Returns
     -------
@@ -68,33 +50,32 @@ def forward_kinematics(
     root = np.asarray(root_positions, dtype=np.float64)
     n_joints = len(parents)
     lead = local.shape[:-2]
-    if levels is None:
-        levels = tree_levels(parents)
     n = int(np.prod(lead, dtype=np.int64))
-    # Component-first layout: (4, J, N) and (3, J, N).
-    q_local = np.ascontiguousarray(local.reshape(n, n_joints, 4).transpose(2, 1, 0))
+    q_local = np.ascontiguousarray(local.reshape(n, n_joints, 4).transpose(1, 2, 0))  # (J, 4, N)
     q_glob = np.empty_like(q_local)
-    p_glob = np.empty((3, n_joints, n))
-    q_glob[:, 0] = q_local[:, 0]
-    p_glob[:, 0] = np.broadcast_to(root, (*lead, 3)).reshape(n, 3).T
-    for idx in levels:
-        par = parents[idx]
-        pw, px, py, pz = q_glob[:, par]  # each (k, N)
-        lw, lx, ly, lz = q_local[:, idx]
-        q_glob[0, idx] = pw * lw - px * lx - py * ly - pz * lz
-        q_glob[1, idx] = pw * lx + px * lw + py * lz - pz * ly
-        q_glob[2, idx] = pw * ly - px * lz + py * lw + pz * lx
-        q_glob[3, idx] = pw * lz + px * ly - py * lx + pz * lw
-        ox, oy, oz = (offsets[idx, c][:, None] for c in range(3))
-        # v + w t + u × t with t = 2 u × v (rotation of the offset by the parent).
+    p_glob = np.empty((n_joints, 3, n))
+    q_glob[0] = q_local[0]
+    p_glob[0] = np.broadcast_to(root, (*lead, 3)).reshape(n, 3).T
+    for j in range(1, n_joints):
+        par = parents[j]
+        pw, px, py, pz = q_glob[par]  # each (N,)
+        lw, lx, ly, lz = q_local[j]
+        g = q_glob[j]
+        g[0] = pw * lw - px * lx - py * ly - pz * lz
+        g[1] = pw * lx + px * lw + py * lz - pz * ly
+        g[2] = pw * ly - px * lz + py * lw + pz * lx
+        g[3] = pw * lz + px * ly - py * lx + pz * lw
+        ox, oy, oz = offsets[j]
+        # Offset rotated by the parent: v + w t + u × t with t = 2 u × v.
         tx = 2.0 * (py * oz - pz * oy)
         ty = 2.0 * (pz * ox - px * oz)
         tz = 2.0 * (px * oy - py * ox)
-        p_glob[0, idx] = p_glob[0, par] + ox + pw * tx + (py * tz - pz * ty)
-        p_glob[1, idx] = p_glob[1, par] + oy + pw * ty + (pz * tx - px * tz)
-        p_glob[2, idx] = p_glob[2, par] + oz + pw * tz + (px * ty - py * tx)
-    positions = p_glob.transpose(2, 1, 0).reshape(*lead, n_joints, 3)
-    rotations = q_glob.transpose(2, 1, 0).reshape(*lead, n_joints, 4)
+        pp, pj = p_glob[par], p_glob[j]
+        pj[0] = pp[0] + ox + pw * tx + (py * tz - pz * ty)
+        pj[1] = pp[1] + oy + pw * ty + (pz * tx - px * tz)
+        pj[2] = pp[2] + oz + pw * tz + (px * ty - py * tx)
+    positions = p_glob.transpose(2, 0, 1).reshape(*lead, n_joints, 3)
+    rotations = q_glob.transpose(2, 0, 1).reshape(*lead, n_joints, 4)
     return positions, rotations
 
 

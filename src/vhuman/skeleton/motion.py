@@ -115,9 +115,8 @@ class Motion:
     @cached_property
     def _fk(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         sk = self.skeleton
-        pos, rot = forward_kinematics(
-            sk.parents, sk.offsets, self.root_positions, self.local_rotations, sk.levels
-        )
+        pos, rot = forward_kinematics(sk.parents, sk.offsets, self.root_positions,
+                                      self.local_rotations)
         pos.setflags(write=False)
         rot.setflags(write=False)
         return pos, rot

@@ -14,7 +14,7 @@ from numpy.typing import ArrayLike, NDArray
 from vhuman.errors import InputError, UnknownJointError
 from vhuman.geometry.euler import check_euler_sequence, euler_to_quat, quat_to_euler
 from vhuman.geometry.quaternion import quat_canonical
-from vhuman.skeleton.kinematics import forward_kinematics, tree_levels
+from vhuman.skeleton.kinematics import forward_kinematics
 
 __all__ = ["JointType", "Segment", "Skeleton", "mirror_indices"]
 
@@ -174,7 +174,7 @@ class Skeleton:
             raise InputError(f"joint names must be unique; repeated: {dup}")
         if any(not x for x in names):
             raise InputError("joint names must be non-empty")
-        parents = np.asarray(self.parents, dtype=np.intp)
+        parents = np.array(self.parents, dtype=np.intp)
         if parents.shape != (n,):
             raise InputError(f"parents must have shape ({n},), got {parents.shape}")
         if parents[0] != -1:
@@ -185,7 +185,7 @@ class Skeleton:
                 f"joint {names[bad[0]]!r} has parent index {parents[bad[0]]}; every non-root "
                 "joint needs a parent listed before it"
             )
-        offsets = np.asarray(self.offsets, dtype=np.float64)
+        offsets = np.array(self.offsets, dtype=np.float64)
         if offsets.shape != (n, 3):
             raise InputError(f"offsets must have shape ({n}, 3), got {offsets.shape}")
         if not np.all(np.isfinite(offsets)):
@@ -206,7 +206,7 @@ class Skeleton:
         )
         if len(types) != n or not all(isinstance(t, JointType) for t in types):
             raise InputError(f"joint_types must be {n} JointType values")
-        axes = np.zeros((n, 3)) if self.axes is None else np.asarray(self.axes, dtype=np.float64)
+        axes = np.zeros((n, 3)) if self.axes is None else np.array(self.axes, dtype=np.float64)
         if axes.shape != (n, 3) or not np.all(np.isfinite(axes)):
             raise InputError(f"axes must be finite with shape ({n}, 3), got {axes.shape}")
         for j, t in enumerate(types):
@@ -219,7 +219,7 @@ class Skeleton:
             limits = np.empty((n, 3, 2))
             limits[..., 0], limits[..., 1] = -np.inf, np.inf
         else:
-            limits = np.asarray(self.limits, dtype=np.float64)
+            limits = np.array(self.limits, dtype=np.float64)
         if limits.shape != (n, 3, 2) or np.any(np.isnan(limits)):
             raise InputError(f"limits must have shape ({n}, 3, 2) without NaN, got {limits.shape}")
         if np.any(limits[..., 0] > limits[..., 1]):
@@ -274,11 +274,6 @@ class Skeleton:
     def _name_to_index(self) -> dict[str, int]:
         return {n: i for i, n in enumerate(self.names)}
 
-    @cached_property
-    def levels(self) -> tuple[NDArray[np.intp], ...]:
-        """Joint indices grouped by depth (see :func:`tree_levels`)."""
-        return tree_levels(self.parents)
-
     def children(self, joint: int | str) -> tuple[int, ...]:
         """Indices of the direct children of ``joint``."""
         j = self.index(joint) if isinstance(joint, str) else int(joint)
@@ -318,7 +313,7 @@ class Skeleton:
         """World positions ``(J, 3)`` of the joints in the rest pose [m]."""
         q = np.zeros((self.n_joints, 4))
         q[:, 0] = 1.0
-        return forward_kinematics(self.parents, self.offsets, self.offsets[0], q, self.levels)[0]
+        return forward_kinematics(self.parents, self.offsets, self.offsets[0], q)[0]
 
     @property
     def total_mass(self) -> float:

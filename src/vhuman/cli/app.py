@@ -1,0 +1,173 @@
+"""The `vhuman` Typer application: info, convert, view, demo."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import numpy as np
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from vhuman import __version__
+from vhuman.cli.errors import user_errors
+from vhuman.errors import InputError
+
+__all__ = ["app", "main"]
+
+app = typer.Typer(
+    name="vhuman",
+    help="Virtual humans: generate, control, score and show human motion and posture.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+console = Console(highlight=False)
+
+
+def _version(value: bool) -> None:
+    if value:
+        console.print(f"vhuman {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool | None,
+        typer.Option("--version", callback=_version, is_eager=True, help="Print the version."),
+    ] = None,
+) -> None:
+    """Virtual humans: generate, control, score and show human motion and posture."""
+
+
+def motion_summary(path: Path) -> dict:
+    """The figures `vhuman info` prints, as a JSON-ready dict."""
+    from vhuman.io import detect_format, load_motion
+
+    motion = load_motion(path)
+    lo, hi = motion.extent()
+    root = motion.root_positions
+    travel = float(np.linalg.norm(np.diff(root[:, :2], axis=0), axis=1).sum())
+    return {
+        "file": str(path),
+        "format": detect_format(path),
+        "joints": motion.skeleton.n_joints,
+        "joint_names": list(motion.skeleton.names),
+        "frames": motion.n_frames,
+        "fps": motion.fps,
+        "duration_s": motion.duration,
+        "extent_min_m": lo.tolist(),
+        "extent_max_m": hi.tolist(),
+        "height_m": float(hi[2] - lo[2]),
+        "root_travel_m": travel,
+    }
+
+
+@app.command()
+def info(
+    file: Annotated[Path, typer.Argument(help="Motion file: .bvh, .npz, CMU or DeepMimic .txt.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """Joints, frames, fps, duration and spatial extent of a motion file."""
+    with user_errors():
+        summary = motion_summary(file)
+    if as_json:
+        print(json.dumps(summary))
+        return
+    table = Table(title=str(file), show_header=False)
+    table.add_row("format", summary["format"])
+    table.add_row("joints", str(summary["joints"]))
+    table.add_row("frames", str(summary["frames"]))
+    table.add_row("fps", f"{summary['fps']:g}")
+    table.add_row("duration", f"{summary['duration_s']:.3f} s")
+    lo, hi = summary["extent_min_m"], summary["extent_max_m"]
+    for axis, a, b in zip("xyz", lo, hi, strict=True):
+        table.add_row(f"extent {axis}", f"{a:+.3f} … {b:+.3f} m")
+    table.add_row("root travel", f"{summary['root_travel_m']:.3f} m")
+    console.print(table)
+
+
+@app.command()
+def convert(
+    source: Annotated[Path, typer.Argument(help="Input motion file.")],
+    target: Annotated[Path, typer.Argument(help="Output file; the format follows the suffix.")],
+    fps: Annotated[
+        float | None, typer.Option(help="Resample to this frame rate (default: keep every frame).")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """Convert between BVH, npz, CMU exp-map and DeepMimic files (z-up inside, no mirroring)."""
+    from vhuman.io import load_motion, save_motion
+
+    with user_errors():
+        motion = load_motion(source)
+        if fps is not None:
+            motion = motion.resample(fps)
+        save_motion(motion, target)
+    result = {"source": str(source), "target": str(target), "frames": motion.n_frames,
+              "fps": motion.fps, "joints": motion.skeleton.n_joints}  # fmt: skip
+    if as_json:
+        print(json.dumps(result))
+    else:
+        console.print(
+            f"wrote {target}: {motion.n_frames} frames at {motion.fps:g} fps, "
+            f"{motion.skeleton.n_joints} joints"
+        )
+
+
+@app.command()
+def view(
+    file: Annotated[Path, typer.Argument(help="Motion file to show.")],
+    output: Annotated[Path, typer.Option("-o", "--output", help="HTML file to write.")] = Path(
+        "view.html"
+    ),
+    trajectory: Annotated[
+        list[str] | None,
+        typer.Option("--trajectory", "-t", help="Joint whose path to draw (repeatable)."),
+    ] = None,
+    max_frames: Annotated[
+        int, typer.Option(min=2, help="Subsample to at most this many animation frames.")
+    ] = 300,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """Write a self-contained interactive HTML viewer (orbit, play/pause, time slider)."""
+    from vhuman.io import load_motion
+    from vhuman.viz import write_viewer
+
+    with user_errors():
+        motion = load_motion(file)
+        joints = tuple(trajectory or ())
+        motion.skeleton.indices(joints)  # unknown joint names fail before any work
+        write_viewer(motion, output, trajectories=joints, max_frames=max_frames, title=file.name)
+    if as_json:
+        print(json.dumps({"file": str(file), "output": str(output), "frames": motion.n_frames}))
+    else:
+        console.print(f"wrote {output}")
+
+
+@app.command()
+def demo(
+    output: Annotated[Path, typer.Option("-o", "--output", help="Folder for the results.")] = Path(
+        "demo-out"
+    ),
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """Run the main job on embedded defaults and write an HTML report."""
+    from vhuman.cli.demo import run_demo
+
+    with user_errors():
+        if output.exists() and not output.is_dir():
+            raise InputError(f"output {output} exists and is not a folder")
+        summary = run_demo(output, console=None if as_json else console)
+    if as_json:
+        print(json.dumps(summary))
+    else:
+        console.print(f"[bold green]report:[/] {summary['report']}")
+
+
+def main() -> None:
+    """Entry point of the `vhuman` console script."""
+    app()

@@ -1,0 +1,180 @@
+"""`vhuman demo`: the main job on embedded defaults, gathered in one HTML report.
+
+Today: a real motion-capture walk (CMU, shipped with vhuman) is loaded,
+converted to BVH and npz and read back, rendered (pose, trajectories,
+joint-angle curves, GIF) and shown in an interactive viewer; a DeepMimic clip
+too when pybullet's data is installed. Each engine adds its section as it lands.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import tempfile
+from collections.abc import Callable
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+from numpy.typing import NDArray
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+from vhuman.skeleton import Motion
+
+__all__ = ["interior_angle", "run_demo"]
+
+EMBEDDED_CLIP = "cmu_walking_1.txt.gz"
+
+
+def interior_angle(
+    a: NDArray[np.float64], b: NDArray[np.float64], c: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """Angle at ``b`` between ``b→a`` and ``b→c`` ``(...,)`` [rad] for points ``(..., 3)``."""
+    u, v = a - b, c - b
+    cos = np.sum(u * v, axis=-1) / (np.linalg.norm(u, axis=-1) * np.linalg.norm(v, axis=-1))
+    return np.arccos(np.clip(cos, -1.0, 1.0))
+
+
+def _extract_embedded_clip(folder: Path) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    target = folder / EMBEDDED_CLIP.removesuffix(".gz")
+    data = gzip.decompress(resources.files("vhuman.data").joinpath(EMBEDDED_CLIP).read_bytes())
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-")
+    with os.fdopen(fd, "wb") as fh:
+        fh.write(data)
+    os.replace(tmp, target)
+    return target
+
+
+def _flexion_curves(motion: Motion, triples: dict[str, tuple[str, str, str]]) -> dict:
+    """Flexion (180° − interior angle) in degrees for named joint triples."""
+    pos = motion.global_positions
+    sk = motion.skeleton
+    out = {}
+    for label, (a, b, c) in triples.items():
+        ia, ib, ic = sk.indices([a, b, c])
+        out[label] = 180.0 - np.degrees(interior_angle(pos[:, ia], pos[:, ib], pos[:, ic]))
+    return out
+
+
+def _walk_section(report, motion: Motion, out: Path, name: str, joints: dict, step) -> dict:
+    """Convert, read back, render and view one clip; add its section to the report."""
+    from vhuman.io import load_motion, save_motion
+    from vhuman.viz import (
+        motion_figure,
+        plot_curves,
+        plot_pose,
+        plot_trajectories,
+        save_animation,
+        save_figure,
+    )
+
+    bvh, npz = out / f"{name}.bvh", out / f"{name}.npz"
+    save_motion(motion, bvh)
+    save_motion(motion, npz)
+    step()
+    back_bvh, back_npz = load_motion(bvh), load_motion(npz)
+    err_bvh = float(np.abs(back_bvh.global_positions - motion.global_positions).max())
+    err_npz = float(np.abs(back_npz.global_positions - motion.global_positions).max())
+    step()
+    mid = motion.n_frames // 2
+    pose_png, traj_png, curve_png = (out / f"{name}_{k}.png" for k in ("pose", "paths", "angles"))
+    save_figure(plot_pose(motion, mid), pose_png)
+    save_figure(plot_trajectories(motion, list(joints["paths"])), traj_png)
+    curves = _flexion_curves(motion, joints["angles"])
+    save_figure(
+        plot_curves(motion.times, curves, ylabel="flexion [deg]", title=f"{name}: joint angles"),
+        curve_png,
+    )
+    gif = out / f"{name}.gif"
+    save_animation(motion, gif, max_frames=120)
+    step()
+    lo, hi = motion.extent()
+    figures = {
+        "frames": motion.n_frames,
+        "fps": motion.fps,
+        "duration_s": motion.duration,
+        "joints": motion.skeleton.n_joints,
+        "extent_m": [lo.tolist(), hi.tolist()],
+        "bvh_round_trip_max_error_m": err_bvh,
+        "npz_round_trip_max_error_m": err_npz,
+        "files": [str(p.name) for p in (bvh, npz, pose_png, traj_png, curve_png, gif)],
+    }
+    section = report.add_section(name)
+    section.add_text(
+        f"{motion.n_frames} frames at {motion.fps:g} fps ({motion.duration:.2f} s), "
+        f"{motion.skeleton.n_joints} joints. Written as BVH and npz and read back: largest "
+        f"joint-position difference {err_bvh * 1e3:.2g} mm (BVH), {err_npz * 1e3:.2g} mm (npz)."
+    )
+    section.add_plotly(motion_figure(motion, trajectories=tuple(joints["paths"]), title=name))
+    section.add_image(pose_png, f"pose at frame {mid}")
+    section.add_image(traj_png, "joint paths, top and side views")
+    section.add_image(curve_png, "flexion angles from joint positions")
+    section.add_image(gif, "animation")
+    section.add_json(figures, "figures")
+    step()
+    return figures
+
+
+def run_demo(output: Path, console: Console | None = None) -> dict:
+    """Run the demo into ``output``; return its summary (also written as summary.json).
+
+    Parameters
+    ----------
+    output : Path
+        Folder for every file the demo writes (created if missing).
+    console : rich Console, optional
+        Where to show progress; None for silence.
+    """
+    from vhuman.io import read_cmu
+    from vhuman.viz import Report
+
+    output.mkdir(parents=True, exist_ok=True)
+    report = Report("vhuman demo")
+    summary: dict = {"output": str(output)}
+    clips: list[tuple[str, Callable[[], Motion], dict]] = [
+        ("cmu_walk", lambda: read_cmu(_extract_embedded_clip(output / "input")), {
+            "paths": ("lankle", "rankle", "lwrist", "head"),
+            "angles": {"left knee": ("lhip", "lknee", "lankle"),
+                       "right knee": ("rhip", "rknee", "rankle"),
+                       "left elbow": ("lshoulder", "lelbow", "lwrist")},
+        }),
+    ]  # fmt: skip
+    try:
+        from vhuman.io import deepmimic_clip_path, read_deepmimic
+
+        path = deepmimic_clip_path("walk")
+        clips.append(("deepmimic_walk", lambda: read_deepmimic(path), {
+            "paths": ("left_ankle", "right_ankle", "left_wrist"),
+            "angles": {"left knee": ("left_hip", "left_knee", "left_ankle"),
+                       "right knee": ("right_hip", "right_knee", "right_ankle")},
+        }))  # fmt: skip
+    except ImportError:
+        summary["deepmimic"] = "skipped: pybullet's data is not installed (pip install vhuman[data])"
+    steps_per_clip = 5
+    with Progress(
+        TextColumn("{task.description}"), BarColumn(), TimeElapsedColumn(),
+        console=console, disable=console is None, transient=False,
+    ) as progress:  # fmt: skip
+        task = progress.add_task("demo", total=steps_per_clip * len(clips) + 1)
+        for name, load, joints in clips:
+            progress.update(task, description=f"{name}: load")
+            motion = load()
+            progress.advance(task)
+
+            def step(name: str = name) -> None:
+                progress.update(task, description=f"{name}: convert, render, view")
+                progress.advance(task)
+
+            summary[name] = _walk_section(report, motion, output, name, joints, step)
+        report_path = output / "report.html"
+        report.write(report_path)
+        progress.advance(task)
+    summary["report"] = str(report_path)
+    fd, tmp = tempfile.mkstemp(dir=output, prefix=".tmp-")
+    with os.fdopen(fd, "w") as fh:
+        json.dump(summary, fh, indent=2)
+    os.replace(tmp, output / "summary.json")
+    return summary
