@@ -13,8 +13,8 @@ from vhuman.geometry import (
     quat_squad,
     rotvec_to_quat,
 )
-from vhuman.geometry.so3 import quat_to_rotvec
 from vhuman.geometry.quaternion import quat_conjugate
+from vhuman.geometry.so3 import quat_to_rotvec
 
 
 def _random(rng: np.random.Generator, n: int) -> np.ndarray:

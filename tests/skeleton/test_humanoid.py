@@ -42,7 +42,8 @@ def test_layout_and_symmetry() -> None:
     p = sk.rest_positions()
     assert np.allclose(p[sk.mirror] * [1, -1, 1], p)
     # Left joints are on the body's left (+y) in the z-up, facing +x frame.
-    assert p[sk.index("l_shoulder"), 1] > 0 and p[sk.index("r_hip"), 1] < 0
+    assert p[sk.index("l_shoulder"), 1] > 0
+    assert p[sk.index("r_hip"), 1] < 0
     # Limits of the right side mirror the left (x and z rotations change sign).
     lo = sk.limits
     li, ri = sk.index("l_shoulder"), sk.index("r_shoulder")
@@ -68,7 +69,8 @@ def test_rest_pose_within_limits_and_ranges_contain_it() -> None:
     rest = Motion.rest(sk)
     assert np.all(sk.limit_violation(rest.local_rotations) == 0.0)
     lim = sk.limits[1:]  # root is free
-    assert np.all(lim[..., 0] <= 0.0) and np.all(lim[..., 1] >= 0.0)
+    assert np.all(lim[..., 0] <= 0.0)
+    assert np.all(lim[..., 1] >= 0.0)
     knee = sk.limits[sk.index("l_knee"), 0]
     assert np.degrees(knee).tolist() == pytest.approx([0.0, 135.0])  # AAOS knee flexion
 

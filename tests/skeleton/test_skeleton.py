@@ -12,7 +12,7 @@ from vhuman.skeleton import JointType, Skeleton, standard_humanoid
 
 def test_unknown_joint_lists_names() -> None:
     sk = standard_humanoid()
-    with pytest.raises(UnknownJointError, match="unknown joint 'l_elbo'.*l_elbow"):
+    with pytest.raises(UnknownJointError, match=r"unknown joint 'l_elbo'.*l_elbow"):
         sk.index("l_elbo")
 
 

@@ -8,12 +8,8 @@ too when pybullet's data is installed. Each engine adds its section as it lands.
 
 from __future__ import annotations
 
-import gzip
 import json
-import os
-import tempfile
 from collections.abc import Callable
-from importlib import resources
 from pathlib import Path
 
 import numpy as np
@@ -25,8 +21,6 @@ from vhuman.skeleton import Motion
 
 __all__ = ["interior_angle", "run_demo"]
 
-EMBEDDED_CLIP = "cmu_walking_1.txt.gz"
-
 
 def interior_angle(
     a: NDArray[np.float64], b: NDArray[np.float64], c: NDArray[np.float64]
@@ -35,17 +29,6 @@ def interior_angle(
     u, v = a - b, c - b
     cos = np.sum(u * v, axis=-1) / (np.linalg.norm(u, axis=-1) * np.linalg.norm(v, axis=-1))
     return np.arccos(np.clip(cos, -1.0, 1.0))
-
-
-def _extract_embedded_clip(folder: Path) -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    target = folder / EMBEDDED_CLIP.removesuffix(".gz")
-    data = gzip.decompress(resources.files("vhuman.data").joinpath(EMBEDDED_CLIP).read_bytes())
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-")
-    with os.fdopen(fd, "wb") as fh:
-        fh.write(data)
-    os.replace(tmp, target)
-    return target
 
 
 def _flexion_curves(motion: Motion, triples: dict[str, tuple[str, str, str]]) -> dict:
@@ -128,14 +111,14 @@ def run_demo(output: Path, console: Console | None = None) -> dict:
     console : rich Console, optional
         Where to show progress; None for silence.
     """
-    from vhuman.io import read_cmu
+    from vhuman.io import atomic_write, cmu_walking_example
     from vhuman.viz import Report
 
     output.mkdir(parents=True, exist_ok=True)
     report = Report("vhuman demo")
     summary: dict = {"output": str(output)}
     clips: list[tuple[str, Callable[[], Motion], dict]] = [
-        ("cmu_walk", lambda: read_cmu(_extract_embedded_clip(output / "input")), {
+        ("cmu_walk", cmu_walking_example, {
             "paths": ("lankle", "rankle", "lwrist", "head"),
             "angles": {"left knee": ("lhip", "lknee", "lankle"),
                        "right knee": ("rhip", "rknee", "rankle"),
@@ -152,7 +135,9 @@ def run_demo(output: Path, console: Console | None = None) -> dict:
                        "right knee": ("right_hip", "right_knee", "right_ankle")},
         }))  # fmt: skip
     except ImportError:
-        summary["deepmimic"] = "skipped: pybullet's data is not installed (pip install vhuman[data])"
+        summary["deepmimic"] = (
+            "skipped: pybullet's data is not installed (pip install vhuman[data])"
+        )
     steps_per_clip = 5
     with Progress(
         TextColumn("{task.description}"), BarColumn(), TimeElapsedColumn(),
@@ -173,8 +158,5 @@ def run_demo(output: Path, console: Console | None = None) -> dict:
         report.write(report_path)
         progress.advance(task)
     summary["report"] = str(report_path)
-    fd, tmp = tempfile.mkstemp(dir=output, prefix=".tmp-")
-    with os.fdopen(fd, "w") as fh:
-        json.dump(summary, fh, indent=2)
-    os.replace(tmp, output / "summary.json")
+    atomic_write(output / "summary.json", json.dumps(summary, indent=2))
     return summary

@@ -1,4 +1,4 @@
-"""Rotations (quaternions w-x-y-z, matrices, rotation vectors, Euler angles) and rigid transforms."""
+"""Rotations (quaternions w-x-y-z, matrices, rotation vectors, Euler angles), rigid transforms."""
 
 from vhuman.geometry.euler import EULER_SEQUENCES, euler_to_quat, quat_to_euler
 from vhuman.geometry.interpolation import quat_slerp, quat_squad, squad_control_points

@@ -86,19 +86,30 @@ DE_LEVA: Final = {
 """Segment mass (% of body mass) and centre of mass (% of length) [dL]."""
 
 AAOS_ROM_DEG: Final = {
-    "shoulder": {"flexion": 180, "extension": 60, "abduction": 180, "adduction": 50,
-                 "internal_rotation": 70, "external_rotation": 90},
+    "shoulder": {
+        "flexion": 180,
+        "extension": 60,
+        "abduction": 180,
+        "adduction": 50,
+        "internal_rotation": 70,
+        "external_rotation": 90,
+    },
     "elbow": {"flexion": 150, "extension": 0},
     "forearm": {"pronation": 80, "supination": 80},
     "wrist": {"flexion": 80, "extension": 70, "radial_deviation": 20, "ulnar_deviation": 30},
-    "hip": {"flexion": 120, "extension": 30, "abduction": 45, "adduction": 30,
-            "internal_rotation": 45, "external_rotation": 45},
+    "hip": {
+        "flexion": 120,
+        "extension": 30,
+        "abduction": 45,
+        "adduction": 30,
+        "internal_rotation": 45,
+        "external_rotation": 45,
+    },
     "knee": {"flexion": 135, "extension": 0},
     "ankle": {"dorsiflexion": 20, "plantarflexion": 50, "inversion": 35, "eversion": 15},
     "toe": {"flexion": 45, "extension": 70},  # first metatarsophalangeal joint
     "cervical_spine": {"flexion": 45, "extension": 45, "lateral_bending": 45, "rotation": 60},
-    "thoracolumbar_spine": {"flexion": 80, "extension": 25, "lateral_bending": 35,
-                            "rotation": 45},
+    "thoracolumbar_spine": {"flexion": 80, "extension": 25, "lateral_bending": 35, "rotation": 45},
 }
 """Average active ranges of motion [deg] from the anatomical position [AAOS].
 

@@ -164,8 +164,10 @@ def _segment_geometry(name: str, h: float) -> tuple[np.ndarray, np.ndarray, floa
         rad = r["head"] * h
         return rad * z, (top - rad) * z, rad
     if name == "clavicle":
-        return np.zeros(3), np.array([0, _DC["shoulder_width"] / 2 - _SC_OUT, _SC_DOWN]) * h, (
-            r["clavicle"] * h
+        return (
+            np.zeros(3),
+            np.array([0, _DC["shoulder_width"] / 2 - _SC_OUT, _SC_DOWN]) * h,
+            (r["clavicle"] * h),
         )
     if name == "foot":
         heel = np.array([-0.20 * _DC["foot_length"], 0, -_DC["ankle_height"]]) * h
@@ -303,7 +305,9 @@ def _with_right_side(defs: tuple[_JointDef, ...]) -> tuple[_JointDef, ...]:
             out.append(by_name[name])
             continue
         d = by_name["l_" + name[2:]]
-        parent = d.parent if d.parent is None or not d.parent.startswith("l_") else "r_" + d.parent[2:]
+        parent = (
+            d.parent if d.parent is None or not d.parent.startswith("l_") else "r_" + d.parent[2:]
+        )
         out.append(_JointDef(name, parent, _mirror_vector(d.offset), d.kind, d.seq,
                              _mirror_ranges(d), d.axis, d.segment))  # fmt: skip
     return tuple(out)
@@ -319,5 +323,6 @@ def _mirror_ranges(d: _JointDef) -> tuple[tuple[float, float], ...]:
         # Hinge axes here lie along ±y, which the reflection keeps.
         return d.ranges
     return tuple(
-        (lo, hi) if axis == "Y" else (-hi, -lo) for axis, (lo, hi) in zip(d.seq, d.ranges, strict=True)
+        (lo, hi) if axis == "Y" else (-hi, -lo)
+        for axis, (lo, hi) in zip(d.seq, d.ranges, strict=True)
     )

@@ -115,8 +115,9 @@ class Motion:
     @cached_property
     def _fk(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         sk = self.skeleton
-        pos, rot = forward_kinematics(sk.parents, sk.offsets, self.root_positions,
-                                      self.local_rotations)
+        pos, rot = forward_kinematics(
+            sk.parents, sk.offsets, self.root_positions, self.local_rotations
+        )
         pos.setflags(write=False)
         rot.setflags(write=False)
         return pos, rot
@@ -181,7 +182,9 @@ class Motion:
             if not self.skeleton.same_topology(o.skeleton):
                 raise InputError("motions to concatenate must share the skeleton's joints")
             if not np.isclose(o.fps, self.fps):
-                raise InputError(f"motions to concatenate must share fps, got {self.fps} and {o.fps}")
+                raise InputError(
+                    f"motions to concatenate must share fps, got {self.fps} and {o.fps}"
+                )
         parts = (self, *others)
         return Motion(
             self.skeleton,

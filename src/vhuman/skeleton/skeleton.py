@@ -164,7 +164,7 @@ class Skeleton:
     limit_sequences: tuple[str, ...] = ()
     segments: tuple[Segment | None, ...] | None = None
 
-    def __post_init__(self) -> None:  # noqa: C901 - one check per field, in order
+    def __post_init__(self) -> None:
         names = tuple(str(n) for n in self.names)
         n = len(names)
         if n == 0:
@@ -332,7 +332,7 @@ class Skeleton:
         :meth:`limit_violation`). FIXED joints: zeros.
         """
         q = quat_canonical(local_rotations)
-        angles = np.zeros(q.shape[:-1] + (3,))
+        angles = np.zeros((*q.shape[:-1], 3))
         for seq, mask in self._sequence_masks.items():
             angles[..., mask, :] = quat_to_euler(q[..., mask, :], seq)
         hinge = self._type_mask(JointType.HINGE)
@@ -427,13 +427,20 @@ class Skeleton:
             segments = tuple(
                 None
                 if s is None
-                else Segment(s.start * factor, s.end * factor, s.radius * factor, s.mass,
-                             s.com * factor)
+                else Segment(
+                    s.start * factor, s.end * factor, s.radius * factor, s.mass, s.com * factor
+                )
                 for s in self.segments
             )
         return Skeleton(
-            self.names, self.parents, self.offsets * factor, self.joint_types, self.axes,
-            self.limits, self.limit_sequences, segments,
+            self.names,
+            self.parents,
+            self.offsets * factor,
+            self.joint_types,
+            self.axes,
+            self.limits,
+            self.limit_sequences,
+            segments,
         )
 
     def same_topology(self, other: Skeleton) -> bool:

@@ -1,0 +1,161 @@
+"""Forward kinematics and BVH reading: vhuman against a Python loop, pybvh and bvhio.
+
+One run, one motion: 10,000 frames of the standard humanoid (23 joints) with
+smooth random joint rotations, written once as BVH. Prints a table and one JSON
+line. Targets (issue #2): batched FK ≥ 10 million joint-frames/s on one core;
+reading the 10,000-frame BVH < 0.5 s.
+
+Run: ``.venv/bin/python benchmarks/fk.py [--frames N] [--repeats R]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import tempfile
+import time
+import warnings
+from collections.abc import Callable
+from pathlib import Path
+
+# One core, as the target says: set before numpy loads its BLAS.
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import numpy as np
+from rich.console import Console
+from rich.table import Table
+
+from vhuman.geometry import euler_to_quat, quat_to_rotmat
+from vhuman.io import read_bvh, write_bvh
+from vhuman.skeleton import Motion, forward_kinematics, standard_humanoid
+
+
+def best_time(fn: Callable[[], object], repeats: int) -> float:
+    """Smallest wall time of ``repeats`` calls [s]."""
+    best = np.inf
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def python_loop_fk(parents, offsets, root, local) -> np.ndarray:
+    """Reference: a Python loop over frames and joints with 3×3 matrices."""
+    t_count, j_count = local.shape[:2]
+    mats = quat_to_rotmat(local)
+    pos = np.zeros((t_count, j_count, 3))
+    rot = np.zeros((j_count, 3, 3))
+    for t in range(t_count):
+        for j in range(j_count):
+            p = parents[j]
+            if p < 0:
+                rot[j] = mats[t, j]
+                pos[t, j] = root[t]
+            else:
+                rot[j] = rot[p] @ mats[t, j]
+                pos[t, j] = pos[t, p] + rot[p] @ offsets[j]
+    return pos
+
+
+def smooth_motion(n_frames: int, seed: int = 0) -> tuple[Motion, np.ndarray]:
+    """Standard humanoid with smooth random ZXY Euler trajectories inside ±40°, and the angles."""
+    sk = standard_humanoid()
+    rng = np.random.default_rng(seed)
+    t = np.arange(n_frames) / 60.0
+    freq = rng.uniform(0.2, 1.5, size=(1, sk.n_joints, 3))
+    phase = rng.uniform(0, 2 * np.pi, size=(1, sk.n_joints, 3))
+    euler = np.radians(40.0) * np.sin(2 * np.pi * freq * t[:, None, None] + phase)
+    root = np.stack([1.2 * t, 0.1 * np.sin(t), 0.9 + 0.02 * np.sin(6 * t)], axis=1)
+    return Motion(sk, 60.0, root, euler_to_quat(euler, "ZXY")), euler
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--frames", type=int, default=10_000)
+    parser.add_argument("--repeats", type=int, default=7)
+    args = parser.parse_args()
+    motion, euler = smooth_motion(args.frames)
+    sk = motion.skeleton
+    jf = args.frames * sk.n_joints
+    rows: list[dict] = []
+
+    def fk_quat() -> object:
+        return forward_kinematics(sk.parents, sk.offsets, motion.root_positions,
+                                  motion.local_rotations)  # fmt: skip
+
+    ours = fk_quat()[0]
+    t = best_time(fk_quat, args.repeats)
+    rows.append({"task": "FK", "implementation": "vhuman batched (quaternions)", "seconds": t,
+                 "joint_frames_per_s": jf / t})  # fmt: skip
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "bench.bvh"
+        write_bvh(motion, path)
+        size_mb = path.stat().st_size / 1e6
+        t = best_time(lambda: read_bvh(path), args.repeats)
+        rows.append({"task": "BVH read", "implementation": "vhuman read_bvh", "seconds": t,
+                     "frames_per_s": args.frames / t})  # fmt: skip
+        loaded = read_bvh(path)
+        max_diff_read = float(np.abs(loaded.global_positions - ours).max())
+
+        import bvhio
+        import pybvh
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            t = best_time(lambda: pybvh.read_bvh_file(path, world_up="+y"), args.repeats)
+            rows.append({"task": "BVH read", "implementation": "pybvh read_bvh_file",
+                         "seconds": t, "frames_per_s": args.frames / t})  # fmt: skip
+            t = best_time(lambda: bvhio.readAsBvh(str(path)), 1)
+            rows.append({"task": "BVH read", "implementation": "bvhio readAsBvh (1 run)",
+                         "seconds": t, "frames_per_s": args.frames / t})  # fmt: skip
+            bvh = pybvh.read_bvh_file(path, world_up="+y")
+
+        def fk_pybvh() -> object:
+            return pybvh.frames_to_node_positions(
+                bvh, root_pos=bvh.root_pos, joint_angles=bvh.joint_angles
+            )
+
+        t = best_time(fk_pybvh, args.repeats)
+        rows.append({"task": "FK", "implementation": "pybvh frames_to_node_positions (Euler)",
+                     "seconds": t, "joint_frames_per_s": jf / t})  # fmt: skip
+
+    def fk_euler() -> object:
+        q = euler_to_quat(euler, "ZXY")
+        return forward_kinematics(sk.parents, sk.offsets, motion.root_positions, q)
+
+    t = best_time(fk_euler, args.repeats)
+    rows.append({"task": "FK", "implementation": "vhuman from Euler angles (incl. conversion)",
+                 "seconds": t, "joint_frames_per_s": jf / t})  # fmt: skip
+    t = best_time(
+        lambda: python_loop_fk(sk.parents, sk.offsets, motion.root_positions,
+                               motion.local_rotations), 1)  # fmt: skip
+    rows.append({"task": "FK", "implementation": "Python loop over frames and joints (1 run)",
+                 "seconds": t, "joint_frames_per_s": jf / t})  # fmt: skip
+    loop = python_loop_fk(
+        sk.parents, sk.offsets, motion.root_positions[:50], motion.local_rotations[:50]
+    )
+    loop_diff = float(np.abs(loop - ours[:50]).max())
+
+    table = Table(title=f"FK and BVH reading, {args.frames} frames × {sk.n_joints} joints, "
+                        f"BVH {size_mb:.1f} MB")  # fmt: skip
+    for col in ("task", "implementation", "time [ms]", "throughput"):
+        table.add_column(col)
+    for r in rows:
+        rate = (f"{r['joint_frames_per_s'] / 1e6:.2f} M joint-frames/s" if "joint_frames_per_s" in r
+                else f"{r['frames_per_s']:,.0f} frames/s")  # fmt: skip
+        table.add_row(r["task"], r["implementation"], f"{r['seconds'] * 1e3:.1f}", rate)
+    console = Console()
+    console.print(table)
+    console.print(f"vhuman FK vs Python loop, first 50 frames: max |Δp| = {loop_diff:.1e} m; "
+                  f"BVH written then read: max |Δp| = {max_diff_read:.1e} m")  # fmt: skip
+    print(json.dumps({"benchmark": "fk", "frames": args.frames, "joints": sk.n_joints,
+                      "rows": rows, "max_diff_python_loop_m": loop_diff,
+                      "max_diff_bvh_round_trip_m": max_diff_read}))  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,5 @@
+"""`python -m vhuman` runs the command line."""
+
+from vhuman.cli import main
+
+main()

@@ -1,0 +1,51 @@
+"""Motion files: BVH, CMU exp-map text, DeepMimic clips and vhuman npz archives."""
+
+from vhuman.io.bvh import BVH_ROTATION_ORDERS, format_bvh, parse_bvh, read_bvh, write_bvh
+from vhuman.io.cmu import (
+    CMU_COLUMNS,
+    CMU_FPS,
+    CMU_ROOT_UNIT_M,
+    cmu_skeleton,
+    cmu_walking_example,
+    read_cmu,
+    write_cmu,
+)
+from vhuman.io.deepmimic import (
+    DEEPMIMIC_FRAME_SIZE,
+    deepmimic_clip_names,
+    deepmimic_clip_path,
+    deepmimic_humanoid,
+    read_deepmimic,
+    write_deepmimic,
+)
+from vhuman.io.files import MOTION_FORMATS, atomic_write, detect_format, load_motion, save_motion
+from vhuman.io.npz import NPZ_FORMAT, load_npz, save_npz
+
+__all__ = [
+    "BVH_ROTATION_ORDERS",
+    "CMU_COLUMNS",
+    "CMU_FPS",
+    "CMU_ROOT_UNIT_M",
+    "DEEPMIMIC_FRAME_SIZE",
+    "MOTION_FORMATS",
+    "NPZ_FORMAT",
+    "atomic_write",
+    "cmu_skeleton",
+    "cmu_walking_example",
+    "deepmimic_clip_names",
+    "deepmimic_clip_path",
+    "deepmimic_humanoid",
+    "detect_format",
+    "format_bvh",
+    "load_motion",
+    "load_npz",
+    "parse_bvh",
+    "read_bvh",
+    "read_cmu",
+    "read_deepmimic",
+    "save_motion",
+    "save_npz",
+    "write_bvh",
+    "write_cmu",
+    "write_deepmimic",
+]

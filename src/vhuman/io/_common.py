@@ -1,0 +1,124 @@
+"""Helpers shared by the format modules: reading, decoding, atomic writes, skeleton matching."""
+
+from __future__ import annotations
+
+import contextlib
+import gzip
+import os
+import uuid
+import zlib
+from pathlib import Path
+
+import numpy as np
+
+from vhuman.errors import FileFormatError, InputError
+from vhuman.skeleton.motion import Motion
+from vhuman.skeleton.skeleton import Skeleton
+
+__all__ = ["PathLike", "atomic_write", "decode_text", "on_skeleton", "read_bytes"]
+
+PathLike = str | os.PathLike[str]
+"""A file system path given as ``str`` or ``pathlib.Path``."""
+
+
+def read_bytes(path: PathLike) -> bytes:
+    """The content of ``path``, decompressed when its name ends in ``.gz``.
+
+    Raises
+    ------
+    InputError
+        If the file cannot be read (missing, a directory, no permission).
+    FileFormatError
+        If a ``.gz`` file is not valid gzip data.
+    """
+    p = Path(path)
+    try:
+        data = p.read_bytes()
+    except OSError as exc:
+        raise InputError(f"cannot read {p}: {exc.strerror or exc}") from None
+    if p.suffix == ".gz":
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError, zlib.error) as exc:
+            raise FileFormatError(f"{p}: not valid gzip data ({exc})") from None
+    return data
+
+
+def decode_text(data: bytes, source: str) -> str:
+    """UTF-8 text of ``data`` (a byte-order mark is dropped), with line ends made ``\\n``.
+
+    Raises
+    ------
+    FileFormatError
+        If ``data`` is not UTF-8; the message names ``source`` and the byte offset.
+    """
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise FileFormatError(
+            f"{source}: not UTF-8 text (invalid byte at offset {exc.start}); "
+            "motion files must be UTF-8 or ASCII"
+        ) from None
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def atomic_write(path: PathLike, data: bytes | str) -> None:
+    """Write ``data`` to ``path`` so that the file is either complete or untouched.
+
+    The data goes to a temporary file in the same folder, is flushed to disk
+    and then renamed over ``path`` (``os.replace``, atomic on POSIX and
+    Windows). A ``str`` is written as UTF-8; a name ending in ``.gz`` is
+    gzip-compressed (with a zero timestamp, so equal data gives equal files).
+
+    Raises
+    ------
+    InputError
+        If the file cannot be written (missing folder, no permission, disk full);
+        no temporary file is left behind.
+    """
+    p = Path(path)
+    payload = data.encode("utf-8") if isinstance(data, str) else data
+    if p.suffix == ".gz":
+        payload = gzip.compress(payload, mtime=0)
+    tmp = p.with_name(f".{p.name}.{uuid.uuid4().hex[:12]}.tmp")
+    try:
+        # os.open applies the umask, so the result gets ordinary permissions.
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        with os.fdopen(fd, "wb") as f:
+            f.write(payload)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, p)
+    except BaseException as exc:
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
+        if isinstance(exc, OSError):
+            raise InputError(f"cannot write {p}: {exc.strerror or exc}") from None
+        raise
+
+
+def on_skeleton(motion: Motion, reference: Skeleton, requirement: str) -> Motion:
+    """``motion`` moved onto ``reference``, which must have the same joints in any order.
+
+    Joints are matched by name; each must have the same parent (by name) and
+    the same offset (within 1e-6 m). A BVH file, for one, stores joints depth
+    first, which may reorder a skeleton; this undoes that.
+
+    Raises
+    ------
+    InputError
+        With the message ``requirement`` when the skeletons differ.
+    """
+    sk = motion.skeleton
+    if sk is reference:
+        return motion
+    if sorted(sk.names) == sorted(reference.names):
+        order = sk.indices(reference.names)  # our index of each reference joint
+        parent_names = [None if p < 0 else sk.names[p] for p in sk.parents[order]]
+        ref_parent_names = [None if p < 0 else reference.names[p] for p in reference.parents]
+        if parent_names == ref_parent_names and np.allclose(
+            sk.offsets[order], reference.offsets, rtol=0.0, atol=1e-6
+        ):
+            return Motion(reference, motion.fps, motion.root_positions,
+                          motion.local_rotations[:, order])  # fmt: skip
+    raise InputError(requirement)

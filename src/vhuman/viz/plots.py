@@ -1,0 +1,214 @@
+"""Static matplotlib figures of motions: a 3D pose, joint paths, curves over time.
+
+Every function returns a `matplotlib.figure.Figure` built without pyplot (no
+global state, no display needed); `save_figure` writes one to PNG.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import numpy as np
+from matplotlib.figure import Figure
+from mpl_toolkits.mplot3d import Axes3D
+from numpy.typing import ArrayLike
+
+from vhuman.errors import InputError
+from vhuman.skeleton import Motion
+from vhuman.viz._drawing import view_box
+from vhuman.viz._files import atomic_path, output_path
+from vhuman.viz._mpl_pose import PoseArtists
+from vhuman.viz.scene_mesh import SceneMesh
+
+__all__ = ["plot_curves", "plot_pose", "plot_trajectories", "save_figure"]
+
+
+def _frame_index(motion: Motion, frame: int) -> int:
+    n = motion.n_frames
+    if not isinstance(frame, (int, np.integer)) or not -n <= frame < n:
+        raise InputError(f"frame must be an integer in [{-n}, {n - 1}]; got {frame!r}")
+    return int(frame) % n
+
+
+def plot_pose(
+    motion: Motion,
+    frame: int = 0,
+    ax: Axes3D | None = None,
+    *,
+    scene: Sequence[SceneMesh] | None = None,
+) -> Figure:
+    """The skeleton at one frame in 3D: a line from each joint to its parent.
+
+    Bones are coloured by body side (left blue, right red, midline grey); the
+    axes are in metres, z up, equally scaled, and hold the pose, the scene
+    and the floor (z = 0).
+
+    Parameters
+    ----------
+    motion : Motion
+        The motion (a pose is a one-frame motion).
+    frame : int, optional
+        Frame index; negative counts from the end.
+    ax : Axes3D, optional
+        3D axes (``projection="3d"``) to draw into; a new 6 × 6 in figure by default.
+    scene : sequence of SceneMesh, optional
+        Surroundings to draw as well.
+
+    Returns
+    -------
+    Figure
+        The figure holding the axes.
+
+    Raises
+    ------
+    InputError
+        If ``frame`` is out of range or ``ax`` is not a 3D axes.
+
+    Examples
+    --------
+    >>> from vhuman.skeleton import Motion, standard_humanoid
+    >>> fig = plot_pose(Motion.rest(standard_humanoid()))
+    """
+    k = _frame_index(motion, frame)
+    if ax is None:
+        ax = Figure(figsize=(6.0, 6.0)).add_subplot(projection="3d")
+    elif not isinstance(ax, Axes3D):
+        raise InputError(f"ax must be a 3D axes (projection='3d'); got {type(ax).__name__}")
+    scene = tuple(scene or ())
+    positions = motion.global_positions[k]  # (J, 3)
+    lo, hi = view_box(positions, scene)
+    PoseArtists(ax, motion.skeleton, lo, hi, scene).update(positions, float(motion.times[k]))
+    return ax.get_figure(root=True)
+
+
+def _leaf_and_root_joints(motion: Motion) -> list[str]:
+    sk = motion.skeleton
+    has_child = np.zeros(sk.n_joints, dtype=bool)
+    has_child[sk.parents[sk.parents >= 0]] = True
+    return [sk.names[0], *(n for n, c in zip(sk.names[1:], has_child[1:], strict=True) if not c)]
+
+
+def plot_trajectories(motion: Motion, joints: Sequence[str] | None = None) -> Figure:
+    """Paths of joints seen from above (x-y) and from the side (x-z).
+
+    Parameters
+    ----------
+    motion : Motion
+        The motion.
+    joints : sequence of str, optional
+        Joints to trace; by default the root and every end joint (head, hands,
+        toes for the standard humanoid).
+
+    Returns
+    -------
+    Figure
+        Two axes, ``"top view"`` (x, y) and ``"side view"`` (x, z), equally scaled
+        in metres; one line per joint, labelled with its name, and a dot at its start.
+
+    Raises
+    ------
+    InputError
+        If ``joints`` is empty or a string; `UnknownJointError` for a name the
+        skeleton lacks.
+    """
+    if isinstance(joints, str):
+        raise InputError(f"joints must be a sequence of joint names; got {joints!r}")
+    names = _leaf_and_root_joints(motion) if joints is None else list(joints)
+    if not names:
+        raise InputError("joints must name at least one joint (or be None for the defaults)")
+    paths = motion.joint_trajectory(names)  # (T, N, 3)
+    fig = Figure(figsize=(10.0, 5.0), layout="constrained")
+    top, side = fig.subplots(1, 2)
+    for ax, (a, b), title in ((top, (0, 1), "top view"), (side, (0, 2), "side view")):
+        for i, name in enumerate(names):
+            (line,) = ax.plot(paths[:, i, a], paths[:, i, b], label=name, linewidth=1.5)
+            ax.plot(paths[0, i, a], paths[0, i, b], "o", color=line.get_color(), markersize=4)
+        ax.set_title(title)
+        ax.set_xlabel(f"{'xyz'[a]} [m]")
+        ax.set_ylabel(f"{'xyz'[b]} [m]")
+        ax.set_aspect("equal", adjustable="datalim")
+        ax.grid(True, alpha=0.3)
+    side.legend(loc="best", fontsize="small")
+    return fig
+
+
+def plot_curves(
+    times: ArrayLike,
+    curves: Mapping[str, ArrayLike],
+    *,
+    ylabel: str,
+    title: str | None = None,
+) -> Figure:
+    """Curves over time, one line each (joint angles, speeds, scores).
+
+    Parameters
+    ----------
+    times : array_like, shape (T,)
+        Sample times [s].
+    curves : mapping of str to array_like, shape (T,)
+        Label → values at ``times``.
+    ylabel : str
+        Label of the value axis, with its unit (``"knee flexion [deg]"``).
+    title : str, optional
+        Axes title.
+
+    Returns
+    -------
+    Figure
+        One axes, x labelled ``"time [s]"``, a legend when there is more than one curve.
+
+    Raises
+    ------
+    InputError
+        If ``curves`` is empty or a curve's shape differs from ``(T,)``.
+    """
+    t = np.asarray(times, dtype=np.float64)
+    if t.ndim != 1:
+        raise InputError(f"times must have shape (T,); got {t.shape}")
+    if not curves:
+        raise InputError("curves must hold at least one curve")
+    fig = Figure(figsize=(8.0, 4.0), layout="constrained")
+    ax = fig.add_subplot()
+    for label, values in curves.items():
+        y = np.asarray(values, dtype=np.float64)
+        if y.shape != t.shape:
+            raise InputError(f"curve {label!r} must have shape {t.shape} like times; got {y.shape}")
+        ax.plot(t, y, label=label)
+    ax.set_xlabel("time [s]")
+    ax.set_ylabel(ylabel)
+    if title is not None:
+        ax.set_title(title)
+    ax.grid(True, alpha=0.3)
+    if len(curves) > 1:
+        ax.legend(loc="best", fontsize="small")
+    return fig
+
+
+def save_figure(fig: Figure, path: str | os.PathLike[str], *, dpi: float = 100.0) -> Path:
+    """Write ``fig`` to a PNG file, atomically (a temporary file, then a rename).
+
+    Parameters
+    ----------
+    fig : Figure
+        The figure.
+    path : str or os.PathLike
+        Target ``.png`` file; its folder must exist.
+    dpi : float, optional
+        Pixels per inch.
+
+    Returns
+    -------
+    Path
+        ``path``.
+
+    Raises
+    ------
+    InputError
+        If ``path`` does not end in ``.png`` or its folder does not exist.
+    """
+    p = output_path(path, (".png",), "figure")
+    with atomic_path(p) as tmp:
+        fig.savefig(tmp, format="png", dpi=dpi)
+    return p

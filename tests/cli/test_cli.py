@@ -1,0 +1,119 @@
+"""The `vhuman` command: every command's happy path, --json, and exit 2 on bad input."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from vhuman import __version__
+from vhuman.cli import app
+from vhuman.geometry import rotvec_to_quat
+from vhuman.io import load_motion, save_motion
+from vhuman.skeleton import Motion, standard_humanoid
+
+runner = CliRunner()
+
+
+@pytest.fixture
+def bvh_file(tmp_path: Path) -> Path:
+    sk = standard_humanoid()
+    rng = np.random.default_rng(0)
+    q = rotvec_to_quat(rng.normal(size=(25, sk.n_joints, 3)) * 0.2)
+    root = np.column_stack([np.linspace(0, 1, 25), np.zeros(25), np.full(25, 0.9)])
+    path = tmp_path / "clip.bvh"
+    save_motion(Motion(sk, 25.0, root, q), path)
+    return path
+
+
+def test_version() -> None:
+    result = runner.invoke(app, ["--version"])
+    assert result.exit_code == 0
+    assert __version__ in result.stdout
+
+
+def test_info_json(bvh_file: Path) -> None:
+    result = runner.invoke(app, ["info", str(bvh_file), "--json"])
+    assert result.exit_code == 0, result.output
+    info = json.loads(result.stdout)
+    assert info["joints"] >= 23
+    assert info["frames"] == 25
+    assert info["fps"] == pytest.approx(25.0)
+    assert info["duration_s"] == pytest.approx(24 / 25)
+    assert info["extent_max_m"][0] - info["extent_min_m"][0] > 1.0  # walked 1 m forward
+    assert info["root_travel_m"] == pytest.approx(1.0, abs=1e-3)
+
+
+def test_info_table(bvh_file: Path) -> None:
+    result = runner.invoke(app, ["info", str(bvh_file)])
+    assert result.exit_code == 0
+    assert "frames" in result.stdout
+    assert "25" in result.stdout
+
+
+def test_convert_round_trip_keeps_frames_and_positions(bvh_file: Path, tmp_path: Path) -> None:
+    npz = tmp_path / "clip.npz"
+    back = tmp_path / "back.bvh"
+    assert runner.invoke(app, ["convert", str(bvh_file), str(npz)]).exit_code == 0
+    result = runner.invoke(app, ["convert", str(npz), str(back), "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["frames"] == 25
+    a, b = load_motion(bvh_file), load_motion(back)
+    assert np.abs(a.global_positions - b.global_positions).max() < 1e-6
+
+
+def test_view_writes_html(bvh_file: Path, tmp_path: Path) -> None:
+    out = tmp_path / "view.html"
+    result = runner.invoke(app, ["view", str(bvh_file), "-o", str(out), "-t", "l_hand"])
+    assert result.exit_code == 0, result.output
+    assert out.stat().st_size > 100_000  # plotly.js is embedded
+
+
+@pytest.mark.parametrize(
+    ("content", "suffix", "args", "needle"),
+    [
+        ("HIERARCHY\nROOT hips\n{\n", ".bvh", [], "error:"),
+        ("not a motion", ".xyz", [], "error:"),
+        (None, ".bvh", [], "error:"),  # missing file
+    ],
+)
+def test_bad_input_exits_2_with_one_line(tmp_path, content, suffix, args, needle) -> None:
+    path = tmp_path / f"bad{suffix}"
+    if content is not None:
+        path.write_text(content)
+    result = runner.invoke(app, ["info", str(path), *args])
+    assert result.exit_code == 2
+    assert needle in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert "Traceback" not in result.output
+
+
+def test_unknown_trajectory_joint_exits_2(bvh_file: Path, tmp_path: Path) -> None:
+    out = tmp_path / "v.html"
+    result = runner.invoke(app, ["view", str(bvh_file), "-o", str(out), "-t", "tail"])
+    assert result.exit_code == 2
+    assert "unknown joint 'tail'" in result.stderr
+    assert not out.exists()
+
+
+def test_convert_failure_leaves_no_file(bvh_file: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out.unknown"
+    result = runner.invoke(app, ["convert", str(bvh_file), str(out)])
+    assert result.exit_code == 2
+    assert list(tmp_path.iterdir()) == [bvh_file]
+
+
+def test_console_script_exit_status(tmp_path: Path) -> None:
+    """The installed entry point (not only the Typer app) exits 2 on bad input."""
+    bad = tmp_path / "bad.bvh"
+    bad.write_text("HIERARCHY\n")
+    proc = subprocess.run(
+        [sys.executable, "-m", "vhuman", "info", str(bad)], capture_output=True, text=True
+    )
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("error:")

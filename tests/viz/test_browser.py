@@ -1,0 +1,201 @@
+"""The viewer and report pages in headless Chromium: they load without errors and draw WebGL.
+
+Needs the Debian package ``chromium`` at /usr/bin/chromium and the python
+package playwright (no browser download: playwright drives that executable).
+Skipped when either is missing, unless ``VHUMAN_REQUIRE_BROWSER=1`` (set by
+.ci/run), which turns the skip into a failure.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from vhuman.skeleton import Motion
+from vhuman.viz import VIEWER_DIV_ID, Report, SceneMesh, motion_figure, plot_pose, write_viewer
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--enable-unsafe-swiftshader",
+    "--use-angle=swiftshader",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+RENDER_TIMEOUT_S = 30.0
+LEFT_BLUE = (0x1F, 0x77, 0xB4)
+RIGHT_RED = (0xD6, 0x27, 0x28)
+BOX_ORANGE = (0xFF, 0xA5, 0x00)
+
+
+def _unavailable(reason: str) -> None:
+    if os.environ.get("VHUMAN_REQUIRE_BROWSER") == "1":
+        pytest.fail(f"{reason}, and VHUMAN_REQUIRE_BROWSER=1 requires the browser test")
+    pytest.skip(f"{reason} (install Debian's chromium, or set VHUMAN_REQUIRE_BROWSER=1 to fail)")
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    if not CHROMIUM.exists():
+        _unavailable(f"headless Chromium not found at {CHROMIUM}")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        _unavailable("python package playwright not installed")
+    # Launch errors are real failures: Chromium is there and must start.
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+class _Page:
+    """A page opened from a file, with the console errors and uncaught exceptions it raised."""
+
+    def __init__(self, browser: Any, path: Path) -> None:
+        self.errors: list[str] = []
+        self.page = browser.new_page(viewport={"width": 1000, "height": 800})
+        self.page.on(
+            "console",
+            lambda m: self.errors.append(f"console: {m.text}") if m.type == "error" else None,
+        )
+        self.page.on("pageerror", lambda e: self.errors.append(f"page error: {e}"))
+        self.page.goto(path.as_uri())
+
+    def wait_for_plot(self, div_id: str) -> None:
+        """Wait until plotly has laid out the plot and created its WebGL canvas."""
+        self.page.wait_for_function(
+            """id => {
+                   const gd = document.getElementById(id);
+                   return gd && gd._fullLayout && gd.querySelector('.gl-container canvas');
+               }""",
+            arg=div_id,
+            timeout=RENDER_TIMEOUT_S * 1000,
+        )
+
+    def webgl_pixels(self, div_id: str, colour: tuple[int, int, int]) -> np.ndarray:
+        """RGB pixels ``(H, W, 3)`` of the plot's WebGL layer alone.
+
+        Retries until ``colour`` shows (WebGL draws on animation frames after
+        plotly returns) or the render timeout passes; the caller asserts.
+        """
+        plot = self.page.locator(f"#{div_id}")
+        plot.scroll_into_view_if_needed()
+        box = plot.bounding_box()
+        self._only_webgl_visible(div_id, True)
+        deadline = time.monotonic() + RENDER_TIMEOUT_S
+        while True:
+            # A page screenshot: an element screenshot would wait for the hidden plot div.
+            shot = self.page.screenshot(clip=box)
+            pixels = np.asarray(Image.open(io.BytesIO(shot)).convert("RGB"))
+            if _count(pixels, colour) > 30 or time.monotonic() > deadline:
+                break
+            self.page.wait_for_timeout(250)
+        self._only_webgl_visible(div_id, False)
+        return pixels
+
+    def _only_webgl_visible(self, div_id: str, only: bool) -> None:
+        """Hide (or show again) everything in the plot but its WebGL layer.
+
+        Legends, buttons and plotly's "WebGL is not supported" note are HTML or
+        SVG and would otherwise pass for a drawing.
+        """
+        self.page.evaluate(
+            """([id, only]) => {
+                   const gd = document.getElementById(id);
+                   gd.style.visibility = only ? 'hidden' : '';
+                   gd.querySelectorAll('.gl-container')
+                     .forEach(e => { e.style.visibility = only ? 'visible' : ''; });
+               }""",
+            [div_id, only],
+        )
+
+    def has_webgl_canvas(self, div_id: str) -> bool:
+        """Whether the plot has a canvas with a WebGL context."""
+        return self.page.evaluate(
+            """id => [...document.querySelectorAll(`#${id} .gl-container canvas`)]
+                      .some(c => !!(c.getContext('webgl2') || c.getContext('webgl')))""",
+            div_id,
+        )
+
+
+def _count(pixels: np.ndarray, colour: tuple[int, int, int], tol: float = 40.0) -> int:
+    """Pixels within ``tol`` (RGB distance) of ``colour``."""
+    d = np.linalg.norm(pixels.astype(float) - np.array(colour, dtype=float), axis=-1)
+    return int(np.sum(d < tol))
+
+
+def _assert_drawn(pixels: np.ndarray, *colours: tuple[int, int, int]) -> None:
+    distinct = len(np.unique(pixels.reshape(-1, 3), axis=0))
+    assert distinct > 50, f"WebGL canvas looks blank: {distinct} distinct colours"
+    assert pixels.std() > 5.0, f"WebGL canvas looks blank: pixel std {pixels.std():.2f}"
+    for colour in colours:
+        assert _count(pixels, colour) > 30, f"colour {colour} not drawn"
+
+
+def _bone_data(page: Any) -> str:
+    return page.evaluate(
+        """id => JSON.stringify(document.getElementById(id).data
+                 .filter(t => t.name.endsWith(' bones')).map(t => [t.x, t.y, t.z]))""",
+        VIEWER_DIV_ID,
+    )
+
+
+def test_viewer_renders_and_plays(browser, tmp_path, make_motion, box: SceneMesh) -> None:
+    motion = make_motion(10)
+    path = write_viewer(motion, tmp_path / "view.html", scene=[box], trajectories=["l_hand"])
+    opened = _Page(browser, path)
+    opened.wait_for_plot(VIEWER_DIV_ID)
+    assert opened.has_webgl_canvas(VIEWER_DIV_ID)
+    before = opened.webgl_pixels(VIEWER_DIV_ID, LEFT_BLUE)
+    _assert_drawn(before, LEFT_BLUE, RIGHT_RED, BOX_ORANGE)
+
+    page = opened.page
+    bones_before = _bone_data(page)
+    active = "id => document.getElementById(id).layout.sliders[0].active"
+    assert page.evaluate(active, VIEWER_DIV_ID) == 0
+    page.locator(f"#{VIEWER_DIV_ID} .updatemenu-button", has_text="Play").click()
+    # Played to the end: the slider follows the frames to the last one.
+    page.wait_for_function(
+        f"id => ({active})(id) === {motion.n_frames - 1}",
+        arg=VIEWER_DIV_ID,
+        timeout=RENDER_TIMEOUT_S * 1000,
+    )
+    assert _bone_data(page) != bones_before
+    after = opened.webgl_pixels(VIEWER_DIV_ID, LEFT_BLUE)
+    assert not np.array_equal(before, after), "the picture did not change while playing"
+    assert opened.errors == []
+
+
+def test_report_renders(browser, tmp_path, motion: Motion) -> None:
+    report = Report("Viewer check <&>")
+    section = report.add_section("Pose", "The **first** frame.")
+    section.add_image(plot_pose(motion), "pose")
+    section.add_table([{"joint": "knee", "angle [deg]": 12.5}])
+    section.add_json({"frames": motion.n_frames})
+    report.add_section("Motion").add_plotly(motion_figure(motion, max_frames=10), "moving")
+    path = report.write(tmp_path / "report.html")
+
+    opened = _Page(browser, path)
+    div_id = opened.page.locator(".plotly-graph-div").first.get_attribute("id")
+    assert div_id
+    opened.wait_for_plot(div_id)
+    assert opened.has_webgl_canvas(div_id)
+    _assert_drawn(opened.webgl_pixels(div_id, LEFT_BLUE), LEFT_BLUE, RIGHT_RED)
+    img = opened.page.locator("figure img").first
+    assert img.evaluate("i => i.complete && i.naturalWidth") == 600
+    assert opened.page.title() == "Viewer check <&>"
+    assert opened.errors == []
