@@ -43,7 +43,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vhuman.errors import FileFormatError, InputError
-from vhuman.geometry.euler import quat_to_euler
+from vhuman.geometry.euler import euler_to_quat, quat_to_euler
 from vhuman.io._axes import IDENTITY_AXES, Y_UP_AXES, AxisMap
 from vhuman.io._common import PathLike, atomic_write, decode_text, read_bytes
 from vhuman.skeleton.motion import Motion
@@ -364,37 +364,8 @@ def _rotations(nodes: list[_Node], values: NDArray[np.float64]) -> NDArray[np.fl
         # Fewer than 3 rotation channels: pad with zero angles about the unused axes.
         full = order + "".join(a for a in _AXES if a not in order)
         pad = np.zeros((n_frames, len(joints), 3 - len(order)))
-        quats[:, joints] = _euler_degrees_to_quat(np.concatenate([angles, pad], axis=-1), full)
+        quats[:, joints] = euler_to_quat(np.concatenate([angles, pad], axis=-1), full, degrees=True)
     return quats
-
-
-def _euler_degrees_to_quat(angles: NDArray[np.float64], order: str) -> NDArray[np.float64]:
-    """Quaternions ``(..., 4)`` of intrinsic Tait-Bryan angles ``(..., 3)`` in degrees.
-
-    Equal to ``euler_to_quat(angles, order, degrees=True)`` up to sign, composed
-    as ``q = e₁ ⊗ e₂ ⊗ e₃`` of elementary rotations with one multiply per axis
-    on contiguous component arrays: about 15 times faster than scipy's
-    ``from_euler`` (scipy 1.17), which alone would take 0.6 s for 10,000
-    frames of a 23-joint body.
-    """
-    half = np.radians(np.moveaxis(angles, -1, 0)) * 0.5
-    cos, sin = np.cos(half), np.sin(half)
-    axis = _AXES.index(order[0])
-    w = cos[0]
-    v = [np.zeros_like(w) for _ in range(3)]
-    v[axis] = sin[0]
-    for k in (1, 2):
-        # (w, v) ⊗ (c, s·e_a) = (w c − s v_a, c v + s w e_a + s v × e_a).
-        a = _AXES.index(order[k])
-        b, d = (a + 1) % 3, (a + 2) % 3  # a, b, d cyclic, so e_a × e_b = e_d
-        c, s = cos[k], sin[k]
-        w, v[a], v[b], v[d] = (
-            w * c - v[a] * s,
-            v[a] * c + w * s,
-            v[b] * c + v[d] * s,
-            v[d] * c - v[b] * s,
-        )
-    return np.stack([w, *v], axis=-1)
 
 
 def parse_bvh(
