@@ -11,6 +11,17 @@ from vhuman.geometry.so3 import quat_to_rotvec, rotvec_to_quat
 __all__ = ["quat_slerp", "quat_squad", "squad_control_points"]
 
 
+def _great_arc(q0: NDArray, q1: NDArray, t: NDArray) -> NDArray[np.float64]:
+    """``q0 ⊗ (q0⁻¹ ⊗ q1)^t`` along the great circle of the 4-sphere, without any flip."""
+    delta = quat_multiply(quat_conjugate(q0), q1)
+    v = delta[..., 1:]
+    s = np.linalg.norm(v, axis=-1, keepdims=True)
+    half = np.arctan2(s, delta[..., :1])  # in [0, π]: the arc may exceed 90° on the sphere
+    axis = v / np.where(s > 1e-12, s, 1.0)
+    h = t * half
+    return quat_multiply(q0, np.concatenate([np.cos(h), np.sin(h) * axis], axis=-1))
+
+
 def quat_slerp(q0: ArrayLike, q1: ArrayLike, t: ArrayLike) -> NDArray[np.float64]:
     """Spherical linear interpolation along the shortest arc.
 
@@ -34,9 +45,7 @@ def quat_slerp(q0: ArrayLike, q1: ArrayLike, t: ArrayLike) -> NDArray[np.float64
     q1 = quat_normalize(q1)
     t = np.asarray(t, dtype=np.float64)[..., None]
     dot = np.sum(q0 * q1, axis=-1, keepdims=True)
-    q1 = np.where(dot < 0.0, -q1, q1)
-    delta = quat_multiply(quat_conjugate(q0), q1)
-    return quat_multiply(q0, rotvec_to_quat(t * quat_to_rotvec(delta)))
+    return _great_arc(q0, np.where(dot < 0.0, -q1, q1), t)
 
 
 def _same_hemisphere(keys: ArrayLike) -> NDArray[np.float64]:
@@ -104,6 +113,9 @@ def quat_squad(keys: ArrayLike, times: ArrayLike, t: ArrayLike) -> NDArray[np.fl
     seg = np.clip(np.searchsorted(times, tq, side="right") - 1, 0, len(times) - 2)
     h = (tq - times[seg]) / (times[seg + 1] - times[seg])
     h = h.reshape(h.shape + (1,) * (q.ndim - 2))
-    a = quat_slerp(q[seg], q[seg + 1], h)
-    b = quat_slerp(s[seg], s[seg + 1], h)
-    return quat_slerp(a, b, 2.0 * h * (1.0 - h))
+    # Plain great arcs, no shortest-arc flips: a flip inside a segment would make
+    # the curve jump (keys are already on one hemisphere).
+    h = h[..., None]
+    a = _great_arc(q[seg], q[seg + 1], h)
+    b = _great_arc(s[seg], s[seg + 1], h)
+    return _great_arc(a, b, 2.0 * h * (1.0 - h))
