@@ -2,14 +2,19 @@
 
 from vhuman.animation.easing import Easing, ease
 from vhuman.animation.extraction import KeyframeExtraction, extract_keyframes
+from vhuman.animation.gait import GaitParameters
 from vhuman.animation.keyframes import SEED_EULER_SEQUENCE, Interpolation, KeyframeTrack
+from vhuman.animation.walking import WalkResult, generate_walk
 
 __all__ = [
     "SEED_EULER_SEQUENCE",
     "Easing",
+    "GaitParameters",
     "Interpolation",
     "KeyframeExtraction",
     "KeyframeTrack",
+    "WalkResult",
     "ease",
     "extract_keyframes",
+    "generate_walk",
 ]

@@ -149,6 +149,51 @@ def view(
 
 
 @app.command()
+def walk(
+    output: Annotated[
+        Path, typer.Option("-o", "--output", help="Motion file (.bvh or .npz).")
+    ] = Path("walk.bvh"),
+    step_length: Annotated[float, typer.Option(help="Step length [m].")] = 0.7,
+    speed: Annotated[
+        float, typer.Option(help="Walking speed [m/s]; cadence = speed / step.")
+    ] = 1.3,
+    cycles: Annotated[int, typer.Option(help="Gait cycles (two steps each).")] = 4,
+    turn: Annotated[float, typer.Option(help="Turning rate [deg/s], positive to the left.")] = 0.0,
+    stature: Annotated[
+        float | None, typer.Option(help="Stature [m] (default GB/T 10000 male P50, 1.678 m).")
+    ] = None,
+    fps: Annotated[float, typer.Option(help="Frame rate of the output.")] = 60.0,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """Generate a walk from step length and speed (keyframes + analytic leg IK)."""
+    from vhuman.animation import GaitParameters, generate_walk
+    from vhuman.io import save_motion
+    from vhuman.skeleton import standard_humanoid
+
+    with user_errors():
+        params = GaitParameters(
+            step_length=step_length, speed=speed, cycles=cycles,
+            turn_rate=float(np.radians(turn)), fps=fps,
+        )  # fmt: skip
+        result = generate_walk(params, standard_humanoid(stature=stature))
+        save_motion(result.motion, output)
+    figures = {"output": str(output), **result.to_dict()}
+    if as_json:
+        print(json.dumps(figures))
+        return
+    table = Table(title=f"walk → {output}", show_header=False)
+    table.add_row("frames", f"{figures['frames']} at {fps:g} fps ({figures['duration_s']:.2f} s)")
+    table.add_row("step length", f"{figures['step_length_m']:.3f} m (asked {step_length:g})")
+    table.add_row("speed", f"{figures['speed_m_s']:.3f} m/s (asked {speed:g})")
+    table.add_row("cadence", f"{figures['cadence_steps_min']:.1f} steps/min")
+    table.add_row("foot skate", f"{figures['foot_skate_mm']:.3f} mm")
+    table.add_row("ground penetration", f"{figures['ground_penetration_mm']:.3f} mm")
+    table.add_row("largest joint step", f"{figures['max_joint_step_deg']:.1f}° per frame")
+    table.add_row("generation", f"{figures['generation_fps']:,.0f} frames/s")
+    console.print(table)
+
+
+@app.command()
 def demo(
     output: Annotated[Path, typer.Option("-o", "--output", help="Folder for the results.")] = Path(
         "demo-out"

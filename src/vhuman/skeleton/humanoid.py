@@ -53,6 +53,9 @@ _SC_OUT = 0.012
 _HIP_OUT = _DC["hip_width"] / 4.0
 # Ball of the foot (1st MTP) 73 % of foot length from the heel, ankle 20 % (estimates).
 _TOE_FWD = (0.73 - 0.20) * _DC["foot_length"]
+# The MTP joint is the centre of the foot capsule's front sphere, one foot radius above
+# the floor, so the heel can rise about it without the sole dipping into the floor.
+_TOE_UP = SEGMENT_RADII["foot"]
 
 
 @dataclass(frozen=True)
@@ -141,7 +144,7 @@ _JOINTS: tuple[_JointDef, ...] = (
                       (-10.0, 10.0)),
               segment="foot"),
     # Toe extension (toes up) is positive about −y.
-    _JointDef("l_toe", "l_ankle", (_TOE_FWD, 0.0, -0.75 * _DC["ankle_height"]),
+    _JointDef("l_toe", "l_ankle", (_TOE_FWD, 0.0, _TOE_UP - _DC["ankle_height"]),
               JointType.HINGE, ranges=((-_ROM["toe"]["flexion"], _ROM["toe"]["extension"]),),
               axis=(0.0, -1.0, 0.0), segment="toe"),
 )  # fmt: skip
@@ -177,7 +180,7 @@ def _segment_geometry(name: str, h: float) -> tuple[np.ndarray, np.ndarray, floa
     if name == "toe":
         rad = r["toe"] * h
         length = 0.27 * _DC["foot_length"] * h
-        floor = -0.25 * _DC["ankle_height"] * h
+        floor = -_TOE_UP * h
         return np.array([0, 0, floor + rad]), np.array([length - rad, 0, floor + rad]), rad
     length = {"upper_arm": "upper_arm", "forearm": "forearm", "hand": "hand",
               "thigh": "thigh", "shank": "shank"}[name]  # fmt: skip

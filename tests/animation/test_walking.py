@@ -1,0 +1,119 @@
+"""The walking generator, measured on its own output."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vhuman.animation import GaitParameters, generate_walk
+from vhuman.animation.walking import HEEL_OFF
+from vhuman.errors import InputError
+from vhuman.geometry import quat_angle
+from vhuman.skeleton import standard_humanoid
+
+
+@pytest.fixture(scope="module")
+def straight():
+    return generate_walk(GaitParameters(step_length=0.7, speed=1.3, cycles=3))
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        GaitParameters(step_length=0.7, speed=1.3, cycles=3),
+        GaitParameters(step_length=0.55, speed=0.9, cycles=2, fps=100.0),
+        GaitParameters(step_length=0.75, speed=1.5, cycles=2, turn_rate=np.radians(20.0)),
+    ],
+)
+def test_measured_gait_matches_request(params: GaitParameters) -> None:
+    result = generate_walk(params)
+    assert result.step_length_m == pytest.approx(params.step_length, rel=0.02)
+    assert result.speed_m_s == pytest.approx(params.speed, rel=0.02)
+    assert result.foot_skate_mm < 2.0
+    assert result.ground_penetration_mm < 1.0
+    assert result.motion.n_frames == int(params.duration * params.fps + 1e-9) + 1
+
+
+def test_planted_ball_of_foot_never_moves(straight) -> None:
+    """Independent of the generator's own figure: the toe joint in stance is still."""
+    m = straight.motion
+    p = straight.parameters
+    d = p.cycle_duration
+    toe = m.global_positions[:, m.skeleton.index("r_toe")]
+    phase = (m.times / d) % 1.0
+    cycle = np.floor(m.times / d)
+    for c in np.unique(cycle):
+        stance = (cycle == c) & (phase < p.stance_fraction)
+        pts = toe[stance]
+        assert np.abs(pts - pts[0]).max() < 1e-6
+        flat = (cycle == c) & (phase <= HEEL_OFF)
+        ankle = m.global_positions[flat, m.skeleton.index("r_ankle")]
+        assert np.abs(ankle - ankle[0]).max() < 1e-6
+
+
+def test_feet_alternate_and_arms_oppose_legs(straight) -> None:
+    m = straight.motion
+    sk = m.skeleton
+    pos = m.global_positions
+    forward = lambda j: pos[:, sk.index(j), 0] - m.root_positions[:, 0]  # noqa: E731
+    legs = forward("l_ankle") - forward("r_ankle")
+    arms = forward("l_hand") - forward("r_hand")
+    assert legs.max() > 0.3
+    assert legs.min() < -0.3  # each foot leads in turn
+    # Arms swing in opposition: when the left foot leads, the right hand leads.
+    assert np.corrcoef(legs, arms)[0, 1] < -0.7
+
+
+def test_joint_angles_are_continuous_and_within_limits(straight) -> None:
+    m = straight.motion
+    steps = np.degrees(quat_angle(m.local_rotations[:-1], m.local_rotations[1:]))
+    # Swing knees move up to ~800°/s; a wrapped or flipped joint would jump ~180°.
+    assert steps.max() < 20.0
+    violation = np.degrees(m.skeleton.limit_violation(m.local_rotations))
+    assert violation.max() < 1.0  # AAOS ranges of motion, within a degree
+
+
+def test_left_stays_left_and_upright(straight) -> None:
+    m = straight.motion
+    sk = m.skeleton
+    p = m.global_positions
+    assert np.all(p[:, sk.index("l_hip"), 1] > p[:, sk.index("r_hip"), 1])
+    assert np.all(p[:, sk.index("head"), 2] > 1.3)
+
+
+def test_turning_changes_heading() -> None:
+    rate = np.radians(30.0)
+    result = generate_walk(GaitParameters(cycles=3, turn_rate=rate))
+    m = result.motion
+    root = m.root_positions
+    v = root[-1, :2] - root[-2, :2]
+    heading = np.arctan2(v[1], v[0])
+    assert heading == pytest.approx(rate * m.duration, abs=np.radians(8.0))
+
+
+def test_stature_scales_the_walk() -> None:
+    tall = generate_walk(GaitParameters(cycles=1), standard_humanoid(stature=1.9))
+    short = generate_walk(GaitParameters(cycles=1), standard_humanoid(stature=1.6))
+    assert tall.motion.root_positions[:, 2].mean() > short.motion.root_positions[:, 2].mean()
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"step_length": 0.0}, "step_length must be"),
+        ({"step_length": -0.5}, "step_length must be"),
+        ({"speed": 0.0}, "speed must be"),
+        ({"speed": float("nan")}, "speed must be"),
+        ({"speed": 5.0}, "cadence"),
+        ({"cycles": 0}, "cycles"),
+        ({"turn_rate": float("inf")}, "turn_rate"),
+    ],
+)
+def test_bad_parameters(kwargs, message) -> None:
+    with pytest.raises(InputError, match=message):
+        GaitParameters(**kwargs)
+
+
+def test_impossible_step_for_the_leg() -> None:
+    with pytest.raises(InputError, match="step length 1.6 m"):
+        generate_walk(GaitParameters(step_length=1.6, speed=2.4))
