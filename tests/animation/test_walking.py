@@ -115,5 +115,5 @@ def test_bad_parameters(kwargs, message) -> None:
 
 
 def test_impossible_step_for_the_leg() -> None:
-    with pytest.raises(InputError, match="step length 1.6 m"):
+    with pytest.raises(InputError, match=r"step length 1\.6 m"):
         generate_walk(GaitParameters(step_length=1.6, speed=2.4))

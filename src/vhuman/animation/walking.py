@@ -12,6 +12,7 @@ ankle is kept within its range of motion.
 
 from __future__ import annotations
 
+import itertools
 import time
 from dataclasses import dataclass
 
@@ -445,18 +446,15 @@ def _measure(
     rot = motion.global_rotations
     t = motion.times
     d = p.cycle_duration
-    # Speed: pelvis displacement over whole cycles, interpolated at exact times.
-    whole = np.floor(t[-1] / d + 1e-9) * d
+    # Speed: pelvis displacement over each whole cycle (chord), at exact times.
     root = motion.root_positions
-    p0 = root[0, :2]
-    p1 = np.array([np.interp(whole, t, root[:, 0]), np.interp(whole, t, root[:, 1])])
-    cycles = int(round(whole / d))
-    chords = []
-    for c in range(cycles):
-        a = np.array([np.interp(c * d, t, root[:, k]) for k in (0, 1)])
-        b = np.array([np.interp((c + 1) * d, t, root[:, k]) for k in (0, 1)])
-        chords.append(np.linalg.norm(b - a))
-    speed = float(np.sum(chords) / whole) if cycles else float(np.linalg.norm(p1 - p0) / t[-1])
+    cycles = max(1, round(np.floor(t[-1] / d + 1e-9)))
+
+    def pelvis_at(time_s: float) -> NDArray:
+        return np.array([np.interp(time_s, t, root[:, k]) for k in (0, 1)])
+
+    chords = [np.linalg.norm(pelvis_at((c + 1) * d) - pelvis_at(c * d)) for c in range(cycles)]
+    speed = float(np.sum(chords) / (cycles * d))
     # Step length and foot skate from the planted feet.
     prints, skate = [], 0.0
     for side, prefix in ((-1, "r"), (1, "l")):
@@ -475,7 +473,7 @@ def _measure(
             prints.append((t[s0], ankle[s0]))
     prints.sort(key=lambda x: x[0])
     steps = []
-    for (ta, a), (tb, b) in zip(prints, prints[1:], strict=False):
+    for (ta, a), (tb, b) in itertools.pairwise(prints):
         heading = p.turn_rate * (0.5 * (ta + tb) + d / 4.0)
         steps.append(float(np.dot(b - a, [np.cos(heading), np.sin(heading)])))
     # Soles: the lowest point of the foot and toe capsules.
