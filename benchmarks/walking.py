@@ -1,0 +1,142 @@
+"""Generated walking against real walking (CMU motion capture, DeepMimic clip).
+
+For each real clip: speed, cadence, step length over stature, and the ranges of
+knee and hip flexion measured from joint positions; then the same figures for
+vhuman's walk generated at the same speed and the same step length over
+stature (so the cadence differs only through stature), plus generation speed.
+Prints a table and one JSON line.
+
+Run: ``.venv/bin/python benchmarks/walking.py``
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+from rich.console import Console
+from rich.table import Table
+
+from vhuman.animation import GaitParameters, generate_walk
+from vhuman.errors import InputError
+from vhuman.io import deepmimic_clip_path, read_cmu, read_deepmimic
+from vhuman.skeleton import Motion, standard_humanoid
+
+CMU = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "cmu_mocap" / "train"
+CMU_WALKS = ("walking/walking_1.txt", "walking/walking_2.txt", "walking/walking_3.txt",
+             "walking_extra/walking_13.txt", "walking_extra/walking_20.txt")  # fmt: skip
+# Joint names per skeleton: pelvis, thorax, left/right hip, knee, ankle, head top.
+NAMES = {
+    "cmu": ("hips", "thorax", "lhip", "rhip", "lknee", "rknee", "lankle", "rankle", "head_top"),
+    "deepmimic": ("root", "chest", "left_hip", "right_hip", "left_knee", "right_knee",
+                  "left_ankle", "right_ankle", "neck"),
+    "vhuman": ("pelvis", "chest", "l_hip", "r_hip", "l_knee", "r_knee", "l_ankle", "r_ankle",
+               "head"),
+}  # fmt: skip
+
+
+def flexion_ranges(motion: Motion, names: tuple[str, ...]) -> tuple[float, float, float, float]:
+    """Knee flexion (min, max) and hip flexion (min, max) of the left leg [deg]."""
+    sk = motion.skeleton
+    p = motion.global_positions
+    pel, tho, lhip, rhip, lknee, _, lankle, _, _ = (p[:, sk.index(n)] for n in names)
+    thigh, shank = lknee - lhip, lankle - lknee
+    cos_k = (
+        np.sum(thigh * shank, -1) / np.linalg.norm(thigh, axis=-1) / np.linalg.norm(shank, axis=-1)
+    )
+    knee = np.degrees(np.arccos(np.clip(cos_k, -1, 1)))
+    lateral = lhip - rhip
+    lateral /= np.linalg.norm(lateral, axis=-1, keepdims=True)
+    up = tho - pel
+    up -= np.sum(up * lateral, -1, keepdims=True) * lateral
+    up /= np.linalg.norm(up, axis=-1, keepdims=True)
+    forward = np.cross(lateral, up)
+    hip = np.degrees(np.arctan2(np.sum(thigh * forward, -1), np.sum(thigh * -up, -1)))
+    return float(knee.min()), float(knee.max()), float(hip.min()), float(hip.max())
+
+
+def cadence_and_speed(motion: Motion, names: tuple[str, ...]) -> tuple[float, float]:
+    """Steps per minute and speed [m/s] of a straight walk.
+
+    Steps are the sign changes of the feet's fore-aft separation (one per
+    step); speed is displacement over time (a frame-to-frame path would sum
+    mocap jitter).
+    """
+    sk = motion.skeleton
+    p = motion.global_positions
+    root = motion.root_positions[:, :2]
+    direction = (root[-1] - root[0]) / np.linalg.norm(root[-1] - root[0])
+    signal = (p[:, sk.index(names[6]), :2] - p[:, sk.index(names[7]), :2]) @ direction
+    # Sub-frame times of the sign changes, by linear interpolation.
+    i = np.flatnonzero(np.sign(signal[:-1]) * np.sign(signal[1:]) < 0)
+    crossings = (i + signal[i] / (signal[i] - signal[i + 1])) / motion.fps
+    cadence = 60.0 * (len(crossings) - 1) / (crossings[-1] - crossings[0])
+    return float(cadence), float(np.linalg.norm(root[-1] - root[0])) / motion.duration
+
+
+def stature(motion: Motion, names: tuple[str, ...]) -> float:
+    """Standing height [m]: top joint over the lowest joint in the rest pose."""
+    rest = motion.skeleton.rest_positions()
+    return float(rest[:, 2].max() - rest[:, 2].min())
+
+
+def row(label: str, motion: Motion, names: tuple[str, ...], height: float) -> dict:
+    cadence, speed = cadence_and_speed(motion, names)
+    kmin, kmax, hmin, hmax = flexion_ranges(motion, names)
+    step = speed * 60.0 / cadence
+    return {"clip": label, "speed_m_s": speed, "cadence_steps_min": cadence,
+            "step_over_stature": step / height, "knee_flexion_deg": [kmin, kmax],
+            "hip_flexion_deg": [hmin, hmax]}  # fmt: skip
+
+
+def main() -> None:
+    rows: list[dict] = []
+    real: list[tuple[str, Motion, tuple[str, ...], float]] = []
+    dm = read_deepmimic(deepmimic_clip_path("walk"))
+    # The DeepMimic humanoid's head top is not a joint: neck + head sphere (0.25 scale).
+    real.append(("DeepMimic walk", dm, NAMES["deepmimic"], stature(dm, NAMES["deepmimic"]) + 0.2))
+    if CMU.is_dir():
+        for name in CMU_WALKS:
+            m = read_cmu(CMU / name)[1:]  # frame 0 of these files is a reset pose
+            real.append((f"CMU {Path(name).stem}", m, NAMES["cmu"], stature(m, NAMES["cmu"])))
+    body = standard_humanoid()
+    h = 1.678
+    for label, motion, names, height in real:
+        r = row(label, motion, names, height)
+        rows.append(r)
+        params = GaitParameters(
+            step_length=r["step_over_stature"] * h, speed=r["speed_m_s"], cycles=4
+        )
+        t0 = time.perf_counter()
+        try:
+            ours = generate_walk(params, body)
+        except InputError as exc:
+            rows.append({"clip": "  vhuman: not generated", "reason": str(exc)})
+            continue
+        elapsed = time.perf_counter() - t0
+        mine = row(f"  vhuman at {r['speed_m_s']:.2f} m/s", ours.motion, NAMES["vhuman"], h)
+        mine["generation_fps"] = ours.motion.n_frames / elapsed
+        rows.append(mine)
+    table = Table(title="Generated vs real walking (left leg; flexion from joint positions)")
+    for col in ("clip", "speed m/s", "cadence /min", "step/stature", "knee flex °", "hip flex °"):
+        table.add_column(col)
+    for r in rows:
+        if "reason" in r:
+            table.add_row(r["clip"], r["reason"][:60], "", "", "", "")
+            continue
+        table.add_row(
+            r["clip"], f"{r['speed_m_s']:.2f}", f"{r['cadence_steps_min']:.0f}",
+            f"{r['step_over_stature']:.3f}",
+            "{:.0f} … {:.0f}".format(*r["knee_flexion_deg"]),
+            "{:.0f} … {:.0f}".format(*r["hip_flexion_deg"]),
+        )  # fmt: skip
+    Console(width=120).print(table)
+    if not CMU.is_dir():
+        Console().print(f"CMU clips skipped: {CMU} is missing")
+    print(json.dumps({"benchmark": "walking", "rows": rows}))
+
+
+if __name__ == "__main__":
+    main()
