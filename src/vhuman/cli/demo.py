@@ -1,9 +1,10 @@
 """`vhuman demo`: the main job on embedded defaults, gathered in one HTML report.
 
-Today: a real motion-capture walk (CMU, shipped with vhuman) is loaded,
-converted to BVH and npz and read back, rendered (pose, trajectories,
-joint-angle curves, GIF) and shown in an interactive viewer; a DeepMimic clip
-too when pybullet's data is installed. Each engine adds its section as it lands.
+Today: a walk generated from step length and speed (keyframes + analytic leg
+IK) and two real walks, motion capture from CMU (shipped with vhuman) and the
+DeepMimic clip when pybullet's data is installed; each is converted to BVH and
+npz and read back, rendered (pose, trajectories, joint-angle curves, GIF) and
+shown in an interactive viewer. Each engine adds its section as it lands.
 """
 
 from __future__ import annotations
@@ -42,7 +43,9 @@ def _flexion_curves(motion: Motion, triples: dict[str, tuple[str, str, str]]) ->
     return out
 
 
-def _walk_section(report, motion: Motion, out: Path, name: str, joints: dict, step) -> dict:
+def _walk_section(
+    report, motion: Motion, out: Path, name: str, joints: dict, step, extra: dict
+) -> dict:
     """Convert, read back, render and view one clip; add its section to the report."""
     from vhuman.io import load_motion, save_motion
     from vhuman.viz import (
@@ -76,6 +79,7 @@ def _walk_section(report, motion: Motion, out: Path, name: str, joints: dict, st
     step()
     lo, hi = motion.extent()
     figures = {
+        **extra,
         "frames": motion.n_frames,
         "fps": motion.fps,
         "duration_s": motion.duration,
@@ -111,14 +115,28 @@ def run_demo(output: Path, console: Console | None = None) -> dict:
     console : rich Console, optional
         Where to show progress; None for silence.
     """
+    from vhuman.animation import GaitParameters, generate_walk
     from vhuman.io import atomic_write, cmu_walking_example
     from vhuman.viz import Report
 
     output.mkdir(parents=True, exist_ok=True)
     report = Report("vhuman demo")
     summary: dict = {"output": str(output)}
-    clips: list[tuple[str, Callable[[], Motion], dict]] = [
-        ("cmu_walk", cmu_walking_example, {
+
+    def walk() -> tuple[Motion, dict]:
+        result = generate_walk(GaitParameters(step_length=0.7, speed=1.3, cycles=4))
+        figures = result.to_dict()
+        figures.pop("requested")
+        return result.motion, {"generated": figures}
+
+    clips: list[tuple[str, Callable[[], tuple[Motion, dict]], dict]] = [
+        ("generated_walk", walk, {
+            "paths": ("l_ankle", "r_ankle", "l_hand", "head"),
+            "angles": {"left knee": ("l_hip", "l_knee", "l_ankle"),
+                       "right knee": ("r_hip", "r_knee", "r_ankle"),
+                       "left elbow": ("l_shoulder", "l_elbow", "l_wrist")},
+        }),
+        ("cmu_walk", lambda: (cmu_walking_example(), {}), {
             "paths": ("lankle", "rankle", "lwrist", "head"),
             "angles": {"left knee": ("lhip", "lknee", "lankle"),
                        "right knee": ("rhip", "rknee", "rankle"),
@@ -129,7 +147,7 @@ def run_demo(output: Path, console: Console | None = None) -> dict:
         from vhuman.io import deepmimic_clip_path, read_deepmimic
 
         path = deepmimic_clip_path("walk")
-        clips.append(("deepmimic_walk", lambda: read_deepmimic(path), {
+        clips.append(("deepmimic_walk", lambda: (read_deepmimic(path), {}), {
             "paths": ("left_ankle", "right_ankle", "left_wrist"),
             "angles": {"left knee": ("left_hip", "left_knee", "left_ankle"),
                        "right knee": ("right_hip", "right_knee", "right_ankle")},
@@ -146,14 +164,14 @@ def run_demo(output: Path, console: Console | None = None) -> dict:
         task = progress.add_task("demo", total=steps_per_clip * len(clips) + 1)
         for name, load, joints in clips:
             progress.update(task, description=f"{name}: load")
-            motion = load()
+            motion, extra = load()
             progress.advance(task)
 
             def step(name: str = name) -> None:
                 progress.update(task, description=f"{name}: convert, render, view")
                 progress.advance(task)
 
-            summary[name] = _walk_section(report, motion, output, name, joints, step)
+            summary[name] = _walk_section(report, motion, output, name, joints, step, extra)
         report_path = output / "report.html"
         report.write(report_path)
         progress.advance(task)
