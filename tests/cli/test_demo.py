@@ -23,4 +23,4 @@ def test_demo_writes_report(tmp_path: Path) -> None:
     for name in walk["files"]:
         assert (out / name).stat().st_size > 0
     assert json.loads((out / "summary.json").read_text())["report"] == summary["report"]
-    assert not list(out.glob(".tmp-*"))
+    assert not list(out.glob(".*"))  # no temporary file left behind

@@ -18,7 +18,14 @@ from vhuman.io.deepmimic import (
     read_deepmimic,
     write_deepmimic,
 )
-from vhuman.io.files import MOTION_FORMATS, atomic_write, detect_format, load_motion, save_motion
+from vhuman.io.files import (
+    MOTION_FORMATS,
+    atomic_path,
+    atomic_write,
+    detect_format,
+    load_motion,
+    save_motion,
+)
 from vhuman.io.npz import NPZ_FORMAT, load_npz, save_npz
 
 __all__ = [
@@ -29,6 +36,7 @@ __all__ = [
     "DEEPMIMIC_FRAME_SIZE",
     "MOTION_FORMATS",
     "NPZ_FORMAT",
+    "atomic_path",
     "atomic_write",
     "cmu_skeleton",
     "cmu_walking_example",

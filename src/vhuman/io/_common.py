@@ -7,6 +7,7 @@ import gzip
 import os
 import uuid
 import zlib
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -15,7 +16,7 @@ from vhuman.errors import FileFormatError, InputError
 from vhuman.skeleton.motion import Motion
 from vhuman.skeleton.skeleton import Skeleton
 
-__all__ = ["PathLike", "atomic_write", "decode_text", "on_skeleton", "read_bytes"]
+__all__ = ["PathLike", "atomic_path", "atomic_write", "decode_text", "on_skeleton", "read_bytes"]
 
 PathLike = str | os.PathLike[str]
 """A file system path given as ``str`` or ``pathlib.Path``."""
@@ -62,32 +63,31 @@ def decode_text(data: bytes, source: str) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
-def atomic_write(path: PathLike, data: bytes | str) -> None:
-    """Write ``data`` to ``path`` so that the file is either complete or untouched.
+@contextlib.contextmanager
+def atomic_path(path: PathLike) -> Iterator[Path]:
+    """A temporary path beside ``path``; on success it replaces ``path`` in one rename.
 
-    The data goes to a temporary file in the same folder, is flushed to disk
-    and then renamed over ``path`` (``os.replace``, atomic on POSIX and
-    Windows). A ``str`` is written as UTF-8; a name ending in ``.gz`` is
-    gzip-compressed (with a zero timestamp, so equal data gives equal files).
+    For writers that take a file name (matplotlib, imageio, numpy). The
+    temporary file is hidden (its name starts with a dot) and keeps the suffix
+    of ``path``, so writers that choose a format by suffix still work. It is
+    flushed to disk before the rename (``os.replace``, atomic on POSIX and
+    Windows). If the body raises, the temporary file is removed and ``path``
+    is left as it was.
 
     Raises
     ------
     InputError
-        If the file cannot be written (missing folder, no permission, disk full);
-        no temporary file is left behind.
+        If the file cannot be written (missing folder, no permission, disk full).
     """
     p = Path(path)
-    payload = data.encode("utf-8") if isinstance(data, str) else data
-    if p.suffix == ".gz":
-        payload = gzip.compress(payload, mtime=0)
-    tmp = p.with_name(f".{p.name}.{uuid.uuid4().hex[:12]}.tmp")
+    tmp = p.with_name(f".{p.stem}.{uuid.uuid4().hex[:12]}.tmp{p.suffix}")
     try:
-        # os.open applies the umask, so the result gets ordinary permissions.
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-        with os.fdopen(fd, "wb") as f:
-            f.write(payload)
-            f.flush()
-            os.fsync(f.fileno())
+        yield tmp
+        fd = os.open(tmp, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
         os.replace(tmp, p)
     except BaseException as exc:
         with contextlib.suppress(OSError):
@@ -95,6 +95,25 @@ def atomic_write(path: PathLike, data: bytes | str) -> None:
         if isinstance(exc, OSError):
             raise InputError(f"cannot write {p}: {exc.strerror or exc}") from None
         raise
+
+
+def atomic_write(path: PathLike, data: bytes | str) -> None:
+    """Write ``data`` to ``path`` so that the file is either complete or untouched.
+
+    See :func:`atomic_path`. A ``str`` is written as UTF-8; a name ending in
+    ``.gz`` is gzip-compressed (with a zero timestamp, so equal data gives
+    equal files).
+
+    Raises
+    ------
+    InputError
+        If the file cannot be written; no temporary file is left behind.
+    """
+    payload = data.encode("utf-8") if isinstance(data, str) else data
+    if Path(path).suffix == ".gz":
+        payload = gzip.compress(payload, mtime=0)
+    with atomic_path(path) as tmp:
+        tmp.write_bytes(payload)
 
 
 def on_skeleton(motion: Motion, reference: Skeleton, requirement: str) -> Motion:

@@ -24,14 +24,21 @@ from collections.abc import Callable
 from pathlib import Path
 
 from vhuman.errors import FileFormatError, InputError
-from vhuman.io._common import PathLike, atomic_write, on_skeleton, read_bytes
+from vhuman.io._common import PathLike, atomic_path, atomic_write, on_skeleton, read_bytes
 from vhuman.io.bvh import read_bvh, write_bvh
 from vhuman.io.cmu import cmu_skeleton, read_cmu, write_cmu
 from vhuman.io.deepmimic import deepmimic_humanoid, read_deepmimic, write_deepmimic
 from vhuman.io.npz import load_npz, save_npz
 from vhuman.skeleton.motion import Motion
 
-__all__ = ["MOTION_FORMATS", "atomic_write", "detect_format", "load_motion", "save_motion"]
+__all__ = [
+    "MOTION_FORMATS",
+    "atomic_path",
+    "atomic_write",
+    "detect_format",
+    "load_motion",
+    "save_motion",
+]
 
 MOTION_FORMATS: tuple[str, ...] = ("bvh", "cmu", "deepmimic", "npz")
 """Names accepted by the ``format`` argument of :func:`load_motion` and :func:`save_motion`."""

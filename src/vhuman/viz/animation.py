@@ -13,9 +13,10 @@ from numpy.typing import NDArray
 from PIL import Image
 
 from vhuman.errors import InputError
+from vhuman.io import atomic_path
 from vhuman.skeleton import Motion
 from vhuman.viz._drawing import FrameSelection, select_frames, view_box
-from vhuman.viz._files import atomic_path, output_path
+from vhuman.viz._files import output_path
 from vhuman.viz._mpl_pose import PoseArtists
 from vhuman.viz.scene_mesh import SceneMesh
 

@@ -16,9 +16,10 @@ from mpl_toolkits.mplot3d import Axes3D
 from numpy.typing import ArrayLike
 
 from vhuman.errors import InputError
+from vhuman.io import atomic_path
 from vhuman.skeleton import Motion
 from vhuman.viz._drawing import view_box
-from vhuman.viz._files import atomic_path, output_path
+from vhuman.viz._files import output_path
 from vhuman.viz._mpl_pose import PoseArtists
 from vhuman.viz.scene_mesh import SceneMesh
 

@@ -35,7 +35,8 @@ import plotly.offline
 from matplotlib.figure import Figure
 
 from vhuman.errors import InputError
-from vhuman.viz._files import atomic_path, output_path
+from vhuman.io import atomic_path
+from vhuman.viz._files import output_path
 from vhuman.viz._markup import markup_to_html
 
 __all__ = ["Report", "Section"]

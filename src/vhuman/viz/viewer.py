@@ -17,9 +17,10 @@ import plotly.graph_objects as go
 from numpy.typing import NDArray
 
 from vhuman.errors import InputError
+from vhuman.io import atomic_path
 from vhuman.skeleton import Motion
 from vhuman.viz._drawing import bone_groups, select_frames, view_box
-from vhuman.viz._files import atomic_path, output_path
+from vhuman.viz._files import output_path
 from vhuman.viz.scene_mesh import SceneMesh
 
 __all__ = ["VIEWER_DIV_ID", "motion_figure", "write_viewer"]
