@@ -64,7 +64,9 @@ class Motion:
             )
         if not np.all(np.isfinite(root)):
             raise InputError("root_positions contain NaN or infinite values")
-        rot = quat_normalize(rot) if rot.size else rot.copy()
+        # Renormalise only what is not unit already, so loading a saved motion is exact.
+        norms = np.linalg.norm(rot, axis=-1, keepdims=True)
+        rot = rot.copy() if np.all(np.abs(norms - 1.0) < 1e-12) else quat_normalize(rot)
         root = root.copy()
         rot.setflags(write=False)
         root.setflags(write=False)
