@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import numpy as np
 import typer
 from rich.console import Console
+from rich.progress import Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from vhuman import __version__
-from vhuman.cli.errors import user_errors
+from vhuman.cli.errors import stderr, user_errors
 from vhuman.errors import InputError
 
 __all__ = ["app", "main"]
@@ -191,6 +192,90 @@ def walk(
     table.add_row("largest joint step", f"{figures['max_joint_step_deg']:.1f}° per frame")
     table.add_row("generation", f"{figures['generation_fps']:,.0f} frames/s")
     console.print(table)
+
+
+ik_app = typer.Typer(help="Inverse kinematics: compare the solvers.", no_args_is_help=True)
+app.add_typer(ik_app, name="ik")
+
+
+@ik_app.command("bench")
+def ik_bench(
+    targets: Annotated[int, typer.Option(min=1, help="Targets solved one at a time.")] = 200,
+    batch: Annotated[int, typer.Option(min=1, help="Targets solved in one batched call.")] = 1000,
+    seed: Annotated[int, typer.Option(help="Seed of the random targets.")] = 0,
+    sweep_switch: Annotated[
+        bool, typer.Option(help="Also sweep two-stage CCD's switching distance.")
+    ] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """CCD, two-stage CCD, FABRIK, DLS (and ikpy if installed) on the same seeded targets."""
+    from vhuman.ik.benchmark import run_benchmark
+
+    with Progress(
+        TextColumn("{task.description}"), TimeElapsedColumn(), console=stderr,
+        disable=as_json, transient=True,
+    ) as progress:  # fmt: skip
+        task = progress.add_task("IK benchmark")
+        result = run_benchmark(
+            targets, batch, seed, sweep=sweep_switch,
+            progress=lambda text: progress.update(task, description=f"IK benchmark: {text}"),
+        )  # fmt: skip
+    if as_json:
+        print(json.dumps(result, default=str))
+    else:
+        print_ik_tables(result, Console(width=150, highlight=False))
+
+
+def print_ik_tables(result: dict[str, Any], console: Console) -> None:
+    """The tables of `vhuman ik bench` for people."""
+    rows = result["rows"]
+    table = Table(
+        title=f"IK on the standard humanoid: {result['targets']} single targets, batch of "
+        f"{result['batch']}, seed {result['seed']}, success = within 1 mm"
+    )
+    for col in ("solver", "problem", "success", "median ms", "p95 ms", "mean joint updates",
+                "batch success", "batch solves/s"):  # fmt: skip
+        table.add_column(col, justify="left" if col in ("solver", "problem") else "right")
+    for r in rows:
+        updates = "-" if r["mean_joint_updates"] is None else f"{r['mean_joint_updates']:.1f}"
+        bsucc = "-" if r["batch_success"] is None else f"{r['batch_success']:.1%}"
+        rate = f"{r['batch_solves_per_s']:,.0f}" + (" (1/mean)" if r["batch_success"] is None
+                                                     else "")  # fmt: skip
+        table.add_row(r["solver"], r["problem"], f"{r['success']:.1%}", f"{r['median_ms']:.2f}",
+                      f"{r['p95_ms']:.2f}", updates, bsucc, rate)  # fmt: skip
+    console.print(table)
+    if "checks" not in result:
+        console.print(f"ikpy {result['ikpy']}")
+        return
+    checks, met = result["checks"], result["targets_met"]
+    console.print(
+        "ikpy chain vs vhuman FK on 20 random arm poses: "
+        f"max |Δp| = {result['ikpy_fk_max_diff_m']:.1e} m"
+    )
+    console.print(
+        f"single CCD {checks['single_ccd_speedup_vs_ikpy']:.1f}× faster than ikpy (median), "
+        f"success {checks['single_ccd_success_minus_ikpy']:+.1%}; batched CCD "
+        f"{checks['batch_ccd_throughput_vs_ikpy']:.0f}× ikpy's throughput; two-stage CCD "
+        f"{checks['two_stage_batch_update_reduction']:.0%} fewer joint updates than CCD on the "
+        f"{result['batch']} whole-body targets ({checks['two_stage_update_reduction']:.0%} on "
+        f"the {result['targets']} single ones), success "
+        f"{checks['two_stage_success_minus_ccd']:+.1%}"
+    )
+    for label, ok in met.items():
+        console.print(f"  {'met   ' if ok else 'MISSED'} {label}")
+    sweep = result.get("switch_sweep")
+    if sweep:
+        st = Table(title="two-stage CCD: mean joint updates (success) against switch_distance")
+        st.add_column("step (m), targets")
+        st.add_column("full CCD", justify="right")
+        for d in sweep[0]["two_stage"]:
+            st.add_column(f"{d} m", justify="right")
+        for row in sweep:
+            kind = "out of arm's reach" if row["out_of_reach_only"] else "all"
+            st.add_row(f"{row['step_m'][0]}-{row['step_m'][1]}, {kind}",
+                       f"{row['ccd_updates']:.1f} ({row['ccd_success']:.0%})",
+                       *(f"{u:.1f} ({s:.0%})" for u, s in row["two_stage"].values()))  # fmt: skip
+        console.print(st)
 
 
 @app.command()
