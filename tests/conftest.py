@@ -5,6 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# Timing belongs to the benchmarks: no per-example deadline (a loaded CI machine
+# would otherwise fail property tests for being slow, not wrong).
+settings.register_profile("vhuman", deadline=None)
+settings.load_profile("vhuman")
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SHARED_CMU = REPO_ROOT.parent / "shared" / "data" / "cmu_mocap"

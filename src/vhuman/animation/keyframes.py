@@ -14,7 +14,7 @@ from vhuman.errors import InputError
 from vhuman.geometry.euler import euler_to_quat, quat_to_euler
 from vhuman.geometry.interpolation import quat_slerp, quat_squad
 from vhuman.geometry.quaternion import quat_normalize
-from vhuman.skeleton.motion import Motion
+from vhuman.skeleton.motion import Motion, frame_count
 from vhuman.skeleton.skeleton import Skeleton
 
 __all__ = ["SEED_EULER_SEQUENCE", "Interpolation", "KeyframeTrack"]
@@ -141,6 +141,6 @@ class KeyframeTrack:
                 f"the track has {self.local_rotations.shape[1]} joints, the skeleton "
                 f"{skeleton.n_joints}"
             )
-        n = int(np.floor(self.duration * fps + 1e-9)) + 1
+        n = frame_count(self.duration, fps)
         root, rot = self.sample(self.times[0] + np.arange(n) / fps, interpolation)
         return Motion(skeleton, fps, root, rot)

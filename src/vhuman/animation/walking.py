@@ -20,6 +20,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.ndimage import gaussian_filter1d, minimum_filter1d
 
+from vhuman.animation.easing import Easing, ease
 from vhuman.animation.gait import GaitParameters
 from vhuman.animation.keyframes import Interpolation, KeyframeTrack
 from vhuman.errors import InputError
@@ -33,7 +34,7 @@ from vhuman.geometry.quaternion import (
     rotmat_to_quat,
 )
 from vhuman.skeleton.humanoid import standard_humanoid
-from vhuman.skeleton.motion import Motion
+from vhuman.skeleton.motion import Motion, frame_count
 from vhuman.skeleton.skeleton import Skeleton
 
 __all__ = ["HEEL_OFF", "WalkResult", "generate_walk"]
@@ -62,9 +63,11 @@ class WalkResult:
         The walk.
     parameters : GaitParameters
         What was asked.
-    step_length_m, speed_m_s : float
+    step_length_m : float or None
         Measured from the generated feet (footprint to footprint along the
-        heading) and pelvis (displacement over whole cycles).
+        heading); None when the walk is too short for two complete stances.
+    speed_m_s : float
+        Measured from the pelvis (displacement over whole cycles).
     cadence_steps_min : float
         Steps per minute.
     foot_skate_mm : float
@@ -82,7 +85,7 @@ class WalkResult:
 
     motion: Motion
     parameters: GaitParameters
-    step_length_m: float
+    step_length_m: float | None
     speed_m_s: float
     cadence_steps_min: float
     foot_skate_mm: float
@@ -121,11 +124,6 @@ def _qaxis(axis: NDArray, angle: NDArray) -> NDArray[np.float64]:
     """Rotations ``(..., 4)`` about unit ``axis (3,)`` by ``angle (...)`` [rad]."""
     h = 0.5 * np.asarray(angle, dtype=np.float64)[..., None]
     return np.concatenate([np.cos(h), np.sin(h) * axis], axis=-1)
-
-
-def _min_jerk(s: NDArray) -> NDArray[np.float64]:
-    s = np.clip(s, 0.0, 1.0)
-    return s**3 * (10.0 - 15.0 * s + 6.0 * s * s)
 
 
 @dataclass(frozen=True)
@@ -222,7 +220,7 @@ def _foot(
 
     # Stance: the ball of the foot stays put; the heel rises about it late in stance.
     rise = (tau - HEEL_OFF) / (sf - HEEL_OFF)
-    pitch = np.where(tau > HEEL_OFF, p.heel_rise * _min_jerk(rise), 0.0)
+    pitch = np.where(tau > HEEL_OFF, p.heel_rise * ease(Easing.MINIMUM_JERK, rise), 0.0)
     q_stance = quat_multiply(_qz(yaw_now), _qaxis(y_axis, pitch))
     ankle_stance = toe_now + quat_apply(q_stance, ankle_from_toe)
 
@@ -230,10 +228,10 @@ def _foot(
     s = np.clip((tau - sf) / (1.0 - sf), 0.0, 1.0)
     q_off = quat_multiply(_qz(yaw_now), _qaxis(y_axis, np.full_like(t, p.heel_rise)))
     start = toe_now + quat_apply(q_off, ankle_from_toe)
-    u = _min_jerk(s)[:, None]
+    u = ease(Easing.MINIMUM_JERK, s)[:, None]
     ankle_swing = start + (ankle_next - start) * u
     ankle_swing[:, 2] += p.foot_clearance * 64.0 * (s * (1.0 - s)) ** 3
-    pitch_swing = p.heel_rise * (1.0 - _min_jerk(2.0 * s))
+    pitch_swing = p.heel_rise * (1.0 - ease(Easing.MINIMUM_JERK, 2.0 * s))
     yaw_swing = yaw_now + (yaw_next - yaw_now) * u[:, 0]
     q_swing = quat_multiply(_qz(yaw_swing), _qaxis(y_axis, pitch_swing))
 
@@ -370,7 +368,7 @@ def generate_walk(
     p = GaitParameters() if parameters is None else parameters
     sk = standard_humanoid() if skeleton is None else skeleton
     body = _Body.of(sk)
-    n = int(np.floor(p.duration * p.fps + 1e-9)) + 1
+    n = frame_count(p.duration, p.fps)
     t = np.arange(n) / p.fps
     d = p.cycle_duration
     scale = p.step_length / 0.7
@@ -489,7 +487,7 @@ def _measure(
     return WalkResult(
         motion=motion,
         parameters=p,
-        step_length_m=float(np.mean(steps)) if steps else float("nan"),
+        step_length_m=float(np.mean(steps)) if steps else None,
         speed_m_s=speed,
         cadence_steps_min=p.cadence,
         foot_skate_mm=1e3 * skate,

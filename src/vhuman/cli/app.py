@@ -184,7 +184,11 @@ def walk(
         return
     table = Table(title=f"walk → {output}", show_header=False)
     table.add_row("frames", f"{figures['frames']} at {fps:g} fps ({figures['duration_s']:.2f} s)")
-    table.add_row("step length", f"{figures['step_length_m']:.3f} m (asked {step_length:g})")
+    measured = figures["step_length_m"]
+    table.add_row(
+        "step length",
+        ("-" if measured is None else f"{measured:.3f} m") + f" (asked {step_length:g})",
+    )
     table.add_row("speed", f"{figures['speed_m_s']:.3f} m/s (asked {speed:g})")
     table.add_row("cadence", f"{figures['cadence_steps_min']:.1f} steps/min")
     table.add_row("foot skate", f"{figures['foot_skate_mm']:.3f} mm")

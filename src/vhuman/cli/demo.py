@@ -18,6 +18,7 @@ from numpy.typing import NDArray
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
+from vhuman.errors import InputError
 from vhuman.skeleton import Motion
 
 __all__ = ["interior_angle", "run_demo"]
@@ -152,7 +153,7 @@ def run_demo(output: Path, console: Console | None = None) -> dict:
             "angles": {"left knee": ("left_hip", "left_knee", "left_ankle"),
                        "right knee": ("right_hip", "right_knee", "right_ankle")},
         }))  # fmt: skip
-    except ImportError:
+    except InputError:  # pybullet's data is not installed
         summary["deepmimic"] = (
             "skipped: pybullet's data is not installed (pip install vhuman[data])"
         )

@@ -7,6 +7,7 @@ from contextlib import contextmanager
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from vhuman.errors import InputError
 
@@ -21,9 +22,11 @@ def user_errors() -> Iterator[None]:
     try:
         yield
     except InputError as exc:
-        stderr.print(f"[bold red]error:[/] {exc}", markup=True, soft_wrap=True)
+        stderr.print(f"[bold red]error:[/] {escape(str(exc))}", soft_wrap=True)
         raise typer.Exit(2) from None
     except (FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError) as exc:
         what = exc.strerror or type(exc).__name__
-        stderr.print(f"[bold red]error:[/] {exc.filename}: {what}", soft_wrap=True)
+        stderr.print(
+            f"[bold red]error:[/] {escape(str(exc.filename))}: {escape(what)}", soft_wrap=True
+        )
         raise typer.Exit(2) from None

@@ -36,12 +36,11 @@ from numpy.typing import NDArray
 
 from vhuman.errors import FileFormatError, InputError
 from vhuman.geometry.euler import euler_to_quat
-from vhuman.geometry.interpolation import quat_slerp
 from vhuman.geometry.quaternion import quat_apply, quat_identity
 from vhuman.io._axes import DEEPMIMIC_AXES
 from vhuman.io._common import PathLike, atomic_write, decode_text, on_skeleton, read_bytes
 from vhuman.skeleton.kinematics import forward_kinematics
-from vhuman.skeleton.motion import Motion
+from vhuman.skeleton.motion import Motion, resample_samples
 from vhuman.skeleton.skeleton import JointType, Segment, Skeleton
 
 __all__ = [
@@ -269,17 +268,6 @@ def _frames(text: str, source: str) -> NDArray[np.float64]:
     return values
 
 
-def _resampled(
-    times: NDArray[np.float64], root: NDArray[np.float64], rot: NDArray[np.float64], fps: float
-) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """Root ``(T', 3)`` and rotations ``(T', J, 4)`` at ``fps`` from samples at ``times``."""
-    new = np.arange(int(np.floor(times[-1] * fps + 1e-6)) + 1) / fps
-    i0 = np.clip(np.searchsorted(times, new, side="right") - 1, 0, len(times) - 2)
-    h = np.clip((new - times[i0]) / (times[i0 + 1] - times[i0]), 0.0, 1.0)
-    out_root = root[i0] + h[:, None] * (root[i0 + 1] - root[i0])
-    return out_root, quat_slerp(rot[i0], rot[i0 + 1], h[:, None])
-
-
 def read_deepmimic(path: PathLike) -> Motion:
     """Read a DeepMimic clip (see the module notes for layout, axes and frame rate).
 
@@ -333,7 +321,7 @@ def read_deepmimic(path: PathLike) -> Motion:
                     f"{source}: frame durations range from {durations.min()} to "
                     f"{durations.max()} s, too uneven to resample at 1/{dt} fps"
                 )
-            root, quats = _resampled(times, root, quats, 1.0 / dt)
+            root, quats = resample_samples(times, root, quats, 1.0 / dt)
         return Motion(skeleton, 1.0 / dt, root, quats)
     except InputError as exc:
         raise FileFormatError(f"{source}: {exc}") from None

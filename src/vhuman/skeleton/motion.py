@@ -15,7 +15,30 @@ from vhuman.geometry.quaternion import quat_normalize
 from vhuman.skeleton.kinematics import forward_kinematics, global_to_local
 from vhuman.skeleton.skeleton import Skeleton
 
-__all__ = ["Motion"]
+__all__ = ["Motion", "frame_count", "resample_samples"]
+
+
+def frame_count(duration: float, fps: float) -> int:
+    """Frames at ``fps`` from 0 to ``duration`` [s] inclusive (a microsecond of slack)."""
+    return int(np.floor(duration * fps + 1e-6)) + 1
+
+
+def resample_samples(
+    times: NDArray[np.float64],
+    root_positions: NDArray[np.float64],
+    local_rotations: NDArray[np.float64],
+    fps: float,
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Samples at increasing ``times (T,)`` [s] → every ``1/fps`` s from ``times[0]``.
+
+    Root positions ``(T, 3)`` are interpolated linearly, rotations ``(T, J, 4)``
+    by slerp; returns ``(T', 3)`` and ``(T', J, 4)``. Times may be uneven.
+    """
+    new = times[0] + np.arange(frame_count(times[-1] - times[0], fps)) / fps
+    i0 = np.clip(np.searchsorted(times, new, side="right") - 1, 0, len(times) - 2)
+    h = np.clip((new - times[i0]) / (times[i0 + 1] - times[i0]), 0.0, 1.0)
+    root = root_positions[i0] + h[:, None] * (root_positions[i0 + 1] - root_positions[i0])
+    return root, quat_slerp(local_rotations[i0], local_rotations[i0 + 1], h[:, None])
 
 
 @dataclass(frozen=True, eq=False)
@@ -54,6 +77,8 @@ class Motion:
         rot = np.asarray(self.local_rotations, dtype=np.float64)
         if rot.ndim != 3 or rot.shape[1:] != (j, 4):
             raise InputError(f"local_rotations must have shape (T, {j}, 4), got {rot.shape}")
+        if rot.shape[0] == 0:
+            raise InputError("a motion needs at least one frame, got 0")
         if not np.all(np.isfinite(rot)):
             raise InputError("local_rotations contain NaN or infinite values")
         root = np.asarray(self.root_positions, dtype=np.float64)
@@ -168,14 +193,7 @@ class Motion:
             raise InputError(f"fps must be a finite number > 0, got {fps}")
         if self.n_frames < 2:
             return Motion(self.skeleton, fps, self.root_positions, self.local_rotations)
-        n_new = int(np.floor(self.duration * fps + 1e-9)) + 1
-        src = np.arange(n_new) / fps * self.fps
-        i0 = np.minimum(np.floor(src).astype(np.intp), self.n_frames - 2)
-        h = src - i0
-        root = (1.0 - h)[:, None] * self.root_positions[i0] + h[:, None] * self.root_positions[
-            i0 + 1
-        ]
-        rot = quat_slerp(self.local_rotations[i0], self.local_rotations[i0 + 1], h[:, None])
+        root, rot = resample_samples(self.times, self.root_positions, self.local_rotations, fps)
         return Motion(self.skeleton, fps, root, rot)
 
     def concatenate(self, *others: Motion) -> Motion:

@@ -341,7 +341,7 @@ class Skeleton:
             qh = q[..., hinge, :]
             twist = 2.0 * np.arctan2(np.sum(qh[..., 1:] * axis, axis=-1), qh[..., 0])
             angles[..., hinge, :] = 0.0
-            angles[..., hinge, 0] = np.where(twist > np.pi, twist - 2 * np.pi, twist)
+            angles[..., hinge, 0] = twist  # in [−π, π]: w ≥ 0 after canonicalising
         angles[..., self._type_mask(JointType.FIXED), :] = 0.0
         return angles
 
