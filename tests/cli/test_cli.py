@@ -133,3 +133,32 @@ def test_ik_bench_json() -> None:
     for row in out["rows"]:
         assert 0.0 <= row["success"] <= 1.0
         assert row["median_ms"] > 0.0
+
+
+def test_markup_like_text_in_errors_is_printed_verbatim(tmp_path: Path) -> None:
+    path = tmp_path / "x[/y] [m].bvh"
+    result = runner.invoke(app, ["info", str(path)])
+    assert result.exit_code == 2
+    assert "[/y] [m].bvh" in result.stderr
+
+
+def test_zero_frame_file_is_rejected(bvh_file: Path, tmp_path: Path) -> None:
+    text = bvh_file.read_text()
+    head = text[: text.index("Frames:")]
+    empty = tmp_path / "empty.bvh"
+    empty.write_text(head + "Frames: 0\nFrame Time: 0.04\n")
+    result = runner.invoke(app, ["info", str(empty)])
+    assert result.exit_code == 2
+    assert "at least one frame" in result.stderr
+
+
+def test_walk_json_is_strict_json_even_for_one_cycle(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["walk", "--cycles", "1", "-o", str(tmp_path / "w.bvh"), "--json"])
+    assert result.exit_code == 0, result.output
+
+    def reject(token: str) -> None:
+        raise AssertionError(f"non-standard JSON constant {token}")
+
+    figures = json.loads(result.stdout, parse_constant=reject)
+    assert figures["frames"] > 0
+    assert figures["foot_skate_mm"] < 2.0

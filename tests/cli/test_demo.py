@@ -24,3 +24,18 @@ def test_demo_writes_report(tmp_path: Path) -> None:
         assert (out / name).stat().st_size > 0
     assert json.loads((out / "summary.json").read_text())["report"] == summary["report"]
     assert not list(out.glob(".*"))  # no temporary file left behind
+
+
+def test_demo_without_pybullet_data_skips_deepmimic(tmp_path: Path, monkeypatch) -> None:
+    import vhuman.io
+    from vhuman.errors import InputError
+
+    def missing(name: str) -> Path:
+        raise InputError("DeepMimic clips need pybullet (pip install vhuman[data])")
+
+    monkeypatch.setattr(vhuman.io, "deepmimic_clip_path", missing)
+    result = CliRunner().invoke(app, ["demo", "-o", str(tmp_path / "d"), "--json"])
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.stdout)
+    assert summary["deepmimic"].startswith("skipped")
+    assert "deepmimic_walk" not in summary
