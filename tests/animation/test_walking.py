@@ -67,8 +67,8 @@ def test_feet_alternate_and_arms_oppose_legs(straight) -> None:
 def test_joint_angles_are_continuous_and_within_limits(straight) -> None:
     m = straight.motion
     steps = np.degrees(quat_angle(m.local_rotations[:-1], m.local_rotations[1:]))
-    # Swing knees move up to ~800°/s; a wrapped or flipped joint would jump ~180°.
-    assert steps.max() < 20.0
+    # A wrapped or flipped joint would jump ~180°; swing knees move up to ~530°/s.
+    assert steps.max() < 10.0  # recorded walking (CMU walking_1 at 60 fps) reaches 9°
     violation = np.degrees(m.skeleton.limit_violation(m.local_rotations))
     assert violation.max() < 1.0  # AAOS ranges of motion, within a degree
 

@@ -52,7 +52,7 @@ class GaitParameters:
     turn_rate: float = 0.0
     double_support: float = 0.2
     step_width: float | None = None
-    foot_clearance: float = 0.07
+    foot_clearance: float = 0.10
     heel_rise: float = np.radians(45.0)
     fps: float = 60.0
 

@@ -4,10 +4,11 @@ The method follows Chen et al. (seed 004): a gait cycle of two steps with single
 and double support, eight keyframes a cycle for the upper body interpolated by
 quaternion slerp, the pelvis and the swing ankle on paths set by step length
 and speed, and the legs solved by the law of cosines in the hip-knee-ankle
-triangle. Additions needed for clean contacts: the stance foot's ball (toe
-joint) never moves; the heel rises about it in terminal stance; the pelvis is
-as high as both legs allow, which gives its vertical oscillation; in swing the
-ankle is kept within its range of motion.
+triangle; the swinging leg is keyframed too (its IK poses at four frames of
+each swing, joined by SQUAD). Additions needed for clean contacts: the stance
+foot's ball (toe joint) never moves; the heel rises about it in terminal
+stance; the pelvis is as high as the stance legs allow, which gives its
+vertical oscillation; in swing the ankle is kept within its range of motion.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from vhuman.animation.gait import GaitParameters
 from vhuman.animation.keyframes import Interpolation, KeyframeTrack
 from vhuman.errors import InputError
 from vhuman.geometry.euler import euler_to_quat
+from vhuman.geometry.interpolation import quat_squad
 from vhuman.geometry.quaternion import (
     quat_angle,
     quat_apply,
@@ -47,6 +49,7 @@ ankle within the AAOS 20° of dorsiflexion with this model's flexed knee."""
 _KEYS_PER_CYCLE = 8
 _REACH = 0.99  # legs straighten to at most 99 % of thigh + shank (knee ≥ ~16°)
 _SOFT = 0.02  # swing legs approach full reach smoothly over the last 2 % of the leg
+_SWING_KEYS = 4  # keyframes of the free leg per swing (toe-off, two in-betweens, heel strike)
 _UPPER_BODY = (
     "spine", "chest", "neck", "head", "l_clavicle", "r_clavicle",
     "l_shoulder", "r_shoulder", "l_elbow", "r_elbow", "l_wrist", "r_wrist",
@@ -312,6 +315,27 @@ def _lift_swing(hip: NDArray, ankle: NDArray, stance: NDArray, body: _Body) -> N
     return np.where(stance[:, None], ankle, scaled)
 
 
+def _smooth_swing(
+    local: NDArray, joints: NDArray, swing: NDArray, keys: int
+) -> NDArray[np.float64]:
+    """Swing-leg rotations ``(N, k, 4)`` re-timed through ``keys`` keyframes per swing.
+
+    The seed's keyframe approach for the free leg: the IK poses at evenly
+    spaced frames of each swing (its first and last frame included) are the
+    keys, and SQUAD in between gives a C¹ joint path; stance frames keep their
+    per-frame IK, so the planted foot stays exact.
+    """
+    out = local[:, joints].copy()
+    edges = np.diff(np.concatenate([[0], swing.astype(np.int8), [0]]))
+    for a, b in zip(np.flatnonzero(edges == 1), np.flatnonzero(edges == -1) - 1, strict=True):
+        if b - a < keys:
+            continue
+        key_frames = np.unique(np.round(np.linspace(a, b, keys)).astype(np.intp))
+        frames = np.arange(a, b + 1)
+        out[frames] = quat_squad(local[key_frames][:, joints], key_frames.astype(float), frames)
+    return out
+
+
 def _upper_body_track(
     t_end: float, p: GaitParameters, sk: Skeleton, yaw_amp: float
 ) -> KeyframeTrack:
@@ -430,6 +454,8 @@ def generate_walk(
         local[:, ankle_j] = np.where(stance[:, None], q_ankle, clamped)
         toe_j = sk.index(f"{prefix}_toe")
         local[:, toe_j] = _qaxis(sk.axes[toe_j], pitch)  # keeps the toes flat
+        leg = sk.indices([f"{prefix}_{j}" for j in ("hip", "knee", "ankle", "toe")])
+        local[:, leg] = _smooth_swing(local, leg, ~stance, _SWING_KEYS)
     motion = Motion(sk, p.fps, pelvis, local)
     elapsed = time.perf_counter() - started
     return _measure(motion, p, body, feet, n / elapsed)
