@@ -74,3 +74,15 @@ def test_scaled() -> None:
     assert big.total_mass == pytest.approx(sk.total_mass)
     with pytest.raises(InputError, match="scale factor"):
         sk.scaled(0.0)
+
+
+def test_clamp_selected_joints_only() -> None:
+    sk = standard_humanoid()
+    rng = np.random.default_rng(1)
+    q = rotvec_to_quat(rng.normal(size=(50, sk.n_joints, 3)) * 1.5)
+    knee = sk.index("l_knee")
+    out = sk.clamp(q, [knee])
+    assert np.all(sk.limit_violation(out)[:, knee] < 1e-9)
+    others = [j for j in range(sk.n_joints) if j != knee]
+    dots = np.abs(np.sum(out[:, others] * q[:, others], axis=-1))
+    assert np.allclose(dots, 1.0)  # untouched (up to sign)

@@ -450,7 +450,7 @@ def generate_walk(
         # In swing the foot follows the ground-based profile only as far as the ankle's
         # range of motion allows (the shank swings back further than a flat foot can follow).
         local[:, ankle_j] = q_ankle
-        clamped = sk.clamp(local)[:, ankle_j]
+        clamped = sk.clamp(local, [ankle_j])[:, ankle_j]
         local[:, ankle_j] = np.where(stance[:, None], q_ankle, clamped)
         toe_j = sk.index(f"{prefix}_toe")
         local[:, toe_j] = _qaxis(sk.axes[toe_j], pitch)  # keeps the toes flat

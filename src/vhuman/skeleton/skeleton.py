@@ -381,17 +381,32 @@ class Skeleton:
         q[..., fixed, :] = [1.0, 0.0, 0.0, 0.0]
         return q
 
-    def clamp(self, local_rotations: ArrayLike) -> NDArray[np.float64]:
-        """Nearest rotations ``(..., J, 4)`` (per angle) that respect the DOFs and limits."""
-        q = self.project_to_dofs(local_rotations)
+    def clamp(
+        self, local_rotations: ArrayLike, joints: Sequence[int] | None = None
+    ) -> NDArray[np.float64]:
+        """Nearest rotations ``(..., J, 4)`` (per angle) that respect the DOFs and limits.
+
+        Parameters
+        ----------
+        local_rotations : array_like, shape (..., J, 4)
+        joints : sequence of int, optional
+            Clamp only these joints; the others are returned as given (canonicalised).
+        """
+        chosen = np.ones(self.n_joints, dtype=bool)
+        if joints is not None:
+            chosen = np.zeros(self.n_joints, dtype=bool)
+            chosen[list(joints)] = True
+        original = quat_canonical(local_rotations)
+        q = self.project_to_dofs(original)
+        q[..., ~chosen, :] = original[..., ~chosen, :]
         lo, hi = self.limits[..., 0], self.limits[..., 1]
-        ball = self._type_mask(JointType.BALL) | self._type_mask(JointType.FREE)
+        ball = (self._type_mask(JointType.BALL) | self._type_mask(JointType.FREE)) & chosen
         for seq, mask in self._sequence_masks.items():
             sel = mask & ball
             if sel.any():
                 ang = np.clip(quat_to_euler(q[..., sel, :], seq), lo[sel], hi[sel])
                 q[..., sel, :] = euler_to_quat(ang, seq)
-        hinge = self._type_mask(JointType.HINGE)
+        hinge = self._type_mask(JointType.HINGE) & chosen
         if hinge.any():
             ang = self.joint_angles(q)[..., hinge, 0]
             ang = np.clip(ang, lo[hinge, 0], hi[hinge, 0])
