@@ -41,7 +41,7 @@ class GaitParameters:
         Peak lift of the swinging ankle above its stance height [m].
     heel_rise : float
         Pitch of the foot at toe-off [rad]: the heel lifts about the ball of the
-        foot from 25 % of the cycle after heel strike until toe-off.
+        foot from 20 % of the cycle after heel strike until toe-off.
     fps : float
         Frame rate of the generated motion [frames/s].
     """
@@ -53,7 +53,7 @@ class GaitParameters:
     double_support: float = 0.2
     step_width: float | None = None
     foot_clearance: float = 0.10
-    heel_rise: float = np.radians(45.0)
+    heel_rise: float = np.radians(55.0)
     fps: float = 60.0
 
     def __post_init__(self) -> None:

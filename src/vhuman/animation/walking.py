@@ -41,10 +41,11 @@ from vhuman.skeleton.skeleton import Skeleton
 
 __all__ = ["HEEL_OFF", "WalkResult", "generate_walk"]
 
-HEEL_OFF = 0.25
+HEEL_OFF = 0.2
 """Share of the cycle after heel strike at which the heel starts to rise. Perry &
-Burnfield (2010) put heel rise at about 31 %; starting at 25 % keeps the stance
-ankle within the AAOS 20° of dorsiflexion with this model's flexed knee."""
+Burnfield (2010) put heel rise at about 31 %; starting at 20 % keeps the stance
+ankle within the AAOS 20° of dorsiflexion with this model's flexed knee and
+spreads the push-off, which slows the knee at toe-off."""
 
 _KEYS_PER_CYCLE = 8
 _REACH = 0.99  # legs straighten to at most 99 % of thigh + shank (knee ≥ ~16°)
