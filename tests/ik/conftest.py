@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 from numpy.typing import NDArray
 
-from vhuman.geometry import euler_to_quat, rotvec_to_quat
+from vhuman.geometry import rotvec_to_quat
 from vhuman.ik import Chain, RootDofs
-from vhuman.skeleton import JointType, Skeleton, forward_kinematics, standard_humanoid
+from vhuman.skeleton import Skeleton, forward_kinematics, standard_humanoid
 
 PoseSampler = Callable[[Sequence[int], int, np.random.Generator], NDArray[np.float64]]
 
@@ -37,15 +37,7 @@ def sample_pose(humanoid: Skeleton) -> PoseSampler:
     """``f(joints, n, rng)``: ``n`` poses ``(n, J, 4)``, given joints uniform within limits."""
 
     def sample(joints: Sequence[int], n: int, rng: np.random.Generator) -> NDArray[np.float64]:
-        sk = humanoid
-        q = np.tile([1.0, 0.0, 0.0, 0.0], (n, sk.n_joints, 1))
-        for j in joints:
-            lo, hi = sk.limits[j, :, 0], sk.limits[j, :, 1]
-            if sk.joint_types[j] is JointType.BALL:
-                q[:, j] = euler_to_quat(rng.uniform(lo, hi, (n, 3)), sk.limit_sequences[j])
-            elif sk.joint_types[j] is JointType.HINGE:
-                q[:, j] = rotvec_to_quat(rng.uniform(lo[0], hi[0], (n, 1)) * sk.axes[j])
-        return q
+        return humanoid.random_rotations(n, rng, joints)
 
     return sample
 

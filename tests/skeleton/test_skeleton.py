@@ -86,3 +86,16 @@ def test_clamp_selected_joints_only() -> None:
     others = [j for j in range(sk.n_joints) if j != knee]
     dots = np.abs(np.sum(out[:, others] * q[:, others], axis=-1))
     assert np.allclose(dots, 1.0)  # untouched (up to sign)
+
+
+def test_random_rotations_are_within_limits_and_seeded() -> None:
+    sk = standard_humanoid()
+    q = sk.random_rotations(300, 7)
+    assert q.shape == (300, sk.n_joints, 4)
+    assert np.all(sk.limit_violation(q) < 1e-9)
+    assert np.array_equal(q, sk.random_rotations(300, 7))
+    spread = np.abs(q[:, sk.index("l_shoulder"), 1:]).max()
+    assert spread > 0.5  # the draw covers the range, not only the rest pose
+    arm = sk.random_rotations(5, 0, [sk.index("l_elbow")])
+    others = np.delete(arm, sk.index("l_elbow"), axis=1)
+    assert np.allclose(others[..., 0], 1.0)

@@ -39,7 +39,6 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from vhuman.geometry.euler import euler_to_quat
 from vhuman.geometry.so3 import rotvec_to_quat
 from vhuman.ik.ccd import CCD
 from vhuman.ik.chain import Chain, RootDofs
@@ -48,7 +47,7 @@ from vhuman.ik.fabrik import FABRIK
 from vhuman.ik.two_stage import TwoStageCCD
 from vhuman.skeleton.humanoid import standard_humanoid
 from vhuman.skeleton.kinematics import forward_kinematics
-from vhuman.skeleton.skeleton import JointType, Skeleton
+from vhuman.skeleton.skeleton import JointType
 
 __all__ = ["SUCCESS_M", "run_benchmark"]
 
@@ -56,22 +55,10 @@ SUCCESS_M = 1e-3
 """A solve succeeds when the end effector is within 1 mm of the target."""
 
 
-def random_poses(sk: Skeleton, joints: list[int], n: int, rng: np.random.Generator) -> NDArray:
-    """``n`` poses ``(n, J, 4)`` with ``joints`` uniform within their limits, the rest at rest."""
-    q = np.tile([1.0, 0.0, 0.0, 0.0], (n, sk.n_joints, 1))
-    for j in joints:
-        lo, hi = sk.limits[j, :, 0], sk.limits[j, :, 1]
-        if sk.joint_types[j] is JointType.BALL:
-            q[:, j] = euler_to_quat(rng.uniform(lo, hi, (n, 3)), sk.limit_sequences[j])
-        elif sk.joint_types[j] is JointType.HINGE:
-            q[:, j] = rotvec_to_quat(rng.uniform(lo[0], hi[0], (n, 1)) * sk.axes[j])
-    return q
-
-
 def arm_targets(chain: Chain, n: int, rng: np.random.Generator) -> NDArray:
     """Hand positions ``(n, 3)`` [m] of random in-limit arm poses."""
     sk = chain.skeleton
-    q = random_poses(sk, list(chain.joints), n, rng)
+    q = sk.random_rotations(n, rng, chain.joints)
     return forward_kinematics(sk.parents, sk.offsets, sk.offsets[0], q)[0][:, chain.joints[-1]]
 
 
@@ -88,7 +75,7 @@ def body_targets(chain: Chain, n: int, rng: np.random.Generator,
     arm_length = Chain(sk, chain.end, start="l_shoulder").length
     found: list[NDArray] = []
     while sum(len(f) for f in found) < n:
-        q = random_poses(sk, list(chain.joints[1:]), n, rng)
+        q = sk.random_rotations(n, rng, chain.joints[1:])
         q[:, 0] = rotvec_to_quat(rng.uniform(-np.pi, np.pi, (n, 1)) * [0.0, 0.0, 1.0])
         r, a = rng.uniform(*distance, n), rng.uniform(-np.pi, np.pi, n)
         root = sk.offsets[0] + np.stack([r * np.cos(a), r * np.sin(a), 0.0 * r], axis=-1)
@@ -129,7 +116,7 @@ def ikpy_arm(chain: Chain) -> Any:
 def check_ikpy(ik_chain: Any, chain: Chain, rng: np.random.Generator) -> float:
     """Largest hand-position difference [m] between ikpy's and vhuman's FK on random poses."""
     sk = chain.skeleton
-    q = random_poses(sk, list(chain.joints), 20, rng)
+    q = sk.random_rotations(20, rng, chain.joints)
     ours = forward_kinematics(sk.parents, sk.offsets, sk.offsets[0], q)[0][:, chain.joints[-1]]
     angles = sk.joint_angles(q)
     worst = 0.0

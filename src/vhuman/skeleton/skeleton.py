@@ -423,6 +423,46 @@ class Skeleton:
         seqs = np.array(self.limit_sequences)
         return {seq: _readonly(seqs == seq) for seq in sorted(set(self.limit_sequences))}
 
+    def random_rotations(
+        self,
+        n: int,
+        rng: np.random.Generator | int | None = None,
+        joints: Sequence[int] | None = None,
+    ) -> NDArray[np.float64]:
+        """``n`` poses ``(n, J, 4)`` with ``joints`` drawn uniformly within their limits.
+
+        BALL joints draw each Euler angle of their limit sequence uniformly in
+        its range, HINGE joints their angle; every other joint stays at rest.
+        Default ``joints``: all BALL and HINGE joints. Useful for reachable IK
+        targets (FK of a random in-limit pose is reachable by construction).
+
+        Raises
+        ------
+        InputError
+            If a chosen joint has an infinite limit.
+        """
+        rng = np.random.default_rng(rng)
+        q = np.tile([1.0, 0.0, 0.0, 0.0], (n, self.n_joints, 1))
+        movable = (JointType.BALL, JointType.HINGE)
+        chosen = (
+            [j for j, t in enumerate(self.joint_types) if t in movable]
+            if joints is None
+            else list(joints)
+        )
+        for j in chosen:
+            lo, hi = self.limits[j, :, 0], self.limits[j, :, 1]
+            kind = self.joint_types[j]
+            if kind in movable and not np.all(
+                np.isfinite(self.limits[j, : 3 if kind is JointType.BALL else 1])
+            ):
+                raise InputError(f"joint {self.names[j]!r} has no finite limits to draw from")
+            if kind is JointType.BALL:
+                q[:, j] = euler_to_quat(rng.uniform(lo, hi, (n, 3)), self.limit_sequences[j])
+            elif kind is JointType.HINGE:
+                half = 0.5 * rng.uniform(lo[0], hi[0], (n, 1))
+                q[:, j] = np.concatenate([np.cos(half), np.sin(half) * self.axes[j]], axis=-1)
+        return q
+
     def _type_mask(self, kind: JointType) -> NDArray[np.bool_]:
         return self._masks[kind]
 
