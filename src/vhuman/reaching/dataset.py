@@ -1,0 +1,491 @@
+"""Swivel-angle learning data: features ``m`` of the hand task and the arm's swivel angle φ.
+
+Features
+--------
+Following Xia et al. (2021), the swivel angle is learnt as ``φ = f(m)`` with
+``m = [x, y, z, α, β, γ, d1, d2]`` (:data:`FEATURE_NAMES`):
+
+- ``x, y, z`` [m]: the hand position relative to the shoulder, in the **body
+  frame at the shoulder**: z up (the world's z), y left (the horizontal unit
+  vector of ``lshoulder − rshoulder``) and x forward (``left × up``, so that
+  the frame is right-handed), the axes of the shoulder frame of
+  :mod:`vhuman.reaching.arm`;
+- ``α, β, γ`` [rad]: the hand orientation relative to that frame, as a
+  **rotation vector** (axis × angle, angle in [0, π]; it jumps where the angle
+  crosses π). For motion-capture data it is the global rotation of the wrist
+  joint (the joint whose rotation places the hand) expressed in the body
+  frame, so the identity is the wrist's orientation in the skeleton's rest
+  pose (for the CMU skeleton a T-pose); for :func:`synthetic_swivel_dataset` it
+  is ``ArmPose.hand_orientation`` (identity in the anatomical position). The
+  two conventions differ by a fixed rotation: do not mix the two kinds of data
+  in one model;
+- ``d1, d2`` [m]: upper-arm and forearm lengths, measured at each frame from
+  the joint positions.
+
+The target is :func:`~vhuman.reaching.swivel_angle` of (shoulder, elbow, wrist)
+in the same frame (vertical reference plane, φ = 0 with the elbow lowest).
+
+Both arms share one model: a left arm is mirrored into right-arm coordinates
+by the sagittal reflection ``M = diag(1, −1, 1)`` (positions ``y → −y``,
+rotations ``R → M R M``, hence rotation vectors ``(α, β, γ) → (−α, β, −γ)``,
+and φ → −φ); the ``side`` column keeps where each sample came from.
+
+References
+----------
+Xia, Z., et al. (2021). Human-like reaching motion of a virtual human arm
+(minimum jerk and multilayer perceptron), arm configuration learning (seed 000).
+CMU Graphics Lab Motion Capture Database, http://mocap.cs.cmu.edu (the
+exponential-map subset described in ``data/cmu_mocap/README.md``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import MappingProxyType
+from typing import NamedTuple
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from vhuman.errors import InputError
+from vhuman.geometry import quat_to_rotmat, rotmat_to_quat
+from vhuman.geometry.so3 import quat_to_rotvec
+from vhuman.io import read_cmu
+from vhuman.io._common import PathLike
+from vhuman.reaching.arm import JOINT_LIMITS, ArmModel, Side
+from vhuman.reaching.swivel import swivel_angle
+from vhuman.skeleton import Motion
+
+__all__ = [
+    "CMU_ARM_JOINTS",
+    "FEATURE_NAMES",
+    "MIN_ELBOW_FLEXION",
+    "SwivelDataset",
+    "SwivelSamples",
+    "cmu_swivel_dataset",
+    "split_by_trial",
+    "swivel_samples_from_motion",
+    "synthetic_swivel_dataset",
+    "validation_split_highest_numbered",
+]
+
+FEATURE_NAMES = ("x", "y", "z", "alpha", "beta", "gamma", "d1", "d2")
+"""Names of the eight feature columns (see the module): [m] ×3, [rad] ×3, [m] ×2."""
+
+CMU_ARM_JOINTS: Mapping[str, str] = MappingProxyType(
+    {
+        "lshoulder": "lshoulder",
+        "lelbow": "lelbow",
+        "lwrist": "lwrist",
+        "lhand": "lhand",
+        "rshoulder": "rshoulder",
+        "relbow": "relbow",
+        "rwrist": "rwrist",
+        "rhand": "rhand",
+    }
+)
+"""Arm joint roles → joint names of the CMU skeleton (:func:`vhuman.io.cmu_skeleton`)."""
+
+MIN_ELBOW_FLEXION = float(np.radians(10.0))
+"""Elbow flexion [rad] below which the arm counts as straight and φ as undefined (10°)."""
+
+_MIRROR = np.array([1.0, -1.0, 1.0])
+_UP = np.array([0.0, 0.0, 1.0])
+_TRIAL_NUMBER = re.compile(r"(\d+)$")
+
+
+def _frozen(a: ArrayLike, dtype: type) -> NDArray:
+    arr = np.array(a, dtype=dtype)
+    arr.setflags(write=False)
+    return arr
+
+
+@dataclass(frozen=True, eq=False)
+class SwivelDataset:
+    """Samples of hand-task features and swivel angles.
+
+    Attributes
+    ----------
+    features : ndarray, shape (N, 8)
+        ``m = [x, y, z, α, β, γ, d1, d2]`` in right-arm coordinates (see the
+        module; [m] and [rad]).
+    swivel : ndarray, shape (N,)
+        Swivel angle φ [rad] in (−π, π], right-arm sign convention.
+    groups : ndarray of str, shape (N,)
+        Source trial of each sample (``"<action>/<file stem>"`` for CMU); splits
+        keep a group on one side.
+    activity : ndarray of str, shape (N,)
+        Activity (CMU action) of each sample.
+    side : ndarray of str, shape (N,)
+        ``"right"`` or ``"left"``: the arm the sample was measured on.
+    synthetic : bool
+        Whether the samples come from the arm model rather than measurements.
+    dropped : int
+        Frames the builder left out because the arm was almost straight
+        (elbow flexion < :data:`MIN_ELBOW_FLEXION`); 0 for subsets.
+
+    Raises
+    ------
+    InputError
+        If the arrays do not have the shapes above or the features are not finite.
+    """
+
+    features: NDArray[np.float64]
+    swivel: NDArray[np.float64]
+    groups: NDArray[np.str_]
+    activity: NDArray[np.str_]
+    side: NDArray[np.str_]
+    synthetic: bool = False
+    dropped: int = 0
+
+    def __post_init__(self) -> None:
+        features = _frozen(self.features, np.float64)
+        if features.ndim != 2 or features.shape[1] != len(FEATURE_NAMES):
+            raise InputError(f"features must have shape (N, 8), got {features.shape}")
+        if not np.all(np.isfinite(features)):
+            raise InputError("features contain NaN or infinite values")
+        n = features.shape[0]
+        object.__setattr__(self, "features", features)
+        for name, dtype in (
+            ("swivel", np.float64),
+            ("groups", np.str_),
+            ("activity", np.str_),
+            ("side", np.str_),
+        ):
+            arr = _frozen(getattr(self, name), dtype)
+            if arr.shape != (n,):
+                raise InputError(
+                    f"{name} must have shape ({n},) to match features, got {arr.shape}"
+                )
+            object.__setattr__(self, name, arr)
+        if not np.all(np.isfinite(self.swivel)):
+            raise InputError("swivel contains NaN or infinite values")
+        object.__setattr__(self, "synthetic", bool(self.synthetic))
+        object.__setattr__(self, "dropped", int(self.dropped))
+
+    def __len__(self) -> int:
+        """Number of samples N."""
+        return int(self.features.shape[0])
+
+    def subset(self, index: ArrayLike) -> SwivelDataset:
+        """The samples selected by a boolean mask (N,) or integer indices (``dropped`` = 0)."""
+        i = np.asarray(index)
+        return SwivelDataset(
+            self.features[i],
+            self.swivel[i],
+            self.groups[i],
+            self.activity[i],
+            self.side[i],
+            self.synthetic,
+        )
+
+    @classmethod
+    def concatenate(cls, datasets: Sequence[SwivelDataset]) -> SwivelDataset:
+        """All samples of ``datasets`` in order; synthetic if any part is, ``dropped`` summed.
+
+        Raises
+        ------
+        InputError
+            If ``datasets`` is empty.
+        """
+        if not datasets:
+            raise InputError("datasets must hold at least one SwivelDataset, got none")
+        return cls(
+            np.concatenate([d.features for d in datasets]),
+            np.concatenate([d.swivel for d in datasets]),
+            np.concatenate([d.groups for d in datasets]),
+            np.concatenate([d.activity for d in datasets]),
+            np.concatenate([d.side for d in datasets]),
+            any(d.synthetic for d in datasets),
+            sum(d.dropped for d in datasets),
+        )
+
+
+class SwivelSamples(NamedTuple):
+    """Per-frame output of :func:`swivel_samples_from_motion`.
+
+    Attributes
+    ----------
+    features : ndarray, shape (T, 8)
+        ``m`` in right-arm coordinates (see the module).
+    swivel : ndarray, shape (T,)
+        φ [rad], right-arm sign; NaN where undefined (straight arm).
+    elbow_flexion : ndarray, shape (T,)
+        Angle between upper arm and forearm [rad], 0 for a straight arm.
+    """
+
+    features: NDArray[np.float64]
+    swivel: NDArray[np.float64]
+    elbow_flexion: NDArray[np.float64]
+
+
+def _check_side(side: Side | str) -> Side:
+    try:
+        return Side(side)
+    except ValueError:
+        allowed = [s.value for s in Side]
+        raise InputError(f"side must be one of {allowed}, got {side!r}") from None
+
+
+def _features(
+    shoulder: NDArray[np.float64],
+    elbow: NDArray[np.float64],
+    wrist: NDArray[np.float64],
+    hand: NDArray[np.float64],
+    r_hand: NDArray[np.float64],
+    side: Side,
+) -> SwivelSamples:
+    """Features from shoulder-frame positions (T, 3) and hand rotations (T, 3, 3)."""
+    if side is Side.LEFT:
+        elbow, wrist, hand = _MIRROR * elbow, _MIRROR * wrist, _MIRROR * hand
+        r_hand = _MIRROR[:, None] * r_hand * _MIRROR
+    upper, fore = elbow - shoulder, wrist - elbow
+    d1 = np.linalg.norm(upper, axis=-1)
+    d2 = np.linalg.norm(fore, axis=-1)
+    cos_flex = np.sum(upper * fore, axis=-1) / np.maximum(d1 * d2, 1e-12)
+    rotvec = quat_to_rotvec(rotmat_to_quat(r_hand))
+    features = np.concatenate([hand - shoulder, rotvec, d1[:, None], d2[:, None]], axis=-1)
+    phi = swivel_angle(shoulder, elbow, wrist)
+    return SwivelSamples(features, phi, np.arccos(np.clip(cos_flex, -1.0, 1.0)))
+
+
+def swivel_samples_from_motion(
+    motion: Motion, side: Side | str, *, names: Mapping[str, str] = CMU_ARM_JOINTS
+) -> SwivelSamples:
+    """Swivel features and angles of one arm at every frame of a motion.
+
+    Parameters
+    ----------
+    motion : Motion
+        A motion in vhuman's world frame (z up); the body frame at the
+        shoulder is built from both shoulders at each frame (see the module).
+    side : Side or {"right", "left"}
+        The arm; a left arm is mirrored into right-arm coordinates.
+    names : mapping
+        Joint names of the skeleton for the roles ``lshoulder, lelbow, lwrist,
+        lhand, rshoulder, relbow, rwrist, rhand``; the wrist joint's global
+        rotation is the hand orientation. Default: the CMU skeleton.
+
+    Returns
+    -------
+    SwivelSamples
+        ``features`` (T, 8), ``swivel`` (T,) [rad] and ``elbow_flexion`` (T,) [rad].
+
+    Raises
+    ------
+    InputError
+        For an unknown side or a missing role in ``names``; UnknownJointError
+        for a joint name the skeleton lacks.
+
+    References
+    ----------
+    Xia et al. (2021), arm configuration learning, ``m = [x, y, z, α, β, γ, d1, d2]``.
+    """
+    arm = _check_side(side)
+    missing = sorted(set(CMU_ARM_JOINTS) - set(names))
+    if missing:
+        raise InputError(
+            f"names must map every role of {sorted(CMU_ARM_JOINTS)}; missing {missing}"
+        )
+    s = "l" if arm is Side.LEFT else "r"
+    roles = ("lshoulder", "rshoulder", f"{s}shoulder", f"{s}elbow", f"{s}wrist", f"{s}hand")
+    idx = motion.skeleton.indices([names[r] for r in roles])
+    p = motion.global_positions[:, idx]  # (T, 6, 3)
+    left = (p[:, 0] - p[:, 1]) * [1.0, 1.0, 0.0]
+    left /= np.maximum(np.linalg.norm(left, axis=-1, keepdims=True), 1e-12)
+    forward = np.cross(left, _UP)
+    r_world_body = np.stack([forward, left, np.broadcast_to(_UP, left.shape)], axis=-1)  # (T, 3, 3)
+    rel = np.einsum("tji,tkj->tki", r_world_body, p[:, 2:] - p[:, 2:3])  # body frame, (T, 4, 3)
+    r_world_wrist = quat_to_rotmat(motion.global_rotations[:, idx[4]])
+    r_body_hand = np.swapaxes(r_world_body, -1, -2) @ r_world_wrist
+    return _features(rel[:, 0], rel[:, 1], rel[:, 2], rel[:, 3], r_body_hand, arm)
+
+
+def _trial_files(root: Path, actions: Sequence[str] | None) -> list[tuple[str, Path]]:
+    train = root / "train"
+    if not train.is_dir():
+        raise InputError(f"root must contain a train/ folder of CMU actions, got {root}")
+    available = sorted(p.name for p in train.iterdir() if p.is_dir())
+    chosen = available if actions is None else list(actions)
+    unknown = sorted(set(chosen) - set(available))
+    if unknown:
+        raise InputError(f"actions must be among {available}, got unknown {unknown}")
+    return [(a, f) for a in chosen for f in sorted((train / a).glob("*.txt"))]
+
+
+def cmu_swivel_dataset(
+    root: PathLike, *, actions: Sequence[str] | None = None, step: int = 4
+) -> SwivelDataset:
+    """Swivel samples of both arms from the CMU exp-map files.
+
+    Every ``root/train/<action>/*.txt`` file is read with
+    :func:`vhuman.io.read_cmu`; frame 0 (a reset pose) is skipped, then every
+    ``step``-th frame is kept. Frames whose elbow flexion is below
+    :data:`MIN_ELBOW_FLEXION` are dropped (φ is undefined for a straight arm);
+    their count is ``dropped`` of the result.
+
+    Parameters
+    ----------
+    root : path
+        The CMU data folder (holding ``train/``).
+    actions : sequence of str, optional
+        Action folders to read; default all.
+    step : int
+        Keep every ``step``-th frame (≥ 1).
+
+    Returns
+    -------
+    SwivelDataset
+        ``groups`` ``"<action>/<file stem>"``, ``activity`` the action.
+
+    Raises
+    ------
+    InputError
+        For a missing ``train/`` folder, an unknown action (the message lists
+        the available ones), ``step`` < 1, or no file found.
+    """
+    if int(step) != step or step < 1:
+        raise InputError(f"step must be an integer ≥ 1, got {step}")
+    files = _trial_files(Path(root), actions)
+    if not files:
+        raise InputError(f"no .txt trial files under {Path(root) / 'train'}")
+    parts = []
+    for action, path in files:
+        motion = read_cmu(path)[1 :: int(step)]
+        for arm in Side:
+            f, phi, flex = swivel_samples_from_motion(motion, arm)
+            keep = (flex >= MIN_ELBOW_FLEXION) & np.isfinite(phi)
+            n = int(keep.sum())
+            parts.append(
+                SwivelDataset(
+                    f[keep],
+                    phi[keep],
+                    np.full(n, f"{action}/{path.stem}"),
+                    np.full(n, action),
+                    np.full(n, arm.value),
+                    dropped=int(keep.size - n),
+                )
+            )
+    return SwivelDataset.concatenate(parts)
+
+
+def split_by_trial(
+    dataset: SwivelDataset, *, test_fraction: float = 0.2, seed: int = 0
+) -> tuple[SwivelDataset, SwivelDataset]:
+    """Random train/test split by group: no trial has samples on both sides.
+
+    ``round(test_fraction · G)`` of the G groups (at least one, at most G − 1),
+    drawn with ``numpy.random.default_rng(seed)``, form the test set (the
+    group-wise split of scikit-learn's ``GroupShuffleSplit``, without the
+    dependency).
+
+    Returns
+    -------
+    (SwivelDataset, SwivelDataset)
+        Train and test.
+
+    Raises
+    ------
+    InputError
+        If ``test_fraction`` is not in (0, 1) or there are fewer than 2 groups.
+    """
+    if not 0.0 < test_fraction < 1.0:
+        raise InputError(f"test_fraction must be in (0, 1), got {test_fraction}")
+    groups = np.unique(dataset.groups)
+    if groups.size < 2:
+        raise InputError(f"splitting by trial needs at least 2 groups, got {groups.size}")
+    n_test = min(max(round(test_fraction * groups.size), 1), groups.size - 1)
+    test_groups = np.random.default_rng(seed).permutation(groups)[:n_test]
+    test = np.isin(dataset.groups, test_groups)
+    return dataset.subset(~test), dataset.subset(test)
+
+
+def validation_split_highest_numbered(
+    dataset: SwivelDataset,
+) -> tuple[SwivelDataset, SwivelDataset]:
+    """Train/test split with the highest-numbered trial of each activity as the test set.
+
+    The split the CMU data README suggests: a group ``"<action>/<name>_<k>"``
+    is a test trial when ``k`` is the largest number among the groups of its
+    activity.
+
+    Returns
+    -------
+    (SwivelDataset, SwivelDataset)
+        Train and test.
+
+    Raises
+    ------
+    InputError
+        If a group name does not end in a number.
+    """
+    groups = np.unique(dataset.groups)
+    numbers = {}
+    for g in groups:
+        match = _TRIAL_NUMBER.search(str(g))
+        if match is None:
+            raise InputError(f"group names must end in a trial number, got {g!r}")
+        numbers[str(g)] = int(match.group(1))
+    test_groups = []
+    for act in np.unique(dataset.activity):
+        in_act = np.unique(dataset.groups[dataset.activity == act])
+        test_groups.append(max(in_act, key=lambda g: numbers[str(g)]))
+    test = np.isin(dataset.groups, test_groups)
+    return dataset.subset(~test), dataset.subset(test)
+
+
+def synthetic_swivel_dataset(model: ArmModel, n: int, rng: np.random.Generator) -> SwivelDataset:
+    """Swivel samples of random arm postures within the joint limits.
+
+    Joint angles are drawn uniformly within :data:`~vhuman.reaching.JOINT_LIMITS`,
+    postures with elbow flexion below :data:`MIN_ELBOW_FLEXION` are redrawn,
+    and the features follow from :meth:`ArmModel.forward` (hand orientation
+    ``ArmPose.hand_orientation``; a left model is mirrored into right-arm
+    coordinates). Each sample is its own group (``"synthetic/<i>"``).
+
+    Parameters
+    ----------
+    model : ArmModel
+    n : int
+        Number of samples (≥ 1).
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    SwivelDataset
+        ``synthetic=True``, activity ``"synthetic"``, side ``model.side``.
+
+    Raises
+    ------
+    InputError
+        If ``n`` < 1.
+    """
+    if int(n) != n or n < 1:
+        raise InputError(f"n must be an integer ≥ 1, got {n}")
+    features, swivel = np.empty((0, 8)), np.empty(0)
+    while swivel.size < n:
+        q = rng.uniform(JOINT_LIMITS[:, 0], JOINT_LIMITS[:, 1], size=(2 * int(n), 7))
+        pose = model.forward(q)
+        f, phi, flex = _features(
+            pose.shoulder,
+            pose.elbow,
+            pose.wrist,
+            pose.hand,
+            quat_to_rotmat(pose.hand_orientation),
+            model.side,
+        )
+        keep = (flex >= MIN_ELBOW_FLEXION) & np.isfinite(phi)
+        features = np.concatenate([features, f[keep]])
+        swivel = np.concatenate([swivel, phi[keep]])
+    n = int(n)
+    return SwivelDataset(
+        features[:n],
+        swivel[:n],
+        np.array([f"synthetic/{i}" for i in range(n)]),
+        np.full(n, "synthetic"),
+        np.full(n, model.side.value),
+        synthetic=True,
+    )

@@ -1,0 +1,431 @@
+"""Swivel-angle predictors ``φ = f(m)``: least squares, a small MLP and the mean baseline.
+
+Every predictor fits and predicts the **unit vector (sin φ, cos φ)** and
+returns ``φ = atan2(sin, cos)``: φ wraps at ±π, and a regression on φ itself
+would average −179° and 179° to 0°. Errors are angular differences wrapped
+to [−π, π].
+
+Saved models are one ``.npz`` file (no pickle): the weights as arrays plus a
+JSON header (``kind`` and hyper-parameters) stored as a string array, written
+atomically; :func:`load_predictor` reads any kind.
+
+References
+----------
+Xia, Z., et al. (2021). Human-like reaching motion of a virtual human arm
+(minimum jerk and multilayer perceptron), arm configuration learning: an MLP
+8 → 40 → 1 trained with Adam on the MSE, compared with least squares (seed 000).
+Kingma, D. P., & Ba, J. (2015). Adam: a method for stochastic optimization. ICLR.
+"""
+
+from __future__ import annotations
+
+import abc
+import json
+from pathlib import Path
+from typing import Any, ClassVar
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from vhuman.errors import FileFormatError, InputError
+from vhuman.io import atomic_path
+from vhuman.io._common import PathLike
+from vhuman.reaching.dataset import FEATURE_NAMES, SwivelDataset
+
+__all__ = [
+    "LeastSquaresPredictor",
+    "MLPPredictor",
+    "MeanPredictor",
+    "SwivelPredictor",
+    "evaluate",
+    "load_predictor",
+    "wrap_angle",
+]
+
+_HEADER = "__header__"
+
+
+def wrap_angle(x: ArrayLike) -> NDArray[np.float64]:
+    """Angles [rad] wrapped to [−π, π), any shape."""
+    return (np.asarray(x, dtype=np.float64) + np.pi) % (2.0 * np.pi) - np.pi
+
+
+def _check_features(features: ArrayLike) -> NDArray[np.float64]:
+    x = np.asarray(features, dtype=np.float64)
+    if x.ndim != 2 or x.shape[1] != len(FEATURE_NAMES):
+        raise InputError(f"features must have shape (N, {len(FEATURE_NAMES)}), got {x.shape}")
+    if not np.all(np.isfinite(x)):
+        raise InputError("features contain NaN or infinite values")
+    return x
+
+
+def _check_training(
+    features: ArrayLike, swivel: ArrayLike
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    x = _check_features(features)
+    phi = np.asarray(swivel, dtype=np.float64)
+    if phi.shape != (x.shape[0],) or x.shape[0] == 0:
+        raise InputError(f"swivel must have shape ({x.shape[0]},) with N ≥ 1, got {phi.shape}")
+    if not np.all(np.isfinite(phi)):
+        raise InputError("swivel contains NaN or infinite values")
+    return x, phi
+
+
+def _unit_targets(phi: NDArray[np.float64]) -> NDArray[np.float64]:
+    return np.stack([np.sin(phi), np.cos(phi)], axis=-1)
+
+
+def _angle(y: NDArray[np.float64]) -> NDArray[np.float64]:
+    return np.arctan2(y[..., 0], y[..., 1])
+
+
+class SwivelPredictor(abc.ABC):
+    """A model of the swivel angle φ [rad] from the eight features ``m`` (see the module)."""
+
+    kind: ClassVar[str]
+    _registry: ClassVar[dict[str, type[SwivelPredictor]]] = {}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        SwivelPredictor._registry[cls.kind] = cls
+
+    @abc.abstractmethod
+    def fit(self, features: ArrayLike, swivel: ArrayLike) -> SwivelPredictor:
+        """Fit to ``features`` (N, 8) and angles ``swivel`` (N,) [rad]; returns ``self``.
+
+        Raises
+        ------
+        InputError
+            For mis-shaped or non-finite inputs.
+        """
+
+    @abc.abstractmethod
+    def _predict_unit(self, x: NDArray[np.float64]) -> NDArray[np.float64]:
+        """Predicted (sin φ, cos φ), not necessarily unit, shape (N, 2)."""
+
+    @abc.abstractmethod
+    def _state(self) -> tuple[dict[str, Any], dict[str, NDArray[np.float64]]]:
+        """JSON header fields and weight arrays of a fitted predictor."""
+
+    @classmethod
+    @abc.abstractmethod
+    def _from_state(
+        cls, header: dict[str, Any], arrays: dict[str, NDArray[np.float64]]
+    ) -> SwivelPredictor:
+        """The predictor saved as ``header`` and ``arrays``."""
+
+    @property
+    @abc.abstractmethod
+    def fitted(self) -> bool:
+        """Whether :meth:`fit` (or :meth:`load`) has set the weights."""
+
+    def _require_fitted(self) -> None:
+        if not self.fitted:
+            raise InputError(f"{type(self).__name__} is not fitted; call fit() first")
+
+    def predict(self, features: ArrayLike) -> NDArray[np.float64]:
+        """Swivel angles φ [rad] in (−π, π], shape (N,), of ``features`` (N, 8).
+
+        Raises
+        ------
+        InputError
+            If not fitted, or for mis-shaped or non-finite features.
+        """
+        self._require_fitted()
+        return _angle(self._predict_unit(_check_features(features)))
+
+    def save(self, path: PathLike) -> None:
+        """Write the fitted predictor to ``path`` (``.npz``: weights + JSON header), atomically.
+
+        Raises
+        ------
+        InputError
+            If not fitted or the file cannot be written.
+        """
+        self._require_fitted()
+        header, arrays = self._state()
+        text = json.dumps({"kind": self.kind, **header})
+        with atomic_path(path) as tmp, open(tmp, "wb") as fh:
+            np.savez(fh, **{_HEADER: np.array(text)}, **arrays)
+
+    @classmethod
+    def load(cls, path: PathLike) -> SwivelPredictor:
+        """Read a predictor written by :meth:`save` (any kind; see :func:`load_predictor`).
+
+        Raises
+        ------
+        InputError
+            If the file cannot be read; FileFormatError if it is not a saved
+            predictor or is of another kind than ``cls``.
+        """
+        p = Path(path)
+        try:
+            with np.load(p, allow_pickle=False) as data:
+                arrays = {k: np.asarray(data[k]) for k in data.files}
+        except OSError as exc:
+            raise InputError(f"cannot read {p}: {exc.strerror or exc}") from None
+        except ValueError as exc:
+            raise FileFormatError(f"{p}: not a saved swivel predictor ({exc})") from None
+        if _HEADER not in arrays:
+            raise FileFormatError(f"{p}: no {_HEADER} entry; not a saved swivel predictor")
+        header = json.loads(str(arrays.pop(_HEADER)))
+        kind = header.pop("kind", None)
+        allowed = sorted(SwivelPredictor._registry)
+        if kind not in SwivelPredictor._registry:
+            raise FileFormatError(f"{p}: predictor kind must be one of {allowed}, got {kind!r}")
+        target = SwivelPredictor._registry[kind]
+        if not issubclass(target, cls):
+            raise FileFormatError(f"{p}: holds a {kind!r} predictor, not a {cls.kind!r} one")
+        return target._from_state(header, arrays)
+
+
+def load_predictor(path: PathLike) -> SwivelPredictor:
+    """Read any predictor written by :meth:`SwivelPredictor.save`."""
+    return SwivelPredictor.load(path)
+
+
+class MeanPredictor(SwivelPredictor):
+    """The baseline: always the circular mean of the training angles."""
+
+    kind = "mean"
+
+    def __init__(self) -> None:
+        self.mean_: float | None = None
+
+    @property
+    def fitted(self) -> bool:
+        return self.mean_ is not None
+
+    def fit(self, features: ArrayLike, swivel: ArrayLike) -> MeanPredictor:
+        _, phi = _check_training(features, swivel)
+        self.mean_ = float(_angle(_unit_targets(phi).mean(axis=0)))
+        return self
+
+    def _predict_unit(self, x: NDArray[np.float64]) -> NDArray[np.float64]:
+        assert self.mean_ is not None
+        return np.tile([np.sin(self.mean_), np.cos(self.mean_)], (x.shape[0], 1))
+
+    def _state(self) -> tuple[dict[str, Any], dict[str, NDArray[np.float64]]]:
+        return {}, {"mean": np.array(self.mean_)}
+
+    @classmethod
+    def _from_state(
+        cls, header: dict[str, Any], arrays: dict[str, NDArray[np.float64]]
+    ) -> MeanPredictor:
+        out = cls()
+        out.mean_ = float(arrays["mean"])
+        return out
+
+
+class LeastSquaresPredictor(SwivelPredictor):
+    """The seed's baseline, linear least squares ``[m, 1] W ≈ (sin φ, cos φ)``.
+
+    Unlike the seed, which regresses φ itself, the fit is on (sin φ, cos φ)
+    and φ = atan2 of the prediction (see the module).
+    """
+
+    kind = "least_squares"
+
+    def __init__(self) -> None:
+        self.weights_: NDArray[np.float64] | None = None  # (9, 2)
+
+    @property
+    def fitted(self) -> bool:
+        return self.weights_ is not None
+
+    @staticmethod
+    def _design(x: NDArray[np.float64]) -> NDArray[np.float64]:
+        return np.concatenate([x, np.ones((x.shape[0], 1))], axis=1)
+
+    def fit(self, features: ArrayLike, swivel: ArrayLike) -> LeastSquaresPredictor:
+        x, phi = _check_training(features, swivel)
+        self.weights_, *_ = np.linalg.lstsq(self._design(x), _unit_targets(phi), rcond=None)
+        return self
+
+    def _predict_unit(self, x: NDArray[np.float64]) -> NDArray[np.float64]:
+        assert self.weights_ is not None
+        return self._design(x) @ self.weights_
+
+    def _state(self) -> tuple[dict[str, Any], dict[str, NDArray[np.float64]]]:
+        assert self.weights_ is not None
+        return {}, {"weights": self.weights_}
+
+    @classmethod
+    def _from_state(
+        cls, header: dict[str, Any], arrays: dict[str, NDArray[np.float64]]
+    ) -> LeastSquaresPredictor:
+        out = cls()
+        out.weights_ = np.asarray(arrays["weights"], dtype=np.float64)
+        return out
+
+
+class MLPPredictor(SwivelPredictor):
+    """The seed's multilayer perceptron, 8 → ``hidden`` → 2 (sin φ, cos φ).
+
+    One tanh hidden layer, trained with Adam (PyTorch, float64, CPU) on the
+    mean squared error of (sin φ, cos φ) over shuffled mini-batches, on inputs
+    standardised by the training mean and standard deviation. Prediction runs
+    in numpy from the stored weights, so a saved model loads without PyTorch.
+
+    Parameters
+    ----------
+    hidden : int
+        Hidden units (the seed: 40).
+    epochs : int
+        Passes over the training set.
+    batch_size : int
+        Samples per Adam step.
+    learning_rate : float
+        Adam step size; decays by cosine annealing to 1 % of it over training.
+    seed : int
+        Seeds the weight initialisation and the batch order.
+
+    Raises
+    ------
+    InputError
+        For a non-positive hyper-parameter.
+
+    Notes
+    -----
+    Needs the ``learn`` extra (``torch``) to fit.
+    """
+
+    kind = "mlp"
+
+    def __init__(
+        self,
+        hidden: int = 40,
+        *,
+        epochs: int = 300,
+        batch_size: int = 256,
+        learning_rate: float = 3e-3,
+        seed: int = 0,
+    ) -> None:
+        for name, value in (("hidden", hidden), ("epochs", epochs), ("batch_size", batch_size)):
+            if int(value) != value or value < 1:
+                raise InputError(f"{name} must be an integer ≥ 1, got {value}")
+        if not (np.isfinite(learning_rate) and learning_rate > 0.0):
+            raise InputError(f"learning_rate must be finite and > 0, got {learning_rate}")
+        self.hidden = int(hidden)
+        self.epochs = int(epochs)
+        self.batch_size = int(batch_size)
+        self.learning_rate = float(learning_rate)
+        self.seed = int(seed)
+        self.weights_: dict[str, NDArray[np.float64]] | None = None
+
+    @property
+    def fitted(self) -> bool:
+        return self.weights_ is not None
+
+    def fit(self, features: ArrayLike, swivel: ArrayLike) -> MLPPredictor:
+        import torch
+
+        x, phi = _check_training(features, swivel)
+        mean = x.mean(axis=0)
+        std = x.std(axis=0)
+        std = np.where(std > 1e-12, std, 1.0)  # constant columns (fixed lengths) stay put
+        gen = torch.Generator().manual_seed(self.seed)
+        xt = torch.as_tensor((x - mean) / std)
+        yt = torch.as_tensor(_unit_targets(phi))
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(self.seed)
+            net = torch.nn.Sequential(
+                torch.nn.Linear(x.shape[1], self.hidden),
+                torch.nn.Tanh(),
+                torch.nn.Linear(self.hidden, 2),
+            ).double()
+        steps_per_epoch = -(-x.shape[0] // self.batch_size)
+        opt = torch.optim.Adam(net.parameters(), lr=self.learning_rate)
+        sched = torch.optim.lr_scheduler.CosineAnnealingLR(
+            opt, T_max=self.epochs * steps_per_epoch, eta_min=0.01 * self.learning_rate
+        )
+        for _ in range(self.epochs):
+            order = torch.randperm(x.shape[0], generator=gen)
+            for batch in order.split(self.batch_size):
+                opt.zero_grad()
+                loss = torch.nn.functional.mse_loss(net(xt[batch]), yt[batch])
+                loss.backward()
+                opt.step()
+                sched.step()
+        first, last = net[0], net[2]
+        self.weights_ = {
+            "mean": mean,
+            "std": std,
+            "w1": first.weight.detach().numpy().copy(),
+            "b1": first.bias.detach().numpy().copy(),
+            "w2": last.weight.detach().numpy().copy(),
+            "b2": last.bias.detach().numpy().copy(),
+        }
+        return self
+
+    def _predict_unit(self, x: NDArray[np.float64]) -> NDArray[np.float64]:
+        w = self.weights_
+        assert w is not None
+        h = np.tanh(((x - w["mean"]) / w["std"]) @ w["w1"].T + w["b1"])
+        return h @ w["w2"].T + w["b2"]
+
+    def _state(self) -> tuple[dict[str, Any], dict[str, NDArray[np.float64]]]:
+        assert self.weights_ is not None
+        header = {
+            "hidden": self.hidden,
+            "epochs": self.epochs,
+            "batch_size": self.batch_size,
+            "learning_rate": self.learning_rate,
+            "seed": self.seed,
+        }
+        return header, dict(self.weights_)
+
+    @classmethod
+    def _from_state(
+        cls, header: dict[str, Any], arrays: dict[str, NDArray[np.float64]]
+    ) -> MLPPredictor:
+        out = cls(**header)
+        names = ("mean", "std", "w1", "b1", "w2", "b2")
+        missing = [k for k in names if k not in arrays]
+        if missing:
+            raise FileFormatError(f"saved MLP predictor lacks the arrays {missing}")
+        out.weights_ = {k: np.asarray(arrays[k], dtype=np.float64) for k in names}
+        return out
+
+
+def evaluate(predictor: SwivelPredictor, dataset: SwivelDataset) -> dict[str, Any]:
+    """Errors of ``predictor`` on ``dataset``, angular differences wrapped to [−π, π].
+
+    Returns
+    -------
+    dict
+        ``n``; ``mae_deg``, ``rmse_deg`` [°], ``mse_deg2`` [°²]; ``mae_rad``,
+        ``rmse_rad`` [rad], ``mse_rad2`` [rad²]; and ``per_activity``: for each
+        activity ``{"n", "mae_deg", "rmse_deg"}``.
+
+    Raises
+    ------
+    InputError
+        If the predictor is not fitted or the dataset is empty.
+    """
+    if len(dataset) == 0:
+        raise InputError("dataset must hold at least one sample to evaluate, got 0")
+    err = wrap_angle(predictor.predict(dataset.features) - dataset.swivel)
+
+    def summary(e: NDArray[np.float64]) -> dict[str, float]:
+        mse = float(np.mean(e**2))
+        return {
+            "n": int(e.size),
+            "mae_deg": float(np.degrees(np.mean(np.abs(e)))),
+            "rmse_deg": float(np.degrees(np.sqrt(mse))),
+            "mse_deg2": float(np.degrees(1.0) ** 2 * mse),
+            "mae_rad": float(np.mean(np.abs(e))),
+            "rmse_rad": float(np.sqrt(mse)),
+            "mse_rad2": mse,
+        }
+
+    out: dict[str, Any] = summary(err)
+    out["per_activity"] = {
+        str(a): {
+            k: v
+            for k, v in summary(err[dataset.activity == a]).items()
+            if k in {"n", "mae_deg", "rmse_deg"}
+        }
+        for a in np.unique(dataset.activity)
+    }
+    return out

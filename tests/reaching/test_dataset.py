@@ -1,0 +1,148 @@
+"""Tests of the swivel-learning datasets: features, mirroring, splits and the CMU loader."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vhuman.errors import InputError
+from vhuman.geometry import quat_to_rotmat
+from vhuman.geometry.so3 import rotvec_to_quat, rotvec_to_rotmat
+from vhuman.io import cmu_walking_example
+from vhuman.reaching import JOINT_LIMITS, ArmModel, swivel_angle
+from vhuman.reaching.dataset import (
+    MIN_ELBOW_FLEXION,
+    SwivelDataset,
+    cmu_swivel_dataset,
+    split_by_trial,
+    swivel_samples_from_motion,
+    synthetic_swivel_dataset,
+    validation_split_highest_numbered,
+)
+from vhuman.skeleton import Motion, standard_humanoid
+
+
+def test_synthetic_features_reproduce_forward_kinematics_and_swivel() -> None:
+    model = ArmModel(0.33, 0.22, 0.08)
+    data = synthetic_swivel_dataset(model, 200, np.random.default_rng(0))
+    assert len(data) == 200
+    assert data.synthetic
+    # Rebuild the postures from the same draws to compare against the arm model.
+    rng = np.random.default_rng(0)
+    q = rng.uniform(JOINT_LIMITS[:, 0], JOINT_LIMITS[:, 1], size=(400, 7))
+    pose = model.forward(q)
+    upper, fore = pose.elbow, pose.wrist - pose.elbow
+    cos_flex = np.sum(upper * fore, -1) / (model.upper_arm * model.forearm)
+    keep = np.arccos(np.clip(cos_flex, -1, 1)) >= MIN_ELBOW_FLEXION
+    np.testing.assert_allclose(data.features[:, :3], pose.hand[keep][:200], atol=1e-12)
+    np.testing.assert_allclose(
+        rotvec_to_rotmat(data.features[:, 3:6]),
+        quat_to_rotmat(pose.hand_orientation[keep][:200]),
+        atol=1e-9,
+    )
+    np.testing.assert_allclose(data.features[:, 6], model.upper_arm)
+    np.testing.assert_allclose(data.features[:, 7], model.forearm)
+    expected = swivel_angle(pose.shoulder, pose.elbow, pose.wrist)[keep][:200]
+    np.testing.assert_allclose(data.swivel, expected, atol=1e-12)
+
+
+def test_left_model_is_mirrored_into_right_coordinates() -> None:
+    right = synthetic_swivel_dataset(ArmModel(0.3, 0.25, 0.08), 50, np.random.default_rng(1))
+    left = synthetic_swivel_dataset(
+        ArmModel(0.3, 0.25, 0.08, side="left"), 50, np.random.default_rng(1)
+    )
+    np.testing.assert_allclose(left.features, right.features, atol=1e-9)
+    np.testing.assert_allclose(left.swivel, right.swivel, atol=1e-9)
+    assert set(left.side) == {"left"}
+
+
+HUMANOID_ARM_JOINTS = {
+    f"{s}{j}": f"{s}_{j}" for s in "lr" for j in ("shoulder", "elbow", "wrist", "hand")
+}
+
+
+def test_left_arm_features_equal_right_arm_of_mirrored_motion() -> None:
+    skeleton = standard_humanoid()  # exactly left-right symmetric
+    rng = np.random.default_rng(4)
+    rot = rotvec_to_quat(rng.normal(scale=0.6, size=(20, skeleton.n_joints, 3)))
+    motion = Motion(skeleton, 30.0, rng.normal(size=(20, 3)), rot)
+    left = swivel_samples_from_motion(motion, "left", names=HUMANOID_ARM_JOINTS)
+    mirrored = swivel_samples_from_motion(motion.mirrored(), "right", names=HUMANOID_ARM_JOINTS)
+    np.testing.assert_allclose(left.features, mirrored.features, atol=1e-9)
+    np.testing.assert_allclose(left.swivel, mirrored.swivel, atol=1e-9)
+    np.testing.assert_allclose(left.elbow_flexion, mirrored.elbow_flexion, atol=1e-9)
+
+
+def test_samples_are_in_the_body_frame() -> None:
+    motion = cmu_walking_example()[1:100:10]
+    out = swivel_samples_from_motion(motion, "right")
+    p = motion.joint_trajectory(["rshoulder", "relbow", "rwrist", "rhand"])
+    # Rotations about the vertical keep lengths, heights and φ (reference plane is vertical).
+    np.testing.assert_allclose(out.features[:, 2], p[:, 3, 2] - p[:, 0, 2], atol=1e-12)
+    np.testing.assert_allclose(
+        np.linalg.norm(out.features[:, :3], axis=1), np.linalg.norm(p[:, 3] - p[:, 0], axis=1)
+    )
+    np.testing.assert_allclose(out.features[:, 6], np.linalg.norm(p[:, 1] - p[:, 0], axis=1))
+    np.testing.assert_allclose(out.swivel, swivel_angle(p[:, 0], p[:, 1], p[:, 2]), atol=1e-9)
+    assert np.all(out.features[:, 1] < 0.1)  # the right hand stays on the right
+
+
+def test_unknown_side_and_missing_role() -> None:
+    motion = cmu_walking_example()[1:3]
+    with pytest.raises(InputError, match="side"):
+        swivel_samples_from_motion(motion, "middle")
+    with pytest.raises(InputError, match="missing"):
+        swivel_samples_from_motion(motion, "right", names={"lshoulder": "lshoulder"})
+
+
+def _grouped(n_groups: int, per_group: int) -> SwivelDataset:
+    n = n_groups * per_group
+    groups = np.repeat([f"act{g % 3}/act{g % 3}_{g}" for g in range(n_groups)], per_group)
+    return SwivelDataset(
+        np.zeros((n, 8)),
+        np.zeros(n),
+        groups,
+        np.array([g.split("/")[0] for g in groups]),
+        np.full(n, "right"),
+    )
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_split_by_trial_keeps_groups_apart(seed: int) -> None:
+    data = _grouped(10, 7)
+    train, test = split_by_trial(data, test_fraction=0.3, seed=seed)
+    assert len(train) + len(test) == len(data)
+    assert not set(train.groups) & set(test.groups)
+    assert len(set(test.groups)) == 3
+
+
+def test_highest_numbered_split() -> None:
+    train, test = validation_split_highest_numbered(_grouped(10, 2))
+    assert sorted(set(test.groups)) == ["act0/act0_9", "act1/act1_7", "act2/act2_8"]
+    assert not set(train.groups) & set(test.groups)
+
+
+def test_dataset_validates_shapes() -> None:
+    with pytest.raises(InputError, match="features"):
+        SwivelDataset(np.zeros((3, 7)), np.zeros(3), ["a"] * 3, ["a"] * 3, ["right"] * 3)
+    with pytest.raises(InputError, match="swivel"):
+        SwivelDataset(np.zeros((3, 8)), np.zeros(2), ["a"] * 3, ["a"] * 3, ["right"] * 3)
+
+
+@pytest.mark.shared
+def test_cmu_loader_on_real_files(shared_data: Path) -> None:
+    data = cmu_swivel_dataset(shared_data, actions=["directing_traffic"], step=20)
+    assert len(data) > 0
+    assert not data.synthetic
+    assert set(data.groups) == {
+        "directing_traffic/directing_traffic_1",
+        "directing_traffic/directing_traffic_4",
+    }
+    assert set(data.side) == {"left", "right"}
+    assert np.all(np.abs(data.swivel) <= np.pi)
+    # Segment lengths are those of the CMU skeleton, a few decimetres.
+    assert np.all((data.features[:, 6:] > 0.15) & (data.features[:, 6:] < 0.45))
+    with pytest.raises(InputError, match="actions must be among"):
+        cmu_swivel_dataset(shared_data, actions=["flying"])

@@ -1,0 +1,107 @@
+"""Tests of the swivel predictors: fit quality against the mean, save/load, evaluation."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vhuman.errors import FileFormatError, InputError
+from vhuman.reaching import ArmModel
+from vhuman.reaching.dataset import SwivelDataset, split_by_trial, synthetic_swivel_dataset
+from vhuman.reaching.predictors import (
+    LeastSquaresPredictor,
+    MeanPredictor,
+    MLPPredictor,
+    evaluate,
+    load_predictor,
+    wrap_angle,
+)
+
+
+@pytest.fixture(scope="module")
+def split() -> tuple[SwivelDataset, SwivelDataset]:
+    data = synthetic_swivel_dataset(ArmModel(0.33, 0.22, 0.08), 1500, np.random.default_rng(0))
+    return split_by_trial(data, test_fraction=0.3, seed=0)
+
+
+def _small_mlp() -> MLPPredictor:
+    return MLPPredictor(epochs=15, batch_size=64, learning_rate=1e-2, seed=0)
+
+
+def test_mean_predictor_is_the_circular_mean() -> None:
+    phi = np.radians([170.0, -170.0, 180.0])
+    p = MeanPredictor().fit(np.zeros((3, 8)), phi)
+    np.testing.assert_allclose(abs(p.predict(np.zeros((2, 8)))), np.pi, atol=1e-12)
+
+
+@pytest.mark.parametrize("make", [LeastSquaresPredictor, _small_mlp])
+def test_predictors_beat_the_mean(make, split) -> None:
+    train, test = split
+    mean = evaluate(MeanPredictor().fit(train.features, train.swivel), test)
+    model = evaluate(make().fit(train.features, train.swivel), test)
+    assert model["mae_deg"] < 0.8 * mean["mae_deg"]
+    assert model["rmse_deg"] >= model["mae_deg"]
+    np.testing.assert_allclose(model["mse_deg2"], model["rmse_deg"] ** 2)
+    assert set(model["per_activity"]) == {"synthetic"}
+
+
+def test_mlp_beats_least_squares(split) -> None:
+    train, test = split
+    lsq = evaluate(LeastSquaresPredictor().fit(train.features, train.swivel), test)
+    mlp = evaluate(_small_mlp().fit(train.features, train.swivel), test)
+    assert mlp["mae_deg"] < lsq["mae_deg"]
+
+
+def test_mlp_is_seeded(split) -> None:
+    train, test = split
+    a = MLPPredictor(epochs=3, seed=5).fit(train.features, train.swivel)
+    b = MLPPredictor(epochs=3, seed=5).fit(train.features, train.swivel)
+    np.testing.assert_array_equal(a.predict(test.features), b.predict(test.features))
+
+
+@pytest.mark.parametrize(
+    "make", [MeanPredictor, LeastSquaresPredictor, lambda: MLPPredictor(epochs=2)]
+)
+def test_save_load_round_trip(make, split, tmp_path: Path) -> None:
+    train, test = split
+    p = make().fit(train.features, train.swivel)
+    path = tmp_path / "model.npz"
+    p.save(path)
+    q = load_predictor(path)
+    assert type(q) is type(p)
+    np.testing.assert_array_equal(q.predict(test.features), p.predict(test.features))
+    assert type(type(p).load(path)) is type(p)
+    assert list(tmp_path.iterdir()) == [path]  # no temporary file left behind
+
+
+def test_load_rejects_other_kind_and_foreign_files(split, tmp_path: Path) -> None:
+    train, _ = split
+    path = tmp_path / "mean.npz"
+    MeanPredictor().fit(train.features, train.swivel).save(path)
+    with pytest.raises(FileFormatError, match="not a 'mlp'"):
+        MLPPredictor.load(path)
+    other = tmp_path / "other.npz"
+    np.savez(other, x=np.zeros(3))
+    with pytest.raises(FileFormatError, match="__header__"):
+        load_predictor(other)
+
+
+def test_unfitted_and_bad_inputs() -> None:
+    with pytest.raises(InputError, match="not fitted"):
+        LeastSquaresPredictor().predict(np.zeros((1, 8)))
+    with pytest.raises(InputError, match="features"):
+        MeanPredictor().fit(np.zeros((3, 7)), np.zeros(3))
+    with pytest.raises(InputError, match="hidden"):
+        MLPPredictor(hidden=0)
+
+
+def test_evaluate_wraps_angle_differences() -> None:
+    data = SwivelDataset(
+        np.zeros((2, 8)), np.radians([179.0, -179.0]), ["g/a_1"] * 2, ["a"] * 2, ["right"] * 2
+    )
+    p = MeanPredictor().fit(np.zeros((1, 8)), np.radians([180.0]))
+    result = evaluate(p, data)
+    np.testing.assert_allclose(result["mae_deg"], 1.0, atol=1e-9)
+    np.testing.assert_allclose(wrap_angle(np.radians(350.0)), np.radians(-10.0))
