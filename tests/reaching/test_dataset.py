@@ -146,3 +146,15 @@ def test_cmu_loader_on_real_files(shared_data: Path) -> None:
     assert np.all((data.features[:, 6:] > 0.15) & (data.features[:, 6:] < 0.45))
     with pytest.raises(InputError, match="actions must be among"):
         cmu_swivel_dataset(shared_data, actions=["flying"])
+
+
+def test_left_arm_of_a_real_clip_matches_the_right_arm_of_its_mirror() -> None:
+    """On real capture the CMU skeleton is ~1 cm asymmetric, so agreement is close, not exact."""
+    from vhuman.io import cmu_walking_example
+
+    motion = cmu_walking_example()[1:]
+    left = swivel_samples_from_motion(motion, "left")
+    right = swivel_samples_from_motion(motion.mirrored(), "right")
+    dphi = np.angle(np.exp(1j * (left.swivel - right.swivel)))
+    assert np.degrees(np.nanmedian(np.abs(dphi))) < 1.0
+    assert np.nanmax(np.abs(left.features - right.features)) < 0.1
