@@ -102,6 +102,21 @@ class Side(enum.Enum):
     RIGHT = "right"
     LEFT = "left"
 
+    @classmethod
+    def parse(cls, side: Side | str) -> Side:
+        """``side`` as a `Side` ("right" or "left").
+
+        Raises
+        ------
+        InputError
+            For any other value; the message lists the allowed ones.
+        """
+        try:
+            return cls(side)
+        except ValueError:
+            allowed = [s.value for s in cls]
+            raise InputError(f"side must be one of {allowed}, got {side!r}") from None
+
 
 @dataclass(frozen=True)
 class ArmPose:
@@ -145,14 +160,6 @@ def _dh_matrices(
     return m
 
 
-def _check_side(side: Side | str) -> Side:
-    try:
-        return Side(side)
-    except ValueError:
-        allowed = [s.value for s in Side]
-        raise InputError(f"side must be one of {allowed}, got {side!r}") from None
-
-
 @dataclass(frozen=True)
 class ArmModel:
     """The seed's 7-DOF arm with given segment lengths, for one side.
@@ -189,7 +196,7 @@ class ArmModel:
     def __post_init__(self) -> None:
         for name in ("upper_arm", "forearm", "hand"):
             object.__setattr__(self, name, _check_length(getattr(self, name), name))
-        object.__setattr__(self, "side", _check_side(self.side))
+        object.__setattr__(self, "side", Side.parse(self.side))
 
     @classmethod
     def from_skeleton(cls, skeleton: Skeleton, side: Side | str = Side.RIGHT) -> ArmModel:
@@ -204,7 +211,7 @@ class ArmModel:
         InputError
             For an unknown side; UnknownJointError when a joint is missing.
         """
-        model_side = _check_side(side)
+        model_side = Side.parse(side)
         prefix = "r_" if model_side is Side.RIGHT else "l_"
         lengths = np.linalg.norm(
             skeleton.offsets[

@@ -222,14 +222,6 @@ class SwivelSamples(NamedTuple):
     elbow_flexion: NDArray[np.float64]
 
 
-def _check_side(side: Side | str) -> Side:
-    try:
-        return Side(side)
-    except ValueError:
-        allowed = [s.value for s in Side]
-        raise InputError(f"side must be one of {allowed}, got {side!r}") from None
-
-
 def _features(
     shoulder: NDArray[np.float64],
     elbow: NDArray[np.float64],
@@ -284,7 +276,7 @@ def swivel_samples_from_motion(
     ----------
     Xia et al. (2021), arm configuration learning, ``m = [x, y, z, α, β, γ, d1, d2]``.
     """
-    arm = _check_side(side)
+    arm = Side.parse(side)
     missing = sorted(set(CMU_ARM_JOINTS) - set(names))
     if missing:
         raise InputError(
