@@ -1,0 +1,119 @@
+"""`vhuman physics optimize|simulate`: evolve a walking controller, simulate one."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from vhuman.cli.errors import user_errors
+
+__all__ = ["physics_app"]
+
+physics_app = typer.Typer(
+    help="Physics-based motion: MuJoCo humanoid, PD + feedback controller, evolution.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+console = Console(highlight=False, stderr=True)
+
+
+@physics_app.command()
+def optimize(
+    output: Annotated[Path, typer.Option("-o", "--output", help="Controller JSON to write.")],
+    clip: Annotated[str, typer.Option(help="DeepMimic clip name.")] = "walk",
+    generations: Annotated[int, typer.Option(help="Generation budget.")] = 10,
+    population: Annotated[int, typer.Option(help="Parents and offspring per generation.")] = 12,
+    target_cycles: Annotated[float, typer.Option(help="Target window [cycles].")] = 4.0,
+    workers: Annotated[int, typer.Option(help="Local worker processes.")] = 1,
+    scheduler: Annotated[
+        str | None, typer.Option(help="Dask scheduler address (instead of --workers).")
+    ] = None,
+    seed: Annotated[int, typer.Option(help="Random seed.")] = 0,
+    checkpoint: Annotated[
+        Path | None, typer.Option(help="Checkpoint JSON (resumed from when it exists).")
+    ] = None,
+    log: Annotated[Path | None, typer.Option(help="Per-generation log (JSON lines).")] = None,
+    no_screen: Annotated[bool, typer.Option("--no-screen", help="Ablation: no SVM.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """Evolve the feedback matrix of a walking controller (SVM-screened, multi-objective)."""
+    from vhuman.control.optimize import optimize_controller
+
+    with user_errors():
+        lines: list[str] = []
+        with Progress(
+            TextColumn("generation"), BarColumn(), MofNCompleteColumn(),
+            TextColumn("{task.fields[info]}"), TimeElapsedColumn(), console=console,
+            disable=as_json,
+        ) as progress:  # fmt: skip
+            task = progress.add_task("evolve", total=max(generations, 1), info="")
+
+            def on_generation(entry: dict) -> None:
+                lines.append(json.dumps(entry))
+                if log is not None:
+                    with log.open("a") as f:
+                        f.write(lines[-1] + "\n")
+                info = f"window {entry['window']:g} sims {entry['simulations']}"
+                progress.update(task, completed=entry["generation"], info=info)
+                if not as_json:
+                    console.print(lines[-1], soft_wrap=True)
+
+            ctrl, result = optimize_controller(
+                clip, generations=generations, population=population,
+                target_cycles=target_cycles, seed=seed, workers=workers, scheduler=scheduler,
+                screen=not no_screen, checkpoint=checkpoint, on_generation=on_generation,
+            )  # fmt: skip
+        ctrl.save(output)
+    summary = {"controller": str(output), **result.to_dict()}
+    if as_json:
+        print(json.dumps(summary))
+        return
+    best = result.best_evaluation
+    console.print(
+        f"wrote {output}: window {result.window:g}/{target_cycles:g} cycles, "
+        f"best survived {best.survived:.2f} cycles, {result.simulations} simulations, "
+        f"{result.screened} offspring screened out"
+    )
+
+
+@physics_app.command()
+def simulate(
+    output: Annotated[
+        Path | None, typer.Option("-o", "--output", help="Simulated motion (.bvh/.npz).")
+    ] = None,
+    controller: Annotated[
+        Path | None, typer.Option(help="Controller JSON (default: the shipped walk).")
+    ] = None,
+    cycles: Annotated[float, typer.Option(help="Cycles to simulate.")] = 20.0,
+    push: Annotated[
+        list[str] | None,
+        typer.Option(help="Push FORCE_N:DURATION_S:AT_S[:lateral|frontal]; repeatable."),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """Simulate a controller: cycles completed, fall, tracking RMSE, energy, speed."""
+    from vhuman.control.controller import default_controller_path, load_controller
+    from vhuman.control.simulation import parse_push
+    from vhuman.control.simulation import simulate as run
+
+    with user_errors():
+        ctrl = load_controller(controller or default_controller_path())
+        pushes = [parse_push(p) for p in push or []]
+        result, motion = run(ctrl, cycles, pushes=pushes, record_fps=30.0)
+        if output is not None and motion is not None:
+            from vhuman.io import save_motion
+
+            save_motion(motion, output)
+    summary = result.to_dict()
+    if as_json:
+        print(json.dumps(summary))
+        return
+    for key, value in summary.items():
+        if key != "pushes":
+            console.print(f"{key}: {value}")

@@ -1,0 +1,36 @@
+"""Physics-based motion: MuJoCo humanoid, PD + feedback controller, multi-objective evolution."""
+
+from vhuman.control.controller import (
+    Controller,
+    default_controller_path,
+    initial_controller,
+    load_controller,
+    standing_controller,
+)
+from vhuman.control.evolution import Evaluation, EvolutionConfig, EvolutionResult, evolve
+from vhuman.control.executors import make_executor
+from vhuman.control.model import Humanoid, build_humanoid, skeleton_signature
+from vhuman.control.optimize import WalkProblem, optimize_controller
+from vhuman.control.simulation import Push, SimulationResult, parse_push, simulate
+
+__all__ = [
+    "Controller",
+    "Evaluation",
+    "EvolutionConfig",
+    "EvolutionResult",
+    "Humanoid",
+    "Push",
+    "SimulationResult",
+    "WalkProblem",
+    "build_humanoid",
+    "default_controller_path",
+    "evolve",
+    "initial_controller",
+    "load_controller",
+    "make_executor",
+    "optimize_controller",
+    "parse_push",
+    "simulate",
+    "skeleton_signature",
+    "standing_controller",
+]
