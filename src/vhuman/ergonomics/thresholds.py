@@ -1,0 +1,78 @@
+"""`PostureThresholds`: when a measured angle counts as "twisted", "raised", "abducted"...
+
+REBA and RULA define their angle bands in degrees (those live in the scoring
+modules) but leave the yes/no adjustments to the observer's eye ("if the trunk
+is twisted: +1"). A measured pose needs numbers for them; these are the
+defaults, each with its reason. Angles in radians, distances in metres.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+import numpy as np
+
+from vhuman.errors import InputError
+
+__all__ = ["PostureThresholds"]
+
+
+@dataclass(frozen=True)
+class PostureThresholds:
+    """Limits beyond which an adjustment of REBA or RULA applies.
+
+    Parameters
+    ----------
+    neutral : float
+        Tolerance of "upright" trunk, "neutral" wrist and "no extension" of the
+        neck [rad]; default 5°, the resolution of an observer's estimate.
+    twist : float
+        Trunk or neck counted as twisted beyond this [rad]; default 10°.
+    side_bend : float
+        Trunk or neck counted as side bending beyond this [rad]; default 10°.
+    abduction : float
+        Upper arm counted as abducted beyond this angle out of the sagittal
+        plane [rad]; default 20°, the edge of the neutral ±20° upper-arm band
+        of both methods.
+    shoulder_raise : float
+        Shoulder counted as raised when the clavicle rises this much above
+        its rest angle [rad]; default 10° (a quarter of the 40° elevation
+        range of the standard humanoid's sternoclavicular joint).
+    wrist_deviation : float
+        Wrist counted as deviated beyond this [rad]; default 10°, the end of
+        the least-discomfort class for radial and ulnar deviation in Kee &
+        Karwowski (2001).
+    wrist_twist : float
+        Forearm rotation beyond this counts as "twisted" (REBA) or "at or near
+        the end of range" (RULA) [rad]; default 40°, half the 80° pronation and
+        supination ranges of the AAOS tables.
+    midline_margin : float
+        A wrist more than this across the mid-sagittal plane works "across
+        the midline" (RULA) [m]; default 0.
+    side_reach : float
+        A wrist more than this outside its shoulder works "out to the side"
+        (RULA) [m]; default 0.15 m, an estimate (about half a forearm).
+    support_height : float
+        A leg bears weight when its lowest point (knee, ankle or toe) is within
+        this of the lowest point of both legs [m]; default 0.05 m.
+    """
+
+    neutral: float = float(np.radians(5.0))
+    twist: float = float(np.radians(10.0))
+    side_bend: float = float(np.radians(10.0))
+    abduction: float = float(np.radians(20.0))
+    shoulder_raise: float = float(np.radians(10.0))
+    wrist_deviation: float = float(np.radians(10.0))
+    wrist_twist: float = float(np.radians(40.0))
+    midline_margin: float = 0.0
+    side_reach: float = 0.15
+    support_height: float = 0.05
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if not (isinstance(value, (int, float)) and np.isfinite(value) and value >= 0.0):
+                raise InputError(
+                    f"PostureThresholds.{f.name} must be a finite number >= 0, got {value!r}"
+                )
+            object.__setattr__(self, f.name, float(value))
