@@ -1,0 +1,46 @@
+"""Maintenance scenes: solid objects and a target, body–scene collision, octree free space."""
+
+from vhuman.scene.body import BodyModel
+from vhuman.scene.collision import (
+    CollisionReport,
+    CollisionWorld,
+    Contact,
+    OccupancyGrid,
+)
+from vhuman.scene.files import (
+    SCENE_SUFFIXES,
+    builtin_scenes,
+    load_scene,
+    save_scene,
+    scene_from_dict,
+)
+from vhuman.scene.octree import STATES, FreeSpace, arm_length, free_space
+from vhuman.scene.scene import Scene, SceneObject, Target
+from vhuman.scene.shapes import Box, Capsule, Cylinder, Mesh, Shape, Sphere, capsule_mesh
+
+__all__ = [
+    "SCENE_SUFFIXES",
+    "STATES",
+    "BodyModel",
+    "Box",
+    "Capsule",
+    "CollisionReport",
+    "CollisionWorld",
+    "Contact",
+    "Cylinder",
+    "FreeSpace",
+    "Mesh",
+    "OccupancyGrid",
+    "Scene",
+    "SceneObject",
+    "Shape",
+    "Sphere",
+    "Target",
+    "arm_length",
+    "builtin_scenes",
+    "capsule_mesh",
+    "free_space",
+    "load_scene",
+    "save_scene",
+    "scene_from_dict",
+]

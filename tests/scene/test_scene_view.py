@@ -1,0 +1,54 @@
+"""Plotly views of scenes: the right traces, with the right numbers of triangles."""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+import pytest
+
+from vhuman.errors import InputError
+from vhuman.scene import CollisionWorld, free_space, load_scene
+from vhuman.viz.scene_view import (
+    body_traces,
+    octree_traces,
+    scene_figure,
+    scene_meshes,
+    scene_traces,
+)
+
+
+def test_scene_traces_one_mesh_per_object_plus_ceiling_and_target():
+    scene = load_scene("ship-valve")
+    traces = scene_traces(scene)
+    meshes = [t for t in traces if isinstance(t, go.Mesh3d)]
+    assert len(meshes) == len(scene.objects) + 1  # + the ceiling
+    assert [t.name for t in meshes[:-1]] == list(scene.object_names)
+    assert sum(isinstance(t, go.Scatter3d) for t in traces) == 1
+    wheel = scene_meshes(scene)[scene.object_names.index("valve handwheel")]
+    assert len(wheel.faces) == 384
+    assert len(scene_traces(scene, ceiling=False, target=False)) == len(scene.objects)
+
+
+def test_body_and_octree_traces_and_figure(p95_body, rest_pose):
+    scene = load_scene("ship-valve")
+    q = rest_pose(p95_body.skeleton.n_joints)
+    pose = (np.array([-0.3, 0.0, 0.94]), q)
+    (body,) = body_traces(p95_body, *pose)
+    v, f = p95_body.meshes(*pose)
+    assert len(body.i) == len(f)
+    assert len(body.x) == len(v)
+    assert np.max(body.z) == pytest.approx(1.775, abs=0.01)
+    space = free_space(CollisionWorld(scene, resolution=0.05), 0.78, max_depth=3)
+    cells = octree_traces(space, states=("free", "occupied", "mixed"))
+    counts = [int(np.sum(space.state == k)) for k in range(3)]
+    assert [len(t.i) for t in cells] == [12 * n for n in counts if n]
+    fig = scene_figure(scene, body=p95_body, pose=pose, free_space=space)
+    names = [t.name for t in fig.data]
+    assert "body" in names
+    assert any(n.startswith("free cells") for n in names)
+    n_free = int(np.sum(space.state == 0))
+    assert f"free cells ({n_free})" in names
+    with pytest.raises(InputError, match="both body and pose"):
+        scene_figure(scene, body=p95_body)
+    with pytest.raises(InputError, match="unknown cell state"):
+        octree_traces(space, states=("empty",))
