@@ -1,0 +1,80 @@
+"""Motion prediction on the CMU validation trials: the seed's model against the baselines.
+
+One run on the held-out trials (the highest-numbered trial of each action, see
+``vhuman.prediction.data``): the seed's Transformer and siMLPe (the shipped
+models, or the files given), zero velocity and constant velocity; MPJPE [mm]
+at 80/160/320/400/560/1000 ms (protocol labels, as at 25 fps) and their mean,
+the Euler-angle error at 400 ms, bone-length drift, and inference time per
+sequence (batch of one) on one core. Prints a table and one JSON line.
+
+Run: ``.venv/bin/python benchmarks/prediction.py [SEED_MODEL.pt [SIMLPE_MODEL.pt]]``
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import torch
+from rich.console import Console
+from rich.table import Table
+
+from vhuman.cli.predict import default_model_path
+from vhuman.prediction import build_model, evaluate, load_cmu_sequences, load_model
+
+CMU = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "cmu_mocap"
+
+
+def main() -> None:
+    """Evaluate and print the table and the JSON line."""
+    torch.set_num_threads(1)
+    if not CMU.is_dir():
+        print(json.dumps({"skipped": f"needs the CMU data in {CMU}"}))
+        return
+    seed_path = Path(sys.argv[1]) if len(sys.argv) > 1 else default_model_path("seed")
+    simlpe_path = Path(sys.argv[2]) if len(sys.argv) > 2 else default_model_path("simlpe")
+    sequences = load_cmu_sequences(CMU)
+    seed, _ = load_model(seed_path)
+    simlpe, _ = load_model(simlpe_path)
+    models = {
+        "seed": seed,
+        "simlpe": simlpe,
+        "zero_velocity": build_model("zero_velocity", sequences),
+        "constant_velocity": build_model("constant_velocity", sequences),
+    }
+    result = evaluate(models, sequences, timing_runs=50).to_dict()
+    table = Table(
+        title=f"CMU motion prediction, {result['windows']} validation windows, MPJPE [mm] over "
+        f"{len(result['joints']['position'])} joints (horizons labelled as at 25 fps)"
+    )
+    table.add_column("model")
+    for h in result["horizons_ms"]:
+        table.add_column(f"{h} ms", justify="right")
+    table.add_column("mean", justify="right")
+    table.add_column("Euler @400 [rad]", justify="right")
+    table.add_column("bone drift [mm]", justify="right")
+    table.add_column("ms / sequence", justify="right")
+    i400 = result["horizons_ms"].index(400)
+    zero_400 = result["models"]["zero_velocity"]["mpjpe_mm"][i400]
+    for name, s in result["models"].items():
+        euler = s["euler_error_rad"]
+        table.add_row(
+            name,
+            *(f"{v:.1f}" for v in s["mpjpe_mm"]),
+            f"{s['mpjpe_mean_mm']:.1f}",
+            "—" if euler is None else f"{euler[i400]:.3f}",
+            f"{s['bone_drift_mm']:.2f}",
+            f"{s['inference_ms']:.2f}",
+        )
+    console = Console()
+    console.print(table)
+    seed_400 = result["models"]["seed"]["mpjpe_mm"][i400]
+    result["seed_gain_vs_zero_velocity_at_400ms"] = 1.0 - seed_400 / zero_400
+    gain = 100 * result["seed_gain_vs_zero_velocity_at_400ms"]
+    console.print(f"seed vs zero velocity at 400 ms: {gain:.1f}% better; {result['protocol']}")
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()

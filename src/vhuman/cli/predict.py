@@ -1,0 +1,198 @@
+"""`vhuman predict train|evaluate|run`: motion prediction (seed 002) from the command line."""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from vhuman.cli.errors import user_errors
+
+__all__ = ["default_model_path", "predict_app"]
+
+predict_app = typer.Typer(
+    name="predict",
+    help="Human motion prediction: train, evaluate, and continue a motion.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+console = Console(highlight=False)
+
+_SHIPPED = {"seed": "prediction_seed.pt", "simlpe": "prediction_simlpe.pt"}
+
+DataOption = Annotated[
+    str,
+    typer.Option(
+        "--data",
+        help="Folder of CMU exp-map files ([train/]<action>/*.txt) or BVH files, or 'deepmimic'.",
+    ),
+]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
+
+
+def default_model_path(kind: str = "seed") -> Path:
+    """The shipped model of ``kind`` (``"seed"`` or ``"simlpe"``), trained on the CMU files."""
+    return Path(str(resources.files("vhuman").joinpath("data", "models", _SHIPPED[kind])))
+
+
+def _progress(enabled: bool) -> Progress:
+    return Progress(
+        TextColumn("{task.description}"), BarColumn(), TextColumn("{task.fields[info]}"),
+        TimeElapsedColumn(), console=Console(stderr=True), disable=not enabled,
+    )  # fmt: skip
+
+
+@predict_app.command()
+def train(
+    data: DataOption,
+    output: Annotated[Path, typer.Option("-o", "--output", help="Model file to write (.pt).")],
+    model: Annotated[str, typer.Option("--model", help="seed or simlpe.")] = "seed",
+    epochs: Annotated[int, typer.Option("--epochs", help="Passes over the windows.")] = 8,
+    seed: Annotated[int, typer.Option("--seed", help="Random seed.")] = 0,
+    device: Annotated[str, typer.Option("--device", help="cpu or cuda.")] = "cpu",
+    batch_size: Annotated[int, typer.Option("--batch-size")] = 64,
+    max_windows: Annotated[
+        int | None, typer.Option("--max-windows", help="Windows per epoch (seeded subset).")
+    ] = None,
+    threads: Annotated[
+        int | None, typer.Option("--threads", help="CPU threads for torch (default: torch's).")
+    ] = None,
+    resume: Annotated[
+        bool, typer.Option("--resume", help="Continue from <output>.ckpt if it is there.")
+    ] = False,
+    as_json: JsonOption = False,
+) -> None:
+    """Train a predictor; a checkpoint <output>.ckpt is written after every epoch."""
+    with user_errors():
+        import torch
+
+        from vhuman.prediction import TrainConfig, load_sequences
+        from vhuman.prediction import train as train_model
+
+        if threads is not None:
+            torch.set_num_threads(max(1, threads))
+        sequences = load_sequences(data)
+        config = TrainConfig(
+            kind=model, epochs=epochs, batch_size=batch_size, seed=seed, max_windows=max_windows
+        )
+        with _progress(not as_json) as progress:
+            task = progress.add_task(f"train {model}", total=None, info="")
+
+            def report(step: int, total: int, loss: float) -> None:
+                progress.update(task, completed=step, total=total, info=f"loss {loss:.4f}")
+
+            _, _, history = train_model(
+                sequences, config, output=output, resume=resume, device=device, progress=report
+            )
+    result = {"output": str(output), "model": model, "epochs": len(history), "loss": history}
+    if as_json:
+        print(json.dumps(result))
+        return
+    console.print(f"wrote {output}: {model}, {len(history)} epochs, last loss {history[-1]:.4f}")
+
+
+def _table(result: dict[str, Any]) -> Table:
+    table = Table(title=f"motion prediction, {result['windows']} validation windows")
+    table.add_column("model")
+    for h in result["horizons_ms"]:
+        table.add_column(f"{h} ms", justify="right")
+    table.add_column("mean", justify="right")
+    table.add_column("Euler @400", justify="right")
+    table.add_column("bone drift mm", justify="right")
+    table.add_column("ms/seq", justify="right")
+    i400 = result["horizons_ms"].index(400) if 400 in result["horizons_ms"] else -1
+    for name, s in result["models"].items():
+        euler = s["euler_error_rad"]
+        table.add_row(
+            name,
+            *(f"{v:.1f}" for v in s["mpjpe_mm"]),
+            f"{s['mpjpe_mean_mm']:.1f}",
+            "—" if euler is None else f"{euler[i400]:.3f}",
+            f"{s['bone_drift_mm']:.2f}",
+            f"{s['inference_ms']:.1f}",
+        )
+    return table
+
+
+@predict_app.command()
+def evaluate(
+    data: DataOption,
+    model: Annotated[
+        Path | None, typer.Option("--model", help="Seed model file (default: the shipped one).")
+    ] = None,
+    simlpe: Annotated[
+        Path | None,
+        typer.Option("--simlpe", help="siMLPe model file (default: the shipped one)."),
+    ] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """MPJPE (mm) and Euler error at 80…1000 ms for the model and every baseline."""
+    with user_errors():
+        from vhuman.prediction import build_model, load_model, load_sequences
+        from vhuman.prediction import evaluate as evaluate_models
+
+        sequences = load_sequences(data)
+        seed_model, _ = load_model(model or default_model_path("seed"))
+        simlpe_model, _ = load_model(simlpe or default_model_path("simlpe"))
+        models = {"seed": seed_model}
+        for kind in ("zero_velocity", "constant_velocity"):
+            models[kind] = build_model(
+                kind, sequences, None, n_observed=seed_model.n_observed,
+                n_future=seed_model.n_future,
+            )  # fmt: skip
+        models["simlpe"] = simlpe_model
+        with _progress(not as_json) as progress:
+            task = progress.add_task("evaluate", total=len(models), info="")
+
+            def report(name: str) -> None:
+                progress.update(task, advance=1, info=name)
+
+            result = evaluate_models(models, sequences, progress=report).to_dict()
+    if as_json:
+        print(json.dumps(result))
+        return
+    console.print(_table(result))
+    console.print(
+        f"MPJPE in mm over {len(result['joints']['position'])} joints; {result['protocol']}"
+    )
+
+
+@predict_app.command()
+def run(
+    input: Annotated[Path, typer.Option("--input", help="Observed motion (.bvh, CMU .txt, .npz).")],
+    output: Annotated[Path, typer.Option("-o", "--output", help="Predicted motion file.")] = Path(
+        "future.bvh"
+    ),
+    frames: Annotated[int, typer.Option("--frames", help="Frames to predict.")] = 25,
+    model: Annotated[
+        Path | None, typer.Option("--model", help="Model file (default: the shipped one).")
+    ] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Predict the frames that follow the end of --input and write them (BVH by default)."""
+    with user_errors():
+        from vhuman.io import load_motion, save_motion
+        from vhuman.prediction import load_model, predict_motion
+
+        predictor, info = load_model(model or default_model_path("seed"))
+        motion = load_motion(input)
+        future = predict_motion(predictor, info, motion, frames)
+        save_motion(future, output)
+    result = {
+        "input": str(input),
+        "output": str(output),
+        "frames": future.n_frames,
+        "fps": future.fps,
+        "observed": predictor.n_observed,
+    }
+    if as_json:
+        print(json.dumps(result))
+        return
+    console.print(f"wrote {output}: {future.n_frames} predicted frames at {future.fps:g} fps")

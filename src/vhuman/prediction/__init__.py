@@ -1,0 +1,73 @@
+"""Human motion prediction: the seed's spatio-temporal Transformer, siMLPe, baselines, metrics."""
+
+from vhuman.prediction.data import (
+    HORIZON_FRAMES,
+    HORIZONS_MS,
+    N_FUTURE,
+    N_OBSERVED,
+    JointSets,
+    PoseSequences,
+    Windows,
+    cache_dir,
+    load_bvh_sequences,
+    load_cmu_sequences,
+    load_deepmimic_sequences,
+    load_sequences,
+)
+from vhuman.prediction.evaluation import EvaluationResult, ModelScores, evaluate, predict_motion
+from vhuman.prediction.kinematics import TorchFK
+from vhuman.prediction.metrics import bone_length_drift, euler_error, foot_skating, mpjpe
+from vhuman.prediction.models import (
+    MODEL_KINDS,
+    ConstantVelocity,
+    MotionPredictor,
+    Prediction,
+    SeedTransformer,
+    SiMLPe,
+    ZeroVelocity,
+)
+from vhuman.prediction.training import (
+    ModelInfo,
+    TrainConfig,
+    build_model,
+    load_model,
+    save_model,
+    train,
+)
+
+__all__ = [
+    "HORIZONS_MS",
+    "HORIZON_FRAMES",
+    "MODEL_KINDS",
+    "N_FUTURE",
+    "N_OBSERVED",
+    "ConstantVelocity",
+    "EvaluationResult",
+    "JointSets",
+    "ModelInfo",
+    "ModelScores",
+    "MotionPredictor",
+    "PoseSequences",
+    "Prediction",
+    "SeedTransformer",
+    "SiMLPe",
+    "TorchFK",
+    "TrainConfig",
+    "Windows",
+    "ZeroVelocity",
+    "bone_length_drift",
+    "build_model",
+    "cache_dir",
+    "euler_error",
+    "evaluate",
+    "foot_skating",
+    "load_bvh_sequences",
+    "load_cmu_sequences",
+    "load_deepmimic_sequences",
+    "load_model",
+    "load_sequences",
+    "mpjpe",
+    "predict_motion",
+    "save_model",
+    "train",
+]

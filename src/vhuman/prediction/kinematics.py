@@ -1,0 +1,134 @@
+"""Differentiable rotations and forward kinematics in PyTorch, batched over leading dimensions.
+
+The torch counterparts of :mod:`vhuman.geometry` (quaternions w-x-y-z, rotation
+vectors ``r = θ k`` with the SO(3) exponential and logarithm) and of
+:func:`vhuman.skeleton.forward_kinematics`, with the same conventions, so that
+a model can be trained through its skeleton: ``G_j = G_parent ⊗ L_j`` and
+``p_j = p_parent + G_parent · offset_j``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+from numpy.typing import ArrayLike
+
+__all__ = [
+    "TorchFK",
+    "quat_conjugate_t",
+    "quat_multiply_t",
+    "quat_to_rotmat_t",
+    "quat_to_rotvec_t",
+    "rotvec_to_quat_t",
+]
+
+_SMALL = 1e-6
+
+
+def quat_multiply_t(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    """Hamilton products ``a ⊗ b`` of quaternions ``(..., 4)`` (w, x, y, z)."""
+    aw, ax, ay, az = a.unbind(-1)
+    bw, bx, by, bz = b.unbind(-1)
+    return torch.stack(
+        [
+            aw * bw - ax * bx - ay * by - az * bz,
+            aw * bx + ax * bw + ay * bz - az * by,
+            aw * by - ax * bz + ay * bw + az * bx,
+            aw * bz + ax * by - ay * bx + az * bw,
+        ],
+        dim=-1,
+    )
+
+
+def quat_conjugate_t(q: torch.Tensor) -> torch.Tensor:
+    """Conjugates ``(w, −x, −y, −z)``: the inverse rotations of unit quaternions ``(..., 4)``."""
+    return q * q.new_tensor([1.0, -1.0, -1.0, -1.0])
+
+
+def rotvec_to_quat_t(r: torch.Tensor) -> torch.Tensor:
+    """Unit quaternions ``(..., 4)`` of rotation vectors ``(..., 3)`` [rad] (the exponential map).
+
+    Differentiable at 0: ``sin(θ/2)/θ`` uses its Taylor series below θ = 1e-6.
+    """
+    theta2 = (r * r).sum(-1, keepdim=True)
+    small = theta2 < _SMALL**2
+    theta = torch.sqrt(torch.where(small, torch.ones_like(theta2), theta2))
+    scale = torch.where(small, 0.5 - theta2 / 48.0, torch.sin(0.5 * theta) / theta)
+    w = torch.where(small, 1.0 - theta2 / 8.0, torch.cos(0.5 * theta))
+    return torch.cat([w, scale * r], dim=-1)
+
+
+def quat_to_rotvec_t(q: torch.Tensor) -> torch.Tensor:
+    """Rotation vectors ``(..., 3)`` with angle in [0, π] of unit quaternions ``(..., 4)`` (log)."""
+    q = torch.where(q[..., :1] < 0.0, -q, q)
+    w, v = q[..., :1], q[..., 1:]
+    s2 = (v * v).sum(-1, keepdim=True)
+    small = s2 < _SMALL**2
+    s = torch.sqrt(torch.where(small, torch.ones_like(s2), s2))
+    # θ/s = 2 atan2(s, w)/s → (2/w)(1 − s²/(3w²)) as s → 0.
+    ratio = torch.where(small, 2.0 / w * (1.0 - s2 / (3.0 * w * w)), 2.0 * torch.atan2(s, w) / s)
+    return ratio * v
+
+
+def quat_to_rotmat_t(q: torch.Tensor) -> torch.Tensor:
+    """Rotation matrices ``(..., 3, 3)`` of unit quaternions ``(..., 4)``."""
+    w, x, y, z = q.unbind(-1)
+    return torch.stack(
+        [
+            1 - 2 * (y * y + z * z),
+            2 * (x * y - w * z),
+            2 * (x * z + w * y),
+            2 * (x * y + w * z),
+            1 - 2 * (x * x + z * z),
+            2 * (y * z - w * x),
+            2 * (x * z - w * y),
+            2 * (y * z + w * x),
+            1 - 2 * (x * x + y * y),
+        ],
+        dim=-1,
+    ).reshape(*q.shape[:-1], 3, 3)
+
+
+class TorchFK(torch.nn.Module):
+    """Batched, differentiable forward kinematics of one skeleton.
+
+    Parameters
+    ----------
+    parents : array_like of int, shape (J,)
+        Parent indices, −1 for the root (index 0); parents before children.
+    offsets : array_like, shape (J, 3)
+        Rest offset of each joint from its parent, in the parent's frame [m].
+
+    Notes
+    -----
+    Equals :func:`vhuman.skeleton.forward_kinematics` (tested); the offsets are
+    a buffer, so they move with ``.to(device)`` and are saved with the model.
+    """
+
+    def __init__(self, parents: ArrayLike, offsets: ArrayLike) -> None:
+        super().__init__()
+        self.parents: list[int] = [int(p) for p in parents]
+        self.register_buffer("offsets", torch.tensor(np.array(offsets, dtype=np.float32)))
+
+    def forward(
+        self, local_rotations: torch.Tensor, root_positions: torch.Tensor | None = None
+    ) -> torch.Tensor:
+        """World positions ``(..., J, 3)`` [m] from local rotations ``(..., J, 4)``.
+
+        ``root_positions`` ``(..., 3)`` defaults to the origin (root-relative positions).
+        """
+        rot = quat_to_rotmat_t(local_rotations)  # (..., J, 3, 3)
+        offsets = self.offsets.to(rot.dtype)
+        lead = rot.shape[:-3]
+        root = (
+            rot.new_zeros((*lead, 3))
+            if root_positions is None
+            else root_positions.expand(*lead, 3).to(rot.dtype)
+        )
+        glob: list[torch.Tensor] = [rot[..., 0, :, :]]
+        pos: list[torch.Tensor] = [root]
+        for j in range(1, len(self.parents)):
+            g_par = glob[self.parents[j]]
+            pos.append(pos[self.parents[j]] + g_par @ offsets[j])
+            glob.append(g_par @ rot[..., j, :, :])
+        return torch.stack(pos, dim=-2)

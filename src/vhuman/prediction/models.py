@@ -1,0 +1,463 @@
+"""Motion predictors: the seed's spatio-temporal Transformer, siMLPe, and two simple baselines.
+
+Every predictor maps the observed body poses of a window to the future ones:
+``forward(q_obs (B, N, J, 4), p_obs (B, N, J, 3)) → Prediction``, with local
+rotations (root the identity) and root-relative positions [m] as produced by
+:mod:`vhuman.prediction.data`.
+
+The seed's model (Ueda et al. 2022), and what we chose where the paper is vague
+-------------------------------------------------------------------------------
+- **Descriptions.** Both are taken relative to the last observed pose (paper
+  §3.1) and the window is padded to ``N + M`` frames by repeating that pose (as
+  LTD does). Position tokens, one per *position joint* and frame: ``p_t − p_N``
+  and ``p_N`` (root-relative, metres). Angle tokens, one per *angle joint* and
+  frame: ``r_t = log(q_t ⊗ q_N⁻¹)`` (the Lie-algebra rotation vector of eq. 3,
+  left-multiplied as ``M' = exp([r]∧) M``) and ``log(q_N)``. We feed positions
+  and angles as inputs instead of building the paper's Jacobian map (eqs.
+  13–18) explicitly: the cross-attention learns the link between them.
+- **Tokens of 5 frames.** Each token holds ``frames_per_token`` = 5
+  consecutive frames of one joint (the window's 35 frames give 7 tokens per
+  joint), our choice for speed: per-frame tokens cost 5× more and could not
+  be trained within the 30-minute CPU budget.
+- **Encoder** (positions) and **decoder** (angles): each layer is temporal
+  self-attention (per joint, over the ``N + M`` frames), spatial
+  self-attention (per frame, over joints) and a feed-forward block; decoder
+  layers add **cross-attention per frame**, the angle tokens of all joints
+  querying the encoder's position tokens of all joints at that frame, so that
+  position-based features set the spatial dependence (paper Fig. 6). Pre-layer
+  normalisation, residual connections, learned joint embeddings and learned
+  absolute time embeddings (the paper's APE).
+- **Frequency-aware relative position encoding.** Temporal attention logits
+  are ``q_i·k_j/√d + q_i·W φ(i − j)`` with ``φ(Δ) = [cos(πkΔ/L), sin(πkΔ/L)]``,
+  ``k = 0 … K−1``, the DCT frequencies of the window length ``L``: a
+  query-dependent (contextual, Wu et al. 2021) relative encoding whose weights
+  over time offsets are a per-query combination of DCT basis functions, so an
+  attention head acts as a learned filter in frequency space, as the paper
+  asks.
+- **Output.** A linear head gives each future frame's rotation vector
+  ``r̂_t``; ``q̂_t = exp(r̂_t) ⊗ q_N`` (the exponential map applied to the last
+  observed pose), other joints keep ``q_N``; positions by the differentiable
+  FK of :class:`~vhuman.prediction.kinematics.TorchFK`, so bone lengths are
+  exact. Trained on the mean per-joint position error of the future frames
+  plus ``angle_weight`` × the mean geodesic rotation error.
+
+siMLPe (Guo et al. 2023), re-implemented
+----------------------------------------
+Positions of the position joints, flattened per frame (``D = 3P``), padded to
+``L = N + M`` frames with the last pose, DCT over time, a spatial FC, 48 blocks
+of [temporal FC (L → L), LayerNorm over D, residual], a spatial FC (initialised
+near zero), inverse DCT, plus the last observed pose; trained with the
+position L2 and the velocity L2 losses of the paper. It predicts positions
+only (no rotations, bones may stretch): joints outside the position set are
+filled from the last pose (fixed ones) or copied from the joint they
+duplicate.
+
+References
+----------
+Ueda, I., Shishido, H., Kitahara, I. (2022). Spatio-temporal aggregation of
+skeletal motion features for human motion prediction. Array 15, 100212 (seed 002).
+Guo, W., Du, Y., Shen, X., Lepetit, V., Alameda-Pineda, X., Moreno-Noguer, F.
+(2023). Back to MLP: a simple baseline for human motion prediction. WACV.
+Mao, W., Liu, M., Salzmann, M., Li, H. (2019). Learning trajectory
+dependencies for human motion prediction (LTD). ICCV.
+Wu, K., Peng, H., Chen, M., Fu, J., Chao, H. (2021). Rethinking and improving
+relative position encoding for vision transformer (iRPE). ICCV.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, ClassVar, NamedTuple
+
+import numpy as np
+import torch
+from numpy.typing import ArrayLike
+from torch import nn
+from torch.nn.functional import scaled_dot_product_attention
+
+from vhuman.errors import InputError
+from vhuman.prediction.kinematics import (
+    TorchFK,
+    quat_conjugate_t,
+    quat_multiply_t,
+    quat_to_rotvec_t,
+    rotvec_to_quat_t,
+)
+
+__all__ = [
+    "MODEL_KINDS",
+    "ConstantVelocity",
+    "MotionPredictor",
+    "Prediction",
+    "SeedTransformer",
+    "SiMLPe",
+    "ZeroVelocity",
+    "dct_matrix",
+]
+
+
+class Prediction(NamedTuple):
+    """Future poses predicted for a batch of windows.
+
+    Attributes
+    ----------
+    rotations : Tensor, shape (B, M, J, 4), or None
+        Local rotations (root the identity); None for position-only models.
+    positions : Tensor, shape (B, M, J, 3)
+        Root-relative positions [m].
+    """
+
+    rotations: torch.Tensor | None
+    positions: torch.Tensor
+
+
+def dct_matrix(n: int) -> torch.Tensor:
+    """The orthonormal DCT-II matrix ``(n, n)``: ``C @ x`` transforms along the first axis."""
+    k = torch.arange(n, dtype=torch.float64)[:, None]
+    i = torch.arange(n, dtype=torch.float64)[None, :]
+    c = torch.cos(math.pi * (i + 0.5) * k / n) * math.sqrt(2.0 / n)
+    c[0] /= math.sqrt(2.0)
+    return c.float()
+
+
+class MotionPredictor(nn.Module):
+    """Base of all predictors: skeleton, joint sets and window lengths.
+
+    Parameters
+    ----------
+    parents : array_like of int, shape (J,)
+    offsets : array_like, shape (J, 3)
+        Rest offsets [m].
+    position_joints, angle_joints : sequence of int
+        See :class:`vhuman.prediction.data.JointSets`.
+    n_observed, n_future : int
+        Poses in and out.
+    """
+
+    kind: ClassVar[str] = ""
+    trainable: ClassVar[bool] = False
+
+    def __init__(
+        self,
+        parents: ArrayLike,
+        offsets: ArrayLike,
+        position_joints: ArrayLike,
+        angle_joints: ArrayLike,
+        n_observed: int,
+        n_future: int,
+    ) -> None:
+        super().__init__()
+        if int(n_observed) < 2 or int(n_future) < 1:
+            raise InputError(
+                f"n_observed must be ≥ 2 and n_future ≥ 1, got {n_observed} and {n_future}"
+            )
+        self.fk = TorchFK(parents, offsets)
+        self.n_joints = len(self.fk.parents)
+        self.position_joints = [int(j) for j in position_joints]
+        self.angle_joints = [int(j) for j in angle_joints]
+        self.n_observed = int(n_observed)
+        self.n_future = int(n_future)
+
+    def options(self) -> dict[str, Any]:
+        """Hyper-parameters beyond the skeleton (saved with the model)."""
+        return {}
+
+    def forward(self, q_obs: torch.Tensor, p_obs: torch.Tensor) -> Prediction:
+        """Predict ``n_future`` poses from ``q_obs`` (B, N, J, 4) and ``p_obs`` (B, N, J, 3)."""
+        raise NotImplementedError
+
+    def loss(self, pred: Prediction, q_true: torch.Tensor, p_true: torch.Tensor) -> torch.Tensor:
+        """Training loss: mean per-joint position error [m] over position joints and frames."""
+        j = self.position_joints
+        return (pred.positions[..., j, :] - p_true[..., j, :]).norm(dim=-1).mean()
+
+    def _hold(self, q_last: torch.Tensor) -> torch.Tensor:
+        return q_last[:, None].expand(-1, self.n_future, -1, -1)
+
+
+class ZeroVelocity(MotionPredictor):
+    """Repeat the last observed pose."""
+
+    kind = "zero_velocity"
+
+    def forward(self, q_obs: torch.Tensor, p_obs: torch.Tensor) -> Prediction:
+        """See :meth:`MotionPredictor.forward`."""
+        q = self._hold(q_obs[:, -1])
+        return Prediction(q, self._hold(p_obs[:, -1]))
+
+
+class ConstantVelocity(MotionPredictor):
+    """Continue each joint's last rotation step: ``q_{N+k} = (q_N q_{N−1}⁻¹)^k q_N``."""
+
+    kind = "constant_velocity"
+
+    def forward(self, q_obs: torch.Tensor, p_obs: torch.Tensor) -> Prediction:
+        """See :meth:`MotionPredictor.forward`."""
+        q_last = q_obs[:, -1]
+        step = quat_to_rotvec_t(quat_multiply_t(q_last, quat_conjugate_t(q_obs[:, -2])))
+        k = torch.arange(1, self.n_future + 1, dtype=q_obs.dtype, device=q_obs.device)
+        q = quat_multiply_t(rotvec_to_quat_t(k[:, None, None] * step[:, None]), q_last[:, None])
+        return Prediction(q, self.fk(q))
+
+
+class _TemporalAttention(nn.Module):
+    """Self-attention over time with the frequency-aware relative position encoding."""
+
+    def __init__(self, dim: int, heads: int, length: int, n_freq: int) -> None:
+        super().__init__()
+        self.heads, self.head_dim = heads, dim // heads
+        self.qkv = nn.Linear(dim, 3 * dim)
+        self.out = nn.Linear(dim, dim)
+        self.rpe = nn.Parameter(torch.zeros(heads, self.head_dim, 2 * n_freq))
+        nn.init.normal_(self.rpe, std=0.02)
+        delta = torch.arange(length)[:, None] - torch.arange(length)[None, :]
+        w = math.pi * torch.arange(n_freq)[None, None, :] * delta[..., None] / length
+        self.register_buffer("phi", torch.cat([torch.cos(w), torch.sin(w)], dim=-1).float())
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        b, n, _ = x.shape
+        q, k, v = self.qkv(x).view(b, n, 3, self.heads, self.head_dim).permute(2, 0, 3, 1, 4)
+        qw = torch.einsum("bhid,hdk->bhik", q, self.rpe)
+        bias = torch.einsum("bhik,ijk->bhij", qw, self.phi)
+        y = scaled_dot_product_attention(q, k, v, attn_mask=bias)
+        return self.out(y.transpose(1, 2).reshape(b, n, -1))
+
+
+class _Attention(nn.Module):
+    """Multi-head attention of ``x`` (queries) over ``ctx`` (keys and values)."""
+
+    def __init__(self, dim: int, heads: int) -> None:
+        super().__init__()
+        self.heads, self.head_dim = heads, dim // heads
+        self.q = nn.Linear(dim, dim)
+        self.kv = nn.Linear(dim, 2 * dim)
+        self.out = nn.Linear(dim, dim)
+
+    def forward(self, x: torch.Tensor, ctx: torch.Tensor) -> torch.Tensor:
+        b, n, _ = x.shape
+        q = self.q(x).view(b, n, self.heads, self.head_dim).transpose(1, 2)
+        k, v = (
+            self.kv(ctx).view(b, ctx.shape[1], 2, self.heads, self.head_dim).permute(2, 0, 3, 1, 4)
+        )
+        y = scaled_dot_product_attention(q, k, v)
+        return self.out(y.transpose(1, 2).reshape(b, n, -1))
+
+
+class _Layer(nn.Module):
+    """Temporal attention, spatial attention, [cross-attention], feed-forward (pre-LN)."""
+
+    def __init__(
+        self, dim: int, heads: int, ff: int, length: int, n_freq: int, cross: bool
+    ) -> None:
+        super().__init__()
+        self.norm_t, self.norm_s, self.norm_f = (
+            nn.LayerNorm(dim),
+            nn.LayerNorm(dim),
+            nn.LayerNorm(dim),
+        )
+        self.temporal = _TemporalAttention(dim, heads, length, n_freq)
+        self.spatial = _Attention(dim, heads)
+        self.cross = _Attention(dim, heads) if cross else None
+        self.norm_c = nn.LayerNorm(dim) if cross else None
+        self.ff = nn.Sequential(nn.Linear(dim, ff), nn.GELU(), nn.Linear(ff, dim))
+
+    def forward(self, x: torch.Tensor, memory: torch.Tensor | None = None) -> torch.Tensor:
+        b, t, j, d = x.shape  # (B, L, joints, dim)
+        h = self.norm_t(x).transpose(1, 2).reshape(b * j, t, d)
+        x = x + self.temporal(h).view(b, j, t, d).transpose(1, 2)
+        h = self.norm_s(x).reshape(b * t, j, d)
+        x = x + self.spatial(h, h).view(b, t, j, d)
+        if self.cross is not None and memory is not None:
+            h = self.norm_c(x).reshape(b * t, j, d)
+            mem = memory.reshape(b * t, memory.shape[2], d)
+            x = x + self.cross(h, mem).view(b, t, j, d)
+        return x + self.ff(self.norm_f(x))
+
+
+class SeedTransformer(MotionPredictor):
+    """The seed's position-encoder / angle-decoder Transformer (see the module notes).
+
+    Parameters
+    ----------
+    dim : int
+        Token width.
+    heads : int
+    ff : int
+        Hidden width of the feed-forward blocks.
+    encoder_layers, decoder_layers : int
+    n_freq : int
+        DCT frequencies K of the relative position encoding.
+    angle_weight : float
+        Weight of the rotation-vector error [rad] beside the position error [m].
+    """
+
+    kind = "seed"
+    trainable = True
+
+    def __init__(
+        self,
+        *args: Any,
+        dim: int = 48,
+        heads: int = 4,
+        ff: int = 96,
+        encoder_layers: int = 2,
+        decoder_layers: int = 2,
+        n_freq: int = 4,
+        angle_weight: float = 0.05,
+        frames_per_token: int = 5,
+    ) -> None:
+        super().__init__(*args)
+        f = int(frames_per_token)
+        if f < 1 or self.n_observed % f or self.n_future % f:
+            raise InputError(
+                f"frames_per_token must divide n_observed ({self.n_observed}) and n_future "
+                f"({self.n_future}), got {frames_per_token}"
+            )
+        self.frames_per_token = f
+        length = (self.n_observed + self.n_future) // f
+        self._opts = {
+            "dim": dim,
+            "heads": heads,
+            "ff": ff,
+            "encoder_layers": encoder_layers,
+            "decoder_layers": decoder_layers,
+            "n_freq": n_freq,
+            "angle_weight": angle_weight,
+            "frames_per_token": f,
+        }
+        if dim % heads:
+            raise InputError(f"dim must be a multiple of heads, got dim={dim}, heads={heads}")
+        self.angle_weight = float(angle_weight)
+        n_p, n_a = len(self.position_joints), len(self.angle_joints)
+        self.embed_p = nn.Linear(6 * f, dim)
+        self.embed_a = nn.Linear(6 * f, dim)
+        self.joint_p = nn.Parameter(torch.randn(n_p, dim) * 0.02)
+        self.joint_a = nn.Parameter(torch.randn(n_a, dim) * 0.02)
+        self.time_p = nn.Parameter(torch.randn(length, 1, dim) * 0.02)
+        self.time_a = nn.Parameter(torch.randn(length, 1, dim) * 0.02)
+        self.encoder = nn.ModuleList(
+            _Layer(dim, heads, ff, length, n_freq, cross=False) for _ in range(encoder_layers)
+        )
+        self.decoder = nn.ModuleList(
+            _Layer(dim, heads, ff, length, n_freq, cross=True) for _ in range(decoder_layers)
+        )
+        self.norm_out = nn.LayerNorm(dim)
+        self.head = nn.Linear(dim, 3 * f)
+        nn.init.zeros_(self.head.weight)
+        nn.init.zeros_(self.head.bias)
+
+    def options(self) -> dict[str, Any]:
+        """See :meth:`MotionPredictor.options`."""
+        return dict(self._opts)
+
+    def _pad(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.cat([x, x[:, -1:].expand(-1, self.n_future, *x.shape[2:])], dim=1)
+
+    def _tokens(self, x: torch.Tensor) -> torch.Tensor:
+        """(B, L, joints, c) → (B, L / f, joints, f c): ``f`` consecutive frames per token."""
+        b, n, j, c = x.shape
+        f = self.frames_per_token
+        return x.view(b, n // f, f, j, c).transpose(2, 3).reshape(b, n // f, j, f * c)
+
+    def forward(self, q_obs: torch.Tensor, p_obs: torch.Tensor) -> Prediction:
+        """See :meth:`MotionPredictor.forward`."""
+        pj, aj = self.position_joints, self.angle_joints
+        q_last = q_obs[:, -1]
+        p = self._pad(p_obs[:, :, pj])  # (B, L, P, 3)
+        p_last = p[:, -1:].expand_as(p)
+        q = self._pad(q_obs[:, :, aj])  # (B, L, A, 4)
+        r = quat_to_rotvec_t(quat_multiply_t(q, quat_conjugate_t(q[:, -1:])))
+        r_last = quat_to_rotvec_t(q[:, -1:]).expand_as(r)
+        enc = self.embed_p(self._tokens(torch.cat([p - p_last, p_last], -1)))
+        enc = enc + self.joint_p + self.time_p
+        for layer in self.encoder:
+            enc = layer(enc)
+        dec = self.embed_a(self._tokens(torch.cat([r, r_last], -1)))
+        dec = dec + self.joint_a + self.time_a
+        for layer in self.decoder:
+            dec = layer(dec, enc)
+        f = self.frames_per_token
+        out = self.head(self.norm_out(dec[:, self.n_observed // f :]))  # (B, M / f, A, 3 f)
+        b, n, a, _ = out.shape
+        r_out = out.view(b, n, a, f, 3).transpose(2, 3).reshape(b, n * f, a, 3)
+        q_future = self._hold(q_last).clone()
+        q_future[:, :, aj] = quat_multiply_t(rotvec_to_quat_t(r_out), q_last[:, None, aj])
+        return Prediction(q_future, self.fk(q_future))
+
+    def loss(self, pred: Prediction, q_true: torch.Tensor, p_true: torch.Tensor) -> torch.Tensor:
+        """Position error [m] plus ``angle_weight`` × mean geodesic rotation error [rad]."""
+        aj = self.angle_joints
+        if pred.rotations is None:
+            return super().loss(pred, q_true, p_true)
+        err = quat_multiply_t(pred.rotations[:, :, aj], quat_conjugate_t(q_true[:, :, aj]))
+        angle = quat_to_rotvec_t(err).norm(dim=-1).mean()
+        return super().loss(pred, q_true, p_true) + self.angle_weight * angle
+
+
+class SiMLPe(MotionPredictor):
+    """siMLPe: DCT + MLP on joint positions (see the module notes).
+
+    Parameters
+    ----------
+    n_blocks : int
+        MLP blocks (48 in the paper).
+    velocity_weight : float
+        Weight of the velocity loss.
+    """
+
+    kind = "simlpe"
+    trainable = True
+
+    def __init__(self, *args: Any, n_blocks: int = 48, velocity_weight: float = 1.0) -> None:
+        super().__init__(*args)
+        self._opts = {"n_blocks": n_blocks, "velocity_weight": velocity_weight}
+        self.velocity_weight = float(velocity_weight)
+        length = self.n_observed + self.n_future
+        d = 3 * len(self.position_joints)
+        self.register_buffer("dct", dct_matrix(length))
+        self.fc_in = nn.Linear(d, d)
+        self.temporal = nn.ModuleList(nn.Linear(length, length) for _ in range(n_blocks))
+        self.norms = nn.ModuleList(nn.LayerNorm(d) for _ in range(n_blocks))
+        self.fc_out = nn.Linear(d, d)
+        nn.init.xavier_uniform_(self.fc_out.weight, gain=1e-8)
+        nn.init.zeros_(self.fc_out.bias)
+        # Which joint each joint outside the position set copies (itself if fixed).
+        parents = self.fk.parents
+        offsets = np.asarray(self.fk.offsets)
+        source = list(range(self.n_joints))
+        for j in range(1, self.n_joints):
+            if j not in self.position_joints and np.linalg.norm(offsets[j]) < 1e-6:
+                source[j] = source[parents[j]]
+        self.source = source
+
+    def options(self) -> dict[str, Any]:
+        """See :meth:`MotionPredictor.options`."""
+        return dict(self._opts)
+
+    def forward(self, q_obs: torch.Tensor, p_obs: torch.Tensor) -> Prediction:
+        """See :meth:`MotionPredictor.forward`."""
+        pj = self.position_joints
+        b = p_obs.shape[0]
+        x = p_obs[:, :, pj].reshape(b, self.n_observed, -1)
+        x = torch.cat([x, x[:, -1:].expand(-1, self.n_future, -1)], dim=1)  # (B, L, D)
+        h = self.fc_in(self.dct @ x)
+        for fc, norm in zip(self.temporal, self.norms, strict=True):
+            h = h + norm(fc(h.transpose(1, 2)).transpose(1, 2))
+        y = self.dct.T @ self.fc_out(h) + x[:, -1:]
+        future = y[:, self.n_observed :].reshape(b, self.n_future, len(pj), 3)
+        full = p_obs[:, -1:].expand(-1, self.n_future, -1, -1).clone()
+        full[:, :, pj] = future
+        return Prediction(None, full[:, :, self.source])
+
+    def loss(self, pred: Prediction, q_true: torch.Tensor, p_true: torch.Tensor) -> torch.Tensor:
+        """Position L2 plus ``velocity_weight`` × velocity L2 (siMLPe's ℓ_re + ℓ_v)."""
+        j = self.position_joints
+        p_hat, p = pred.positions[..., j, :], p_true[..., j, :]
+        vel = (torch.diff(p_hat, dim=1) - torch.diff(p, dim=1)).norm(dim=-1).mean()
+        return (p_hat - p).norm(dim=-1).mean() + self.velocity_weight * vel
+
+
+MODEL_KINDS: dict[str, type[MotionPredictor]] = {
+    cls.kind: cls for cls in (SeedTransformer, SiMLPe, ZeroVelocity, ConstantVelocity)
+}
+"""Predictor classes by ``kind``."""

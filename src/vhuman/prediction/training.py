@@ -1,0 +1,373 @@
+"""Training, checkpoints with resume, and model files that load without executing code.
+
+Files are written with ``torch.save`` and read with ``torch.load(...,
+weights_only=True)``: only tensors, numbers, strings, lists and dicts, never
+pickled objects. A model file holds ``{"format", "kind", "config" (JSON text),
+"state"}``; a checkpoint adds the optimizer state, the epoch reached and the
+loss history, so a run resumed from it continues exactly as the uninterrupted
+run would (the window order and any randomness of epoch ``e`` derive from
+``(seed, e)`` alone; tested).
+
+Schedule: Adam, learning rate cosine-decayed from ``lr`` to ``lr / 100`` over
+all steps, gradient norm clipped at 1.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from vhuman.errors import FileFormatError, InputError
+from vhuman.io import atomic_path
+from vhuman.io._common import PathLike
+from vhuman.prediction.data import (
+    N_FUTURE,
+    N_OBSERVED,
+    PROTOCOL_FPS,
+    JointSets,
+    PoseSequences,
+    Windows,
+)
+from vhuman.prediction.models import MODEL_KINDS, MotionPredictor
+
+__all__ = [
+    "DEFAULT_LR",
+    "MODEL_FORMAT",
+    "ModelInfo",
+    "TrainConfig",
+    "batch_tensors",
+    "build_model",
+    "load_model",
+    "save_model",
+    "train",
+]
+
+MODEL_FORMAT = "vhuman.prediction/1"
+"""The ``format`` entry of model and checkpoint files."""
+
+DEFAULT_LR = {"seed": 1e-3, "simlpe": 3e-4}
+"""Initial learning rate by model kind (siMLPe's paper uses 3e-4)."""
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """How to train a predictor.
+
+    Attributes
+    ----------
+    kind : str
+        ``"seed"`` or ``"simlpe"``.
+    epochs : int
+        Passes over the training windows.
+    batch_size : int
+    lr : float or None
+        Initial learning rate; None for :data:`DEFAULT_LR` of ``kind``.
+    seed : int
+        Seeds the initial weights and every epoch's window order.
+    stride : int
+        Training windows start every ``stride`` frames.
+    max_windows : int or None
+        Windows drawn per epoch (a seeded subset); None for all.
+    options : dict
+        Model hyper-parameters (see :mod:`vhuman.prediction.models`).
+    """
+
+    kind: str = "seed"
+    epochs: int = 8
+    batch_size: int = 64
+    lr: float | None = None
+    seed: int = 0
+    stride: int = 1
+    max_windows: int | None = None
+    options: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        trainable = sorted(k for k, c in MODEL_KINDS.items() if c.trainable)
+        if self.kind not in trainable:
+            raise InputError(f"model kind must be one of {', '.join(trainable)}; got {self.kind!r}")
+        for name in ("epochs", "batch_size", "stride"):
+            if int(getattr(self, name)) < 1:
+                raise InputError(f"{name} must be an integer ≥ 1, got {getattr(self, name)}")
+
+    @property
+    def learning_rate(self) -> float:
+        """``lr`` or the default of ``kind``."""
+        return float(self.lr) if self.lr is not None else DEFAULT_LR[self.kind]
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    """What a model was trained on, saved beside its weights.
+
+    Attributes
+    ----------
+    joint_names : tuple of str
+        The skeleton the model needs (inputs must match by name and parents).
+    sample_fps : float
+        True frame rate of the model's frames [frames/s].
+    label_fps : float
+        Frame rate by which horizons are labelled (the protocol's 25 fps).
+    data : str
+        The training data's source.
+    train : dict
+        The :class:`TrainConfig` as a dict, plus the epochs done.
+    """
+
+    joint_names: tuple[str, ...]
+    sample_fps: float
+    label_fps: float = PROTOCOL_FPS
+    data: str = ""
+    train: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {**asdict(self), "joint_names": list(self.joint_names)}
+
+
+def build_model(
+    kind: str,
+    sequences: PoseSequences,
+    joints: JointSets | None = None,
+    *,
+    n_observed: int = N_OBSERVED,
+    n_future: int = N_FUTURE,
+    options: dict[str, Any] | None = None,
+) -> MotionPredictor:
+    """A fresh predictor of ``kind`` for the skeleton of ``sequences``.
+
+    Raises
+    ------
+    InputError
+        For an unknown kind or bad options.
+    """
+    if kind not in MODEL_KINDS:
+        raise InputError(f"model kind must be one of {', '.join(MODEL_KINDS)}; got {kind!r}")
+    joints = joints or sequences.joint_sets()
+    sk = sequences.skeleton
+    try:
+        return MODEL_KINDS[kind](
+            sk.parents, sk.offsets, joints.position, joints.angle, n_observed, n_future,
+            **(options or {}),
+        )  # fmt: skip
+    except TypeError as exc:
+        raise InputError(f"bad options for a {kind!r} model: {exc}") from None
+
+
+def batch_tensors(
+    sequences: PoseSequences, windows: Windows, index: np.ndarray | slice, device: str = "cpu"
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """``(q (B, L, J, 4), p (B, L, J, 3))`` float32 tensors of windows ``index``; root identity."""
+    frames = windows.frame_index()[index]
+    q = torch.from_numpy(sequences.local_rotations[frames].astype(np.float32))
+    q[..., 0, :] = q.new_tensor([1.0, 0.0, 0.0, 0.0])
+    p = torch.from_numpy(sequences.positions[frames].astype(np.float32))
+    return q.to(device), p.to(device)
+
+
+def _config_of(model: MotionPredictor, info: ModelInfo) -> dict[str, Any]:
+    return {
+        "kind": model.kind,
+        "parents": list(model.fk.parents),
+        "offsets": model.fk.offsets.tolist(),
+        "position_joints": model.position_joints,
+        "angle_joints": model.angle_joints,
+        "n_observed": model.n_observed,
+        "n_future": model.n_future,
+        "options": model.options(),
+        "info": info.to_dict(),
+    }
+
+
+def _model_from_config(config: dict[str, Any]) -> tuple[MotionPredictor, ModelInfo]:
+    model = MODEL_KINDS[config["kind"]](
+        config["parents"], config["offsets"], config["position_joints"], config["angle_joints"],
+        config["n_observed"], config["n_future"], **config["options"],
+    )  # fmt: skip
+    i = config["info"]
+    info = ModelInfo(
+        tuple(i["joint_names"]), i["sample_fps"], i["label_fps"], i["data"], i["train"]
+    )
+    return model, info
+
+
+def save_model(model: MotionPredictor, info: ModelInfo, path: PathLike) -> None:
+    """Write ``model`` (weights and configuration) to ``path`` atomically; see the module notes."""
+    payload = {
+        "format": MODEL_FORMAT,
+        "config": json.dumps(_config_of(model, info)),
+        "state": {k: v.detach().cpu() for k, v in model.state_dict().items()},
+    }
+    with atomic_path(path) as tmp:
+        torch.save(payload, tmp)
+
+
+def _read(path: PathLike) -> dict[str, Any]:
+    p = Path(path)
+    try:
+        data = torch.load(p, map_location="cpu", weights_only=True)
+    except (FileNotFoundError, IsADirectoryError, PermissionError) as exc:
+        raise InputError(f"cannot read {p}: {exc.strerror or exc}") from None
+    except Exception as exc:
+        raise FileFormatError(
+            f"{p}: not a vhuman prediction model (loading without code execution failed: "
+            f"{str(exc).splitlines()[0][:200]})"
+        ) from None
+    if not isinstance(data, dict) or data.get("format") != MODEL_FORMAT:
+        raise FileFormatError(
+            f"{p}: not a vhuman prediction model (format {MODEL_FORMAT} expected)"
+        )
+    return data
+
+
+def load_model(path: PathLike) -> tuple[MotionPredictor, ModelInfo]:
+    """Read a model written by :func:`save_model` (or a checkpoint) without executing code.
+
+    Raises
+    ------
+    InputError
+        If the file cannot be read; FileFormatError if it is not such a model.
+    """
+    data = _read(path)
+    try:
+        model, info = _model_from_config(json.loads(data["config"]))
+        model.load_state_dict(data["state"])
+    except (KeyError, TypeError, ValueError, RuntimeError) as exc:
+        raise FileFormatError(f"{path}: damaged prediction model ({exc})") from None
+    model.eval()
+    return model, info
+
+
+def _lr_at(step: int, total: int, lr: float) -> float:
+    return lr * (0.01 + 0.99 * 0.5 * (1.0 + math.cos(math.pi * min(step / max(total, 1), 1.0))))
+
+
+def _epoch_order(n: int, config: TrainConfig, epoch: int) -> torch.Tensor:
+    g = torch.Generator().manual_seed(config.seed * 1_000_003 + epoch)
+    order = torch.randperm(n, generator=g)
+    return order[: config.max_windows] if config.max_windows else order
+
+
+def train(
+    sequences: PoseSequences,
+    config: TrainConfig,
+    *,
+    output: PathLike,
+    checkpoint: PathLike | None = None,
+    resume: bool = False,
+    device: str = "cpu",
+    stop_after: int | None = None,
+    progress: Callable[[int, int, float], None] | None = None,
+) -> tuple[MotionPredictor, ModelInfo, list[float]]:
+    """Train a predictor on the training trials of ``sequences``; write it to ``output``.
+
+    Parameters
+    ----------
+    sequences : PoseSequences
+    config : TrainConfig
+    output : path
+        The model file, written at the end.
+    checkpoint : path, optional
+        Written after every epoch (default ``<output>.ckpt``).
+    resume : bool
+        Continue from ``checkpoint`` if it exists (same configuration required).
+    device : {"cpu", "cuda"}
+    stop_after : int, optional
+        Stop after this many epochs in total (the checkpoint stays; for tests
+        and time-boxed runs); the model file is written as it is then.
+    progress : callable, optional
+        Called after every batch with ``(step, total_steps, loss)``.
+
+    Returns
+    -------
+    model, info, history
+        ``history`` holds the mean training loss of each epoch.
+
+    Raises
+    ------
+    InputError
+        For a device that is not available, no training windows, or a
+        checkpoint of another configuration.
+    """
+    if device not in ("cpu", "cuda"):
+        raise InputError(f"device must be cpu or cuda, got {device!r}")
+    if device == "cuda" and not torch.cuda.is_available():
+        raise InputError("device cuda asked for, but torch sees no CUDA device; use --device cpu")
+    windows = sequences.windows(split="train", stride=config.stride)
+    if len(windows) == 0:
+        raise InputError(
+            f"no training windows of {N_OBSERVED + N_FUTURE} frames in {sequences.source}"
+        )
+    checkpoint = Path(checkpoint) if checkpoint is not None else Path(f"{output}.ckpt")
+    torch.manual_seed(config.seed)
+    model = build_model(config.kind, sequences, options=config.options).to(device)
+    info = ModelInfo(
+        sequences.skeleton.names, sequences.sample_fps, PROTOCOL_FPS, sequences.source,
+        {**asdict(config), "epochs_done": 0},
+    )  # fmt: skip
+    opt = torch.optim.Adam(model.parameters(), lr=config.learning_rate)
+    history: list[float] = []
+    start = 0
+    if resume and checkpoint.is_file():
+        data = _read(checkpoint)
+        if json.loads(data["train"]) != asdict(config):
+            raise InputError(
+                f"{checkpoint}: checkpoint of another training configuration; "
+                "delete it or train without --resume"
+            )
+        model.load_state_dict(data["state"])
+        opt.load_state_dict(data["optimizer"])
+        start, history = int(data["epoch"]), list(json.loads(data["history"]))
+    n_batches = math.ceil(min(len(windows), config.max_windows or len(windows)) / config.batch_size)
+    total = n_batches * config.epochs
+    last = config.epochs if stop_after is None else min(config.epochs, stop_after)
+    for epoch in range(start, last):
+        model.train()
+        torch.manual_seed(config.seed * 7_919 + epoch)
+        order = _epoch_order(len(windows), config, epoch).numpy()
+        losses = []
+        for b in range(n_batches):
+            step = epoch * n_batches + b
+            for group in opt.param_groups:
+                group["lr"] = _lr_at(step, total, config.learning_rate)
+            q, p = batch_tensors(
+                sequences,
+                windows,
+                order[b * config.batch_size : (b + 1) * config.batch_size],
+                device,
+            )
+            n = model.n_observed
+            pred = model(q[:, :n], p[:, :n])
+            loss = model.loss(pred, q[:, n:], p[:, n:])
+            opt.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            opt.step()
+            losses.append(loss.item())
+            if progress is not None:
+                progress(step + 1, total, losses[-1])
+        history.append(float(np.mean(losses)))
+        payload = {
+            "format": MODEL_FORMAT,
+            "config": json.dumps(_config_of(model, info)),
+            "train": json.dumps(asdict(config)),
+            "state": {k: v.detach().cpu() for k, v in model.state_dict().items()},
+            "optimizer": opt.state_dict(),
+            "epoch": epoch + 1,
+            "history": json.dumps(history),
+        }
+        with atomic_path(checkpoint) as tmp:
+            torch.save(payload, tmp)
+    model.eval()
+    info = ModelInfo(
+        info.joint_names, info.sample_fps, info.label_fps, info.data,
+        {**asdict(config), "epochs_done": len(history)},
+    )  # fmt: skip
+    save_model(model.cpu(), info, output)
+    return model, info, history

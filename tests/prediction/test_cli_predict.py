@@ -1,0 +1,103 @@
+"""`vhuman predict` sub-commands, called through typer's CliRunner on ``predict_app``."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from vhuman.cli.predict import predict_app
+from vhuman.io import cmu_walking_example, load_motion, save_motion, write_cmu
+from vhuman.prediction import ModelInfo, build_model, save_model
+from vhuman.skeleton import Motion, standard_humanoid
+
+runner = CliRunner()
+
+
+@pytest.fixture
+def model_file(toy, tmp_path):
+    model = build_model("seed", toy, options={"dim": 16, "heads": 2, "ff": 32})
+    path = tmp_path / "m.pt"
+    save_model(model, ModelInfo(toy.skeleton.names, 60.0), path)
+    return path
+
+
+def test_run_writes_future_bvh(model_file, tmp_path):
+    walk = cmu_walking_example()
+    src = tmp_path / "walk.txt"
+    write_cmu(walk[:100], src)
+    out = tmp_path / "future.bvh"
+    res = runner.invoke(
+        predict_app,
+        ["run", "--model", str(model_file), "--input", str(src), "--frames", "12", "-o", str(out),
+         "--json"],
+    )  # fmt: skip
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.stdout)["frames"] == 12
+    future = load_motion(out)
+    assert future.n_frames == 12
+    assert future.fps == pytest.approx(60.0, rel=1e-4)
+
+
+@pytest.mark.parametrize("case", ["skeleton", "short", "nan"])
+def test_run_bad_input_exit_2(model_file, tmp_path, case):
+    path = tmp_path / ("in.bvh" if case == "skeleton" else "in.txt")
+    if case == "skeleton":
+        save_motion(Motion.rest(standard_humanoid(), 40, 60.0), path)
+    elif case == "short":
+        write_cmu(cmu_walking_example()[:8], path)
+    else:
+        write_cmu(cmu_walking_example()[:40], path)
+        lines = path.read_text().splitlines()
+        lines[5] = "nan," + lines[5].split(",", 1)[1]
+        path.write_text("\n".join(lines) + "\n")
+    res = runner.invoke(predict_app, ["run", "--model", str(model_file), "--input", str(path)])
+    assert res.exit_code == 2
+    assert "error:" in res.stderr
+    assert "Traceback" not in res.stderr
+    expected = {"skeleton": "skeleton", "short": "observes 10", "nan": "NaN"}[case]
+    assert expected in res.stderr
+
+
+def test_train_and_evaluate_bad_data(tmp_path):
+    res = runner.invoke(predict_app, ["train", "--data", str(tmp_path / "nope"), "-o", "m.pt"])
+    assert res.exit_code == 2
+    assert "--data" in res.stderr
+    res = runner.invoke(predict_app, ["train", "--data", str(tmp_path), "-o", "m.pt"])
+    assert res.exit_code == 2
+    assert "no .bvh files" in res.stderr
+    res = runner.invoke(
+        predict_app, ["train", "--data", "deepmimic", "--model", "lstm", "-o", str(tmp_path / "m")]
+    )
+    assert res.exit_code == 2
+    assert "seed, simlpe" in res.stderr
+
+
+def test_train_on_bvh_folder_then_evaluate(tmp_path):
+    walk = cmu_walking_example()
+    folder = tmp_path / "bvh" / "walk"
+    folder.mkdir(parents=True)
+    for k, a in enumerate((0, 20, 40)):
+        save_motion(walk[a : a + 300], folder / f"walk_{k + 1}.bvh")
+    out = tmp_path / "m.pt"
+    res = runner.invoke(
+        predict_app,
+        ["train", "--data", str(tmp_path / "bvh"), "--epochs", "1", "--max-windows", "16",
+         "--model", "simlpe", "-o", str(out), "--json"],
+    )  # fmt: skip
+    assert res.exit_code == 0, res.output
+    assert out.is_file()
+    assert (tmp_path / "m.pt.ckpt").is_file()
+    res = runner.invoke(
+        predict_app,
+        ["evaluate", "--data", str(tmp_path / "bvh"), "--model", str(out), "--simlpe", str(out),
+         "--json"],
+    )  # fmt: skip
+    assert res.exit_code == 0, res.output
+    d = json.loads(res.stdout)
+    assert set(d["models"]) == {"seed", "zero_velocity", "constant_velocity", "simlpe"}
+    assert d["horizons_ms"] == [80, 160, 320, 400, 560, 1000]
+    assert d["windows"] > 0
+    assert np.all(np.isfinite(d["models"]["zero_velocity"]["mpjpe_mm"]))

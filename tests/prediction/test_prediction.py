@@ -1,0 +1,236 @@
+"""Tests of vhuman.prediction: kinematics, data, models, metrics, training, errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from vhuman.errors import FileFormatError, InputError
+from vhuman.geometry import quat_to_rotvec, rotvec_to_quat
+from vhuman.io import cmu_skeleton
+from vhuman.prediction import (
+    HORIZON_FRAMES,
+    TorchFK,
+    TrainConfig,
+    bone_length_drift,
+    build_model,
+    euler_error,
+    evaluate,
+    foot_skating,
+    load_cmu_sequences,
+    load_model,
+    mpjpe,
+    predict_motion,
+    train,
+)
+from vhuman.prediction.kinematics import quat_to_rotvec_t, rotvec_to_quat_t
+from vhuman.prediction.training import batch_tensors
+from vhuman.skeleton import Motion, forward_kinematics, standard_humanoid
+
+torch.set_num_threads(1)
+SMALL = {"dim": 16, "heads": 2, "ff": 32, "encoder_layers": 1, "decoder_layers": 1}
+
+
+def test_exp_log_round_trip_matches_geometry():
+    rng = np.random.default_rng(0)
+    axis = rng.normal(size=(200, 3))
+    r = axis / np.linalg.norm(axis, axis=1, keepdims=True) * rng.uniform(0, 3.1, (200, 1))
+    r[:3] = [[0, 0, 0], [1e-8, 0, 0], [0, 3.1, 0]]
+    q_t = rotvec_to_quat_t(torch.tensor(r, dtype=torch.float64)).numpy()
+    np.testing.assert_allclose(q_t, rotvec_to_quat(r), atol=1e-12)
+    back = quat_to_rotvec_t(torch.tensor(q_t)).numpy()
+    np.testing.assert_allclose(back, quat_to_rotvec(q_t), atol=1e-9)
+    np.testing.assert_allclose(back, r, atol=1e-9)
+    x = torch.zeros(4, 3, dtype=torch.float64, requires_grad=True)
+    rotvec_to_quat_t(x).sum().backward()
+    assert torch.isfinite(x.grad).all()
+
+
+def test_torch_fk_equals_numpy_fk():
+    sk = standard_humanoid()
+    rng = np.random.default_rng(1)
+    q = rotvec_to_quat(rng.normal(size=(5, 7, sk.n_joints, 3)) * 0.7)
+    root = rng.normal(size=(5, 7, 3))
+    p_np, _ = forward_kinematics(sk.parents, sk.offsets, root, q)
+    fk = TorchFK(sk.parents, sk.offsets).double()
+    p_t = fk(torch.tensor(q), torch.tensor(root)).numpy()
+    np.testing.assert_allclose(p_t, p_np, atol=1e-6)
+
+
+def test_windows_shapes_and_split(toy):
+    js = toy.joint_sets()
+    sk = toy.skeleton
+    assert sk.index("lhip") in js.angle
+    assert sk.index("lknee") in js.position
+    assert 0 not in js.position
+    assert 0 not in js.angle
+    assert toy.validation.tolist() == [False, False, True]
+    w = toy.windows(split="train")
+    assert len(w) == 2 * (60 - 35 + 1)
+    assert w.frame_index().shape == (len(w), 35)
+    assert set(w.trial.tolist()) == {0, 1}  # never across or into the held-out trial
+    assert (w.frame_index() < 120).all()
+    q, p = batch_tensors(toy, w, slice(0, 4))
+    assert q.shape == (4, 35, sk.n_joints, 4)
+    assert p.shape == (4, 35, sk.n_joints, 3)
+    torch.testing.assert_close(q[..., 0, :], q.new_tensor([1.0, 0, 0, 0]).expand(4, 35, 4))
+    with pytest.raises(InputError, match="split"):
+        toy.windows(split="test")
+
+
+@pytest.mark.parametrize("kind", ["seed", "simlpe", "zero_velocity", "constant_velocity"])
+def test_model_output_shapes(toy, kind):
+    model = build_model(kind, toy, options=SMALL if kind == "seed" else None)
+    q, p = batch_tensors(toy, toy.windows(), slice(0, 3))
+    out = model(q[:, :10], p[:, :10])
+    assert out.positions.shape == (3, 25, toy.skeleton.n_joints, 3)
+    if kind == "simlpe":
+        assert out.rotations is None
+    else:
+        assert out.rotations.shape == (3, 25, toy.skeleton.n_joints, 4)
+        # Joints that the model does not predict keep the last observed rotation.
+        other = [j for j in range(toy.skeleton.n_joints) if j not in model.angle_joints]
+        torch.testing.assert_close(
+            out.rotations[:, :, other], q[:, 9:10, other].expand(-1, 25, -1, -1)
+        )
+
+
+def test_seed_model_overfits_tiny_batch(toy):
+    torch.manual_seed(0)
+    model = build_model("seed", toy, options=SMALL)
+    q, p = batch_tensors(toy, toy.windows(split="train", stride=8), slice(0, 4))
+    zero = build_model("zero_velocity", toy)
+    base = zero.loss(zero(q[:, :10], p[:, :10]), q[:, 10:], p[:, 10:]).item()
+    opt = torch.optim.Adam(model.parameters(), lr=3e-3)
+    for _ in range(80):
+        loss = model.loss(model(q[:, :10], p[:, :10]), q[:, 10:], p[:, 10:])
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    pred = model(q[:, :10], p[:, :10])
+    err = (pred.positions - p[:, 10:])[..., model.position_joints, :].norm(dim=-1).mean().item()
+    assert err < 0.4 * base
+
+
+def test_metrics_hand_made():
+    true = np.zeros((2, 3, 4, 3))
+    pred = true.copy()
+    pred[..., 0, 0] = 0.004  # one of four joints 4 mm off
+    np.testing.assert_allclose(mpjpe(pred, true), [1.0, 1.0, 1.0])
+    np.testing.assert_allclose(mpjpe(pred, true, [0]), [4.0, 4.0, 4.0])
+    q = np.zeros((1, 2, 2, 4))
+    q[..., 0] = 1.0
+    qp = q.copy()
+    qp[0, 1, 0] = rotvec_to_quat([0.0, 0.0, 0.3])  # yaw 0.3 rad on joint 0, frame 1
+    np.testing.assert_allclose(euler_error(qp, q), [0.0, 0.3], atol=1e-12)
+    # A foot sliding 1 cm per frame at 10 fps on the floor: 100 mm/s; lifted: no contact.
+    pos = np.zeros((1, 5, 1, 3))
+    pos[0, :, 0, 0] = 0.01 * np.arange(5)
+    ident = np.tile([1.0, 0, 0, 0], (1, 5, 1))
+    skate = foot_skating(pos, np.zeros((1, 5, 3)), ident, [0], 10.0, floor=np.zeros(1))
+    assert skate == pytest.approx(100.0)
+    lifted = foot_skating(pos, np.ones((1, 5, 3)), ident, [0], 10.0, floor=np.zeros(1))
+    assert np.isnan(lifted)
+    parents, offsets = [-1, 0], [[0, 0, 0], [0.1, 0, 0]]
+    ok = np.array([[[0, 0, 0], [0.1, 0, 0]], [[0, 0, 0], [0, 0.1, 0]]])
+    assert bone_length_drift(ok, parents, offsets) == pytest.approx(0.0)
+    assert bone_length_drift(ok * 1.02, parents, offsets) == pytest.approx(2.0)
+
+
+def test_evaluate_baselines(toy):
+    models = {k: build_model(k, toy) for k in ("zero_velocity", "constant_velocity")}
+    result = evaluate(models, toy, timing_runs=2)
+    d = result.to_dict()
+    assert d["horizons_ms"] == [80, 160, 320, 400, 560, 1000]
+    assert d["windows"] == len(toy.windows(split="validation", stride=5))
+    zv = d["models"]["zero_velocity"]
+    assert len(zv["mpjpe_mm"]) == len(HORIZON_FRAMES)
+    assert zv["mpjpe_mm"][0] > 0
+    assert zv["mpjpe_mm"][-1] > zv["mpjpe_mm"][0]
+    # Smooth sine motion: constant velocity is better than zero velocity at 80 ms.
+    assert d["models"]["constant_velocity"]["mpjpe_mm"][0] < zv["mpjpe_mm"][0]
+    assert zv["bone_drift_mm"] < 1e-3
+
+
+def _config(**kw):
+    return TrainConfig(kind="seed", epochs=2, batch_size=8, seed=3, stride=4, options=SMALL, **kw)
+
+
+def test_checkpoint_resume_equals_uninterrupted(toy, tmp_path):
+    full, _, h_full = train(toy, _config(), output=tmp_path / "full.pt")
+    part = tmp_path / "part.pt"
+    train(toy, _config(), output=part, stop_after=1)
+    resumed, _, h_res = train(toy, _config(), output=part, resume=True)
+    assert h_res == h_full
+    for (k, a), (_, b) in zip(full.state_dict().items(), resumed.state_dict().items(), strict=True):
+        torch.testing.assert_close(a, b, rtol=0, atol=0, msg=k)
+    loaded, info = load_model(part)
+    assert info.train["epochs_done"] == 2
+    torch.testing.assert_close(loaded.head.weight, full.head.weight)
+    with pytest.raises(InputError, match="another training configuration"):
+        train(toy, _config(lr=0.5), output=part, resume=True)
+
+
+def test_model_file_loads_without_code(tmp_path):
+    bad = tmp_path / "evil.pt"
+    torch.save({"format": "vhuman.prediction/1", "x": Motion}, bad)
+    with pytest.raises(FileFormatError, match="without code execution"):
+        load_model(bad)
+    (tmp_path / "junk.pt").write_bytes(b"not a model")
+    with pytest.raises(FileFormatError):
+        load_model(tmp_path / "junk.pt")
+    with pytest.raises(InputError, match="cannot read"):
+        load_model(tmp_path / "missing.pt")
+
+
+def test_predict_motion_and_bad_input(toy, tmp_path):
+    model = build_model("seed", toy, options=SMALL)
+    from vhuman.prediction import ModelInfo
+
+    info = ModelInfo(toy.skeleton.names, 25.0)
+    sk = cmu_skeleton()
+    q = np.array(toy.local_rotations[:40])
+    motion = Motion(sk, 25.0, toy.root_positions[:40], q)
+    future = predict_motion(model, info, motion, 30)
+    assert future.n_frames == 30
+    assert future.fps == 25.0
+    # Untrained head is zero: the body holds the last pose, the root keeps moving at 0.5 m/s.
+    np.testing.assert_allclose(
+        future.local_rotations[:, 1:], np.broadcast_to(q[-1, 1:], (30, 37, 4)), atol=1e-6
+    )
+    np.testing.assert_allclose(future.root_positions[0, 0] - motion.root_positions[-1, 0], 0.02)
+    with pytest.raises(InputError, match="observes 10"):
+        predict_motion(model, info, motion[:5], 10)
+    other = Motion.rest(standard_humanoid(), 20, 25.0)
+    with pytest.raises(InputError, match="skeleton"):
+        predict_motion(model, info, other, 10)
+    with pytest.raises(InputError, match="frames"):
+        predict_motion(model, info, motion, 0)
+
+
+@pytest.mark.shared
+def test_loader_on_real_cmu_files(shared_data, tmp_path):
+    seqs = load_cmu_sequences(shared_data)
+    assert seqs.n_trials == 72
+    assert seqs.sample_fps == pytest.approx(60.0)
+    held = [t for t, v in zip(seqs.trials, seqs.validation, strict=True) if v]
+    assert "walking/walking_5" in held
+    assert "basketball/basketball_5" in held
+    assert len(held) == len({h.rsplit("/", 1)[0] for h in held})  # one trial per action
+    js = seqs.joint_sets()
+    left_out = {0, 1, 2, 7, 8, 13, 16, 20, 24, 27, 29, 33, 36}  # the literature's 13
+    assert set(js.position) == set(range(38)) - left_out
+    assert len(js.angle) == 26
+    # Every second frame of the file, positions by our FK with the root removed.
+    from vhuman.io import read_cmu
+
+    m = read_cmu(shared_data / "train" / "walking" / "walking_1.txt")
+    k = seqs.trials.index("walking/walking_1")
+    a = seqs.trial_starts[k]
+    np.testing.assert_allclose(seqs.local_rotations[a + 3], m.local_rotations[6], atol=1e-6)
+    heights = seqs.positions[a : seqs.trial_starts[k + 1], :, 2]
+    assert 1.4 < np.ptp(heights, axis=1).mean() < 2.0  # about a body height, root-relative
+    again = load_cmu_sequences(shared_data)  # from the cache
+    np.testing.assert_allclose(again.positions, seqs.positions, atol=1e-6)
+    assert any((tmp_path / "cache" / "prediction").iterdir())
