@@ -1,4 +1,4 @@
-"""The `vhuman` Typer application: info, convert, view, demo."""
+"""The `vhuman` Typer application: the commands and their registration."""
 
 from __future__ import annotations
 
@@ -14,6 +14,9 @@ from rich.table import Table
 
 from vhuman import __version__
 from vhuman.cli.errors import stderr, user_errors
+from vhuman.cli.physics import physics_app
+from vhuman.cli.predict import predict_app
+from vhuman.cli.reaching import reach, swivel_app
 from vhuman.errors import InputError
 
 __all__ = ["app", "main"]
@@ -197,6 +200,11 @@ def walk(
     table.add_row("generation", f"{figures['generation_fps']:,.0f} frames/s")
     console.print(table)
 
+
+app.command()(reach)
+app.add_typer(swivel_app, name="swivel")
+app.add_typer(physics_app, name="physics")
+app.add_typer(predict_app, name="predict")
 
 ik_app = typer.Typer(help="Inverse kinematics: compare the solvers.", no_args_is_help=True)
 app.add_typer(ik_app, name="ik")

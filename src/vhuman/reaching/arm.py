@@ -242,6 +242,58 @@ class ArmModel:
         a = np.array([0.0, 0.0, 0.0, 0.0, 0.0, 0.0, self.hand])
         return d, a
 
+    @property
+    def _mirror(self) -> NDArray[np.float64]:
+        return _MIRROR if self.side is Side.LEFT else np.ones(3)
+
+    def _frames(self, q: ArrayLike) -> list[NDArray[np.float64]]:
+        """D-H frames ``A_1 ⋯ A_i`` (i = 1 … 7) of checked ``q``, each (..., 4, 4)."""
+        q = np.asarray(q, dtype=np.float64)
+        if q.ndim == 0 or q.shape[-1] != 7:
+            raise InputError(f"q must have shape (..., 7) [rad], got {q.shape}")
+        if not np.all(np.isfinite(q)):
+            raise InputError("q contains NaN or infinite values")
+        d, a = self.dh_parameters()
+        m = _dh_matrices(q, d, a)
+        frames = [m[..., 0, :, :]]
+        for i in range(1, 7):
+            frames.append(frames[-1] @ m[..., i, :, :])
+        return frames
+
+    def segment_rotations(self, q: ArrayLike) -> NDArray[np.float64]:
+        """Rotations of upper arm, forearm and hand from the anatomical position.
+
+        Each is ``R(q) R(0)ᵀ`` in the shoulder frame: the rotation that takes
+        the segment from where it is at ``q = 0`` to where it is at ``q``. The
+        forearm's excludes the pronation ``q5`` (a twist about its own axis
+        that moves no joint centre), so a skeleton with a hinge elbow takes
+        pronation in its wrist joint.
+
+        Parameters
+        ----------
+        q : array_like, shape (..., 7)
+            Joint angles [rad].
+
+        Returns
+        -------
+        ndarray, shape (..., 3, 3, 3)
+            ``[upper arm, forearm, hand]`` rotation matrices.
+
+        Raises
+        ------
+        InputError
+            If ``q`` is not (..., 7) or not finite.
+        """
+        at_q = self._frames(q)
+        at_rest = self._frames(np.zeros(7))
+        mirror = self._mirror
+        out = []
+        for k in (2, 3, 6):  # after joints 1-3, 1-4 and 1-7
+            r = at_q[k][..., :3, :3] @ at_rest[k][:3, :3].T
+            r = R_SHOULDER_DH @ r @ R_SHOULDER_DH.T
+            out.append(mirror[:, None] * r * mirror)
+        return np.stack(out, axis=-3)
+
     def forward(self, q: ArrayLike) -> ArmPose:
         """Forward kinematics of joint angles ``q`` (..., 7) [rad], in the shoulder frame.
 
@@ -253,16 +305,8 @@ class ArmModel:
             If ``q`` is not (..., 7) or not finite.
         """
         q = np.asarray(q, dtype=np.float64)
-        if q.ndim == 0 or q.shape[-1] != 7:
-            raise InputError(f"q must have shape (..., 7) [rad], got {q.shape}")
-        if not np.all(np.isfinite(q)):
-            raise InputError("q contains NaN or infinite values")
-        d, a = self.dh_parameters()
-        m = _dh_matrices(q, d, a)
-        frames = [m[..., 0, :, :]]
-        for i in range(1, 7):
-            frames.append(frames[-1] @ m[..., i, :, :])
-        mirror = _MIRROR if self.side is Side.LEFT else np.ones(3)
+        frames = self._frames(q)
+        mirror = self._mirror
 
         def point(frame: NDArray[np.float64]) -> NDArray[np.float64]:
             return mirror * (frame[..., :3, 3] @ R_SHOULDER_DH.T)

@@ -12,13 +12,14 @@ Following Xia et al. (2021), the swivel angle is learnt as ``φ = f(m)`` with
   :mod:`vhuman.reaching.arm`;
 - ``α, β, γ`` [rad]: the hand orientation relative to that frame, as a
   **rotation vector** (axis × angle, angle in [0, π]; it jumps where the angle
-  crosses π). For motion-capture data it is the global rotation of the wrist
-  joint (the joint whose rotation places the hand) expressed in the body
-  frame, so the identity is the wrist's orientation in the skeleton's rest
-  pose (for the CMU skeleton a T-pose); for :func:`synthetic_swivel_dataset` it
-  is ``ArmPose.hand_orientation`` (identity in the anatomical position). The
-  two conventions differ by a fixed rotation: do not mix the two kinds of data
-  in one model;
+  crosses π), in the convention of ``ArmPose.hand_orientation``: the identity
+  is the **anatomical position** (arm hanging, palm forward, thumb pointing
+  away from the body). For motion capture it is the global rotation of the
+  wrist joint (the joint whose rotation places the hand) in the body frame,
+  times the hand's orientation in the skeleton's rest pose
+  (:func:`rest_hand_orientation`; for the CMU T-pose, palms down, it follows
+  from the rest positions of wrist, hand and thumb tip), so measured and
+  synthetic samples share one convention;
 - ``d1, d2`` [m]: upper-arm and forearm lengths, measured at each frame from
   the joint positions.
 
@@ -57,37 +58,49 @@ from vhuman.io import read_cmu
 from vhuman.io._common import PathLike
 from vhuman.reaching.arm import JOINT_LIMITS, ArmModel, Side
 from vhuman.reaching.swivel import swivel_angle
-from vhuman.skeleton import Motion
+from vhuman.skeleton import Motion, Skeleton
 
 __all__ = [
+    "ARM_ROLES",
     "CMU_ARM_JOINTS",
     "FEATURE_NAMES",
     "MIN_ELBOW_FLEXION",
+    "STANDARD_ARM_JOINTS",
     "SwivelDataset",
     "SwivelSamples",
     "cmu_swivel_dataset",
+    "rest_hand_orientation",
     "split_by_trial",
     "swivel_samples_from_motion",
     "synthetic_swivel_dataset",
+    "task_features",
     "validation_split_highest_numbered",
 ]
 
 FEATURE_NAMES = ("x", "y", "z", "alpha", "beta", "gamma", "d1", "d2")
 """Names of the eight feature columns (see the module): [m] ×3, [rad] ×3, [m] ×2."""
 
+ARM_ROLES = ("lshoulder", "lelbow", "lwrist", "lhand", "rshoulder", "relbow", "rwrist", "rhand")
+"""Joint roles every arm-joint mapping names; ``lthumb``/``rthumb`` are optional (see
+:func:`rest_hand_orientation`)."""
+
 CMU_ARM_JOINTS: Mapping[str, str] = MappingProxyType(
     {
-        "lshoulder": "lshoulder",
-        "lelbow": "lelbow",
-        "lwrist": "lwrist",
-        "lhand": "lhand",
-        "rshoulder": "rshoulder",
-        "relbow": "relbow",
-        "rwrist": "rwrist",
-        "rhand": "rhand",
+        **{role: role for role in ARM_ROLES},
+        # The hand's rotation lives in the hand base joint, at the wrist centre.
+        "lwrist": "lhand_base",
+        "rwrist": "rhand_base",
+        "lthumb": "lthumb_tip",
+        "rthumb": "rthumb_tip",
     }
 )
 """Arm joint roles → joint names of the CMU skeleton (:func:`vhuman.io.cmu_skeleton`)."""
+
+STANDARD_ARM_JOINTS: Mapping[str, str] = MappingProxyType(
+    {role: f"{role[0]}_{role[1:]}" for role in ARM_ROLES}
+)
+"""Arm joint roles → joint names of :func:`vhuman.skeleton.standard_humanoid` (its rest
+pose is the anatomical position, so it needs no thumb)."""
 
 MIN_ELBOW_FLEXION = float(np.radians(10.0))
 """Elbow flexion [rad] below which the arm counts as straight and φ as undefined (10°)."""
@@ -222,6 +235,42 @@ class SwivelSamples(NamedTuple):
     elbow_flexion: NDArray[np.float64]
 
 
+def task_features(
+    hand: ArrayLike,
+    hand_rotation: ArrayLike,
+    upper_arm: ArrayLike,
+    forearm: ArrayLike,
+    side: Side | str,
+) -> NDArray[np.float64]:
+    """The feature rows ``m`` of hand tasks, in right-arm coordinates.
+
+    Parameters
+    ----------
+    hand : array_like, shape (N, 3)
+        Hand end points relative to the shoulder, body frame [m].
+    hand_rotation : array_like, shape (N, 3, 3)
+        Hand frames in the body frame (anatomical position = identity).
+    upper_arm, forearm : array_like, shape (N,) or scalar
+        Segment lengths ``d1``, ``d2`` [m].
+    side : Side or {"right", "left"}
+        A left arm is mirrored into right-arm coordinates.
+
+    Returns
+    -------
+    ndarray, shape (N, 8)
+        ``[x, y, z, α, β, γ, d1, d2]`` (see the module).
+    """
+    hand = np.asarray(hand, dtype=np.float64)
+    r_hand = np.asarray(hand_rotation, dtype=np.float64)
+    if Side.parse(side) is Side.LEFT:
+        hand, r_hand = _MIRROR * hand, _MIRROR[:, None] * r_hand * _MIRROR
+    rotvec = quat_to_rotvec(rotmat_to_quat(r_hand))
+    lengths = np.broadcast_to(
+        np.stack(np.broadcast_arrays(upper_arm, forearm), axis=-1), (hand.shape[0], 2)
+    )
+    return np.concatenate([hand, rotvec, lengths], axis=-1)
+
+
 def _features(
     shoulder: NDArray[np.float64],
     elbow: NDArray[np.float64],
@@ -231,17 +280,78 @@ def _features(
     side: Side,
 ) -> SwivelSamples:
     """Features from shoulder-frame positions (T, 3) and hand rotations (T, 3, 3)."""
-    if side is Side.LEFT:
-        elbow, wrist, hand = _MIRROR * elbow, _MIRROR * wrist, _MIRROR * hand
-        r_hand = _MIRROR[:, None] * r_hand * _MIRROR
     upper, fore = elbow - shoulder, wrist - elbow
     d1 = np.linalg.norm(upper, axis=-1)
     d2 = np.linalg.norm(fore, axis=-1)
     cos_flex = np.sum(upper * fore, axis=-1) / np.maximum(d1 * d2, 1e-12)
-    rotvec = quat_to_rotvec(rotmat_to_quat(r_hand))
-    features = np.concatenate([hand - shoulder, rotvec, d1[:, None], d2[:, None]], axis=-1)
+    features = task_features(hand - shoulder, r_hand, d1, d2, side)
     phi = swivel_angle(shoulder, elbow, wrist)
+    if side is Side.LEFT:
+        phi = -phi
     return SwivelSamples(features, phi, np.arccos(np.clip(cos_flex, -1.0, 1.0)))
+
+
+def _body_frames(p_lshoulder: NDArray[np.float64], p_rshoulder: NDArray[np.float64]) -> NDArray:
+    """``R_world_body`` (..., 3, 3) at the shoulders: x forward, y left (horizontal), z up."""
+    left = (p_lshoulder - p_rshoulder) * [1.0, 1.0, 0.0]
+    left = left / np.maximum(np.linalg.norm(left, axis=-1, keepdims=True), 1e-12)
+    forward = np.cross(left, _UP)
+    return np.stack([forward, left, np.broadcast_to(_UP, left.shape)], axis=-1)
+
+
+def _check_roles(names: Mapping[str, str]) -> None:
+    missing = sorted(set(ARM_ROLES) - set(names))
+    if missing:
+        raise InputError(f"names must map every role of {list(ARM_ROLES)}; missing {missing}")
+
+
+def rest_hand_orientation(
+    skeleton: Skeleton, side: Side | str, *, names: Mapping[str, str] = CMU_ARM_JOINTS
+) -> NDArray[np.float64]:
+    """The hand frame of one arm in the skeleton's rest pose, in world coordinates.
+
+    The hand frame is the frame whose axes are the body's (x forward, y left,
+    z up) in the anatomical position: the hand points along its −z axis and
+    the thumb along −y (right hand) or +y (left hand). When ``names`` maps the
+    role ``rthumb``/``lthumb`` (the thumb tip), the frame follows from the rest
+    positions of wrist, hand and thumb; otherwise the rest pose is taken to be
+    the anatomical position and the frame is the body frame at the shoulders.
+
+    Parameters
+    ----------
+    skeleton : Skeleton
+    side : Side or {"right", "left"}
+    names : mapping
+        Joint names for the roles of :data:`ARM_ROLES` (and optionally the thumbs).
+
+    Returns
+    -------
+    ndarray, shape (3, 3)
+        ``R_world_hand`` at rest. A motion's wrist global rotation times this
+        matrix is the hand frame at each frame.
+
+    Raises
+    ------
+    InputError
+        For an unknown side, a missing role, or a thumb on the hand's axis;
+        UnknownJointError for a joint the skeleton lacks.
+    """
+    arm = Side.parse(side)
+    _check_roles(names)
+    s = "l" if arm is Side.LEFT else "r"
+    rest = skeleton.rest_positions()
+    p = rest[skeleton.indices([names[r] for r in ("lshoulder", "rshoulder", f"{s}wrist")])]
+    r_world_body = _body_frames(p[0], p[1])
+    thumb_role = f"{s}thumb"
+    if thumb_role not in names:
+        return r_world_body
+    hand, thumb = rest[skeleton.indices([names[f"{s}hand"], names[thumb_role]])] - p[2]
+    z = -hand / max(float(np.linalg.norm(hand)), 1e-12)
+    t = thumb - np.dot(thumb, z) * z
+    if np.linalg.norm(t) < 1e-6 * max(float(np.linalg.norm(thumb)), 1e-12):
+        raise InputError(f"the rest thumb tip {names[thumb_role]!r} lies on the hand's axis")
+    y = (-t if arm is Side.RIGHT else t) / np.linalg.norm(t)
+    return np.stack([np.cross(y, z), y, z], axis=-1)
 
 
 def swivel_samples_from_motion(
@@ -257,9 +367,10 @@ def swivel_samples_from_motion(
     side : Side or {"right", "left"}
         The arm; a left arm is mirrored into right-arm coordinates.
     names : mapping
-        Joint names of the skeleton for the roles ``lshoulder, lelbow, lwrist,
-        lhand, rshoulder, relbow, rwrist, rhand``; the wrist joint's global
-        rotation is the hand orientation. Default: the CMU skeleton.
+        Joint names of the skeleton for the roles of :data:`ARM_ROLES` (and
+        optionally ``lthumb``, ``rthumb``: see :func:`rest_hand_orientation`);
+        the wrist joint's global rotation turns the rest hand frame. Default:
+        the CMU skeleton; :data:`STANDARD_ARM_JOINTS` for the standard humanoid.
 
     Returns
     -------
@@ -277,22 +388,15 @@ def swivel_samples_from_motion(
     Xia et al. (2021), arm configuration learning, ``m = [x, y, z, α, β, γ, d1, d2]``.
     """
     arm = Side.parse(side)
-    missing = sorted(set(CMU_ARM_JOINTS) - set(names))
-    if missing:
-        raise InputError(
-            f"names must map every role of {sorted(CMU_ARM_JOINTS)}; missing {missing}"
-        )
+    r_rest = rest_hand_orientation(motion.skeleton, arm, names=names)
     s = "l" if arm is Side.LEFT else "r"
     roles = ("lshoulder", "rshoulder", f"{s}shoulder", f"{s}elbow", f"{s}wrist", f"{s}hand")
     idx = motion.skeleton.indices([names[r] for r in roles])
     p = motion.global_positions[:, idx]  # (T, 6, 3)
-    left = (p[:, 0] - p[:, 1]) * [1.0, 1.0, 0.0]
-    left /= np.maximum(np.linalg.norm(left, axis=-1, keepdims=True), 1e-12)
-    forward = np.cross(left, _UP)
-    r_world_body = np.stack([forward, left, np.broadcast_to(_UP, left.shape)], axis=-1)  # (T, 3, 3)
+    r_world_body = _body_frames(p[:, 0], p[:, 1])  # (T, 3, 3)
     rel = np.einsum("tji,tkj->tki", r_world_body, p[:, 2:] - p[:, 2:3])  # body frame, (T, 4, 3)
-    r_world_wrist = quat_to_rotmat(motion.global_rotations[:, idx[4]])
-    r_body_hand = np.swapaxes(r_world_body, -1, -2) @ r_world_wrist
+    r_world_hand = quat_to_rotmat(motion.global_rotations[:, idx[4]]) @ r_rest
+    r_body_hand = np.swapaxes(r_world_body, -1, -2) @ r_world_hand
     return _features(rel[:, 0], rel[:, 1], rel[:, 2], rel[:, 3], r_body_hand, arm)
 
 

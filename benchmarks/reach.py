@@ -1,0 +1,244 @@
+"""Reach generation speed, and the closed-form arm IK against ikpy on the same 7-DOF chain.
+
+1. Full reach generation, batched (`vhuman.reaching.reach.plan_reaches`): minimum-jerk
+   hand path + swivel predicted by the shipped MLP at every frame + closed-form IK
+   (+ the feasible-swivel path search where a prediction has no in-limit solution),
+   on seeded random reachable hand poses of the standard humanoid's right arm,
+   each a 1 s reach at 60 fps from the ready pose. Target of issue #4: ≥ 20,000 frames/s.
+2. Closed-form IK (`vhuman.reaching.solve_arm`, the swivel angle of the true pose
+   given) against ikpy (`Chain.inverse_kinematics` with the full orientation,
+   from the zero pose) on the seed's D-H chain built link by link in ikpy, on
+   the same seeded random in-limit poses: time per solve and accuracy.
+
+Run: ``.venv/bin/python benchmarks/reach.py [--reaches N] [--ikpy N] [--seed S] [--json]``
+(one core).
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")  # one core: before numpy loads its BLAS
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import argparse
+import json
+import time
+import warnings
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+from rich.console import Console
+from rich.table import Table
+from scipy.spatial.transform import Rotation
+
+from vhuman.geometry import quat_angle
+from vhuman.reaching import JOINT_LIMITS, ArmModel, solve_arm, swivel_angle
+from vhuman.reaching.arm import DH_ALPHA, DH_OFFSETS, R_SHOULDER_DH
+from vhuman.reaching.reach import (
+    READY_ARM_ANGLES,
+    default_predictor,
+    natural_orientation,
+    plan_reaches,
+)
+from vhuman.skeleton import standard_humanoid
+
+
+def random_poses(model: ArmModel, n: int, rng: np.random.Generator) -> tuple[NDArray, Any]:
+    """In-limit arm angles (elbow flexed ≥ 10°) and their hand poses."""
+    q = rng.uniform(JOINT_LIMITS[:, 0], JOINT_LIMITS[:, 1], size=(4 * n, 7))
+    q = q[q[:, 3] < -np.radians(10.0)][:n]
+    return q, model.forward(q)
+
+
+def workspace_targets(model: ArmModel, n: int, rng: np.random.Generator) -> tuple[NDArray, NDArray]:
+    """Hand targets in front of the shoulder (what `vhuman reach` gets), natural orientation.
+
+    Positions uniform in a box 0.25–0.6 m forward, 0.35 m outward to 0.1 m inward
+    and 0.4 m below to 0.3 m above the shoulder, kept within 0.95 of the reach.
+    """
+    lo, hi = np.array([0.25, -0.35, -0.4]), np.array([0.6, 0.1, 0.3])
+    p = rng.uniform(lo, hi, size=(4 * n, 3))
+    p = p[np.linalg.norm(p, axis=1) < 0.95 * (model.upper_arm + model.forearm + model.hand)][:n]
+    return p, np.stack([natural_orientation(model, x) for x in p])
+
+
+def bench_reaches(model: ArmModel, n: int, seed: int) -> list[dict[str, Any]]:
+    """Frames per second of batched reach generation, on two kinds of targets."""
+    predictor = default_predictor("mlp")
+    _, pose = random_poses(model, n, np.random.default_rng(seed))
+    sets = {
+        "workspace targets, natural orientation": workspace_targets(
+            model, n, np.random.default_rng(seed)
+        ),
+        "random in-limit arm poses": (pose.hand, pose.hand_orientation),
+    }
+    ready = model.forward(READY_ARM_ANGLES)
+    rows = []
+    for name, (hand, orientation) in sets.items():
+        start = np.broadcast_to(ready.hand, hand.shape)
+        start_q = np.broadcast_to(ready.hand_orientation, orientation.shape)
+        t0 = time.perf_counter()
+        plan = plan_reaches(model, start, start_q, hand, orientation,
+                            duration=1.0, fps=60.0, predictor=predictor)  # fmt: skip
+        elapsed = time.perf_counter() - t0
+        frames = plan.q.shape[0] * plan.q.shape[1]
+        searched = ~np.all(plan.swivel == plan.swivel_predicted, axis=1)
+        rows.append({
+            "targets": name,
+            "reaches": int(hand.shape[0]),
+            "frames": frames,
+            "seconds": elapsed,
+            "frames_per_s": frames / elapsed,
+            "reaches_with_swivel_search": int(searched.sum()),
+            "infeasible_frames": int((~plan.feasible).sum()),
+        })  # fmt: skip
+    return rows
+
+
+def ikpy_chain(model: ArmModel) -> Any:
+    """The seed's D-H arm, link by link, as an ikpy chain (base = the shoulder frame)."""
+    from ikpy.chain import Chain
+    from ikpy.link import OriginLink, URDFLink
+
+    d, a = model.dh_parameters()
+
+    def rpy(matrix: NDArray) -> NDArray:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # gimbal lock: any split of the angles is exact
+            return Rotation.from_matrix(matrix).as_euler("xyz")  # R = Rz(y) Ry(p) Rx(r)
+
+    def rz(angle: float) -> NDArray:
+        return Rotation.from_euler("z", angle).as_matrix()
+
+    links = [OriginLink()]
+    before = R_SHOULDER_DH  # rotation of the frame before joint 1
+    shift = np.zeros(3)
+    for i in range(7):
+        links.append(URDFLink(f"q{i + 1}", shift, rpy(before @ rz(DH_OFFSETS[i])),
+                              rotation=[0.0, 0.0, 1.0], bounds=tuple(JOINT_LIMITS[i])))  # fmt: skip
+        before = Rotation.from_euler("x", DH_ALPHA[i]).as_matrix()
+        shift = np.array([a[i], 0.0, d[i]])
+    links.append(URDFLink("hand", shift, rpy(before), joint_type="fixed"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return Chain(links, active_links_mask=[False] + [True] * 7 + [False])
+
+
+def bench_ik(model: ArmModel, n: int, seed: int) -> dict[str, Any]:
+    """Closed-form IK vs ikpy on the same poses: time per solve, errors."""
+    q, pose = random_poses(model, n, np.random.default_rng(seed + 1))
+    phi = swivel_angle(pose.shoulder, pose.elbow, pose.wrist)
+    # One at a time, then batched.
+    t0 = time.perf_counter()
+    singles = [solve_arm(model, pose.hand[k], pose.hand_orientation[k], phi[k]).q for k in range(n)]
+    single_s = (time.perf_counter() - t0) / n
+    t0 = time.perf_counter()
+    batch = solve_arm(model, pose.hand, pose.hand_orientation, phi)
+    batch_s = (time.perf_counter() - t0) / n
+    ours = model.forward(np.stack(singles))
+    rows = [
+        {
+            "solver": "vhuman closed form (one at a time)",
+            "ms_per_solve": single_s * 1e3,
+            "position_error_m_max": float(np.abs(ours.hand - pose.hand).max()),
+            "orientation_error_rad_max": float(
+                quat_angle(ours.hand_orientation, pose.hand_orientation).max()
+            ),
+            "success": float(np.mean(batch.feasible)),
+        },
+        {
+            "solver": "vhuman closed form (batched)",
+            "ms_per_solve": batch_s * 1e3,
+            "position_error_m_max": float(np.abs(model.forward(batch.q).hand - pose.hand).max()),
+            "orientation_error_rad_max": float(
+                quat_angle(model.forward(batch.q).hand_orientation, pose.hand_orientation).max()
+            ),
+            "success": float(np.mean(batch.feasible)),
+        },
+    ]
+    try:
+        chain = ikpy_chain(model)
+    except ImportError:
+        return {"rows": rows, "ikpy": "not installed (pip install ikpy): not compared"}
+    # The chain's hand frame is R_SHOULDER_DH-rotated relative to ours: check FK first.
+    full = np.concatenate([np.zeros((n, 1)), q, np.zeros((n, 1))], axis=1)
+    frames = [chain.forward_kinematics(x) for x in full]
+    fk_gap = max(float(np.abs(f[:3, 3] - p).max()) for f, p in zip(frames, pose.hand, strict=True))
+    pos_err, rot_err, times = [], [], []
+    for k in range(n):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            t0 = time.perf_counter()
+            x = chain.inverse_kinematics(
+                frames[k][:3, 3], frames[k][:3, :3], orientation_mode="all"
+            )
+            times.append(time.perf_counter() - t0)
+        got = chain.forward_kinematics(x)
+        pos_err.append(float(np.linalg.norm(got[:3, 3] - frames[k][:3, 3])))
+        rel = got[:3, :3].T @ frames[k][:3, :3]
+        rot_err.append(float(np.arccos(np.clip((np.trace(rel) - 1.0) / 2.0, -1.0, 1.0))))
+    pos_err, rot_err = np.array(pos_err), np.array(rot_err)
+    rows.append(
+        {
+            "solver": "ikpy (full pose, from zero)",
+            "ms_per_solve": float(np.mean(times)) * 1e3,
+            "position_error_m_max": float(pos_err.max()),
+            "orientation_error_rad_max": float(rot_err.max()),
+            "success": float(np.mean((pos_err <= 1e-3) & (rot_err <= np.radians(1.0)))),
+        }
+    )
+    return {"rows": rows, "ikpy_fk_max_diff_m": fk_gap, "solves": n}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--reaches", type=int, default=400, help="reaches generated in one batch")
+    parser.add_argument("--ikpy", type=int, default=100, help="poses solved by each IK")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    args = parser.parse_args()
+    model = ArmModel.from_skeleton(standard_humanoid(), "right")
+    result = {
+        "arm_m": [model.upper_arm, model.forearm, model.hand],
+        "reach": bench_reaches(model, args.reaches, args.seed),
+        "ik": bench_ik(model, args.ikpy, args.seed),
+    }
+    fastest = max(r["frames_per_s"] for r in result["reach"])
+    result["targets_met"] = {"reach generation ≥ 20,000 frames/s": bool(fastest >= 20_000)}
+    if args.json:
+        print(json.dumps(result))
+        return
+    console = Console(width=130, highlight=False)
+    gen = Table(title="reach generation, batched (1 s reaches at 60 fps from the ready pose)")
+    for col in ("targets", "reaches", "frames", "s", "frames/s", "with swivel search",
+                "frames off limits"):  # fmt: skip
+        gen.add_column(col, justify="left" if col == "targets" else "right")
+    for r in result["reach"]:
+        gen.add_row(r["targets"], str(r["reaches"]), str(r["frames"]), f"{r['seconds']:.3f}",
+                    f"{r['frames_per_s']:,.0f}", str(r["reaches_with_swivel_search"]),
+                    str(r["infeasible_frames"]))  # fmt: skip
+    console.print(gen)
+    table = Table(
+        title=f"7-DOF arm IK on {args.ikpy} random in-limit hand poses (seed {args.seed})"
+    )
+    for col in ("solver", "ms / solve", "max position error m", "max orientation error rad",
+                "success"):  # fmt: skip
+        table.add_column(col, justify="left" if col == "solver" else "right")
+    for row in result["ik"]["rows"]:
+        table.add_row(row["solver"], f"{row['ms_per_solve']:.4f}",
+                      f"{row['position_error_m_max']:.1e}",
+                      f"{row['orientation_error_rad_max']:.1e}",
+                      f"{row['success']:.0%}")  # fmt: skip
+    console.print(table)
+    if "ikpy_fk_max_diff_m" in result["ik"]:
+        console.print(
+            f"ikpy chain vs ArmModel FK: max |Δp| = {result['ik']['ikpy_fk_max_diff_m']:.1e} m"
+        )
+    else:
+        console.print(result["ik"]["ikpy"])
+
+
+if __name__ == "__main__":
+    main()

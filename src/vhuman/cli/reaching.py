@@ -1,0 +1,204 @@
+"""`vhuman reach` and `vhuman swivel train|evaluate`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import numpy as np
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from vhuman.cli.errors import stderr, user_errors
+from vhuman.errors import InputError
+
+__all__ = ["reach", "swivel_app"]
+
+console = Console(highlight=False)
+
+swivel_app = typer.Typer(
+    help="Swivel-angle predictors: train on and evaluate against real motion capture.",
+    no_args_is_help=True,
+)
+
+_KINDS = ("mlp", "lsq", "mean")
+
+
+def reach(
+    target: Annotated[
+        tuple[float, float, float],
+        typer.Option(help="Hand target X Y Z in the world [m]; the body stands at the origin."),
+    ],
+    output: Annotated[
+        Path, typer.Option("-o", "--output", help="Motion file (.bvh or .npz).")
+    ] = Path("reach.bvh"),
+    arm: Annotated[str, typer.Option(help="Which arm: right or left.")] = "right",
+    target_rpy: Annotated[
+        tuple[float, float, float] | None,
+        typer.Option(
+            help="Hand roll pitch yaw [deg] about a forward, palm-down hand "
+            "(default: in line with the forearm, thumb up)."
+        ),
+    ] = None,
+    start: Annotated[
+        tuple[float, float, float] | None,
+        typer.Option(help="Start hand X Y Z [m] (default: elbow at 90°, forearm forward)."),
+    ] = None,
+    duration: Annotated[float, typer.Option(help="Movement time [s].")] = 1.0,
+    fps: Annotated[float, typer.Option(help="Frame rate of the output.")] = 60.0,
+    stature: Annotated[
+        float | None, typer.Option(help="Stature [m] (default GB/T 10000 male P50, 1.678 m).")
+    ] = None,
+    model: Annotated[
+        Path | None, typer.Option(help="Swivel predictor file (default: the shipped MLP).")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """Reach with one arm: minimum-jerk hand path, predicted swivel angle, analytic IK."""
+    from vhuman.io import save_motion
+    from vhuman.reaching import load_predictor
+    from vhuman.reaching.reach import generate_reach, hand_orientation_from_rpy
+    from vhuman.skeleton import standard_humanoid
+
+    with user_errors():
+        orientation = (
+            None if target_rpy is None else hand_orientation_from_rpy(np.radians(target_rpy), arm)
+        )
+        result = generate_reach(
+            target,
+            side=arm,
+            target_orientation=orientation,
+            start=start,
+            duration=duration,
+            fps=fps,
+            skeleton=standard_humanoid(stature=stature),
+            predictor=None if model is None else load_predictor(model),
+        )
+        save_motion(result.motion, output)
+    figures = {"output": str(output), **result.to_dict()}
+    if as_json:
+        print(json.dumps(figures))
+        return
+    table = Table(title=f"{arm} reach → {output}", show_header=False)
+    table.add_row("frames", f"{figures['frames']} at {fps:g} fps ({figures['duration_s']:.2f} s)")
+    table.add_row("final position error", f"{figures['final_position_error_mm']:.3g} mm")
+    table.add_row("final orientation error", f"{figures['final_orientation_error_deg']:.3g}°")
+    table.add_row("path straightness", f"{figures['path_straightness']:.4f} (chord / length)")
+    table.add_row("peak / mean hand speed", f"{figures['peak_to_mean_speed']:.3f} (ideal 1.875)")
+    table.add_row("max joint speed", f"{figures['max_joint_speed_rad_s']:.2f} rad/s")
+    start_speed, end_speed = figures["joint_speed_at_ends_rad_s"]
+    table.add_row("joint speed at ends", f"{start_speed:.3g}, {end_speed:.3g} rad/s")
+    table.add_row(
+        "swivel angle",
+        f"{figures['swivel_start_deg']:.1f}° → {figures['swivel_end_deg']:.1f}°",
+    )
+    table.add_row(
+        "joint limits",
+        f"{figures['joint_limit_violations']} violations, "
+        f"{figures['infeasible_frames']} frames without a feasible swivel angle",
+    )
+    console.print(table)
+
+
+def _status(text: str) -> Any:
+    return stderr.status(text, spinner="dots")
+
+
+def _held_out(data: Path) -> tuple[Any, Any]:
+    """Training and held-out swivel samples of a CMU folder (split by trial)."""
+    from vhuman.reaching import cmu_swivel_dataset, validation_split_highest_numbered
+
+    with _status(f"reading swivel samples from {data}"):
+        return validation_split_highest_numbered(cmu_swivel_dataset(data))
+
+
+@swivel_app.command("train")
+def swivel_train(
+    data: Annotated[Path, typer.Option(help="CMU data folder (holding train/<action>/*.txt).")],
+    output: Annotated[Path, typer.Option("-o", "--output", help="Model file (.npz) to write.")],
+    model: Annotated[str, typer.Option(help=f"Predictor kind: {', '.join(_KINDS)}.")] = "mlp",
+    hidden: Annotated[int, typer.Option(min=1, help="MLP hidden units.")] = 64,
+    epochs: Annotated[int, typer.Option(min=1, help="MLP training epochs.")] = 300,
+    seed: Annotated[int, typer.Option(help="Seed of the MLP's initialisation and batches.")] = 0,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """Train a swivel predictor on all but the highest-numbered trial of each activity."""
+    from vhuman.reaching import (
+        LeastSquaresPredictor,
+        MeanPredictor,
+        MLPPredictor,
+        evaluate,
+    )
+
+    with user_errors():
+        if model not in _KINDS:
+            raise InputError(f"model must be one of {list(_KINDS)}, got {model!r}")
+        train, test = _held_out(data)
+        predictor = {
+            "mlp": lambda: MLPPredictor(hidden, epochs=epochs, seed=seed),
+            "lsq": LeastSquaresPredictor,
+            "mean": MeanPredictor,
+        }[model]()
+        with _status(f"fitting {model} on {len(train)} samples"):
+            predictor.fit(train.features, train.swivel)
+        predictor.save(output)
+        scores = evaluate(predictor, test)
+    result = {"output": str(output), "model": model, "train_samples": len(train), **scores}
+    if as_json:
+        print(json.dumps(result))
+    else:
+        console.print(
+            f"wrote {output}: {model} trained on {len(train)} samples; held-out MAE "
+            f"{scores['mae_deg']:.2f}°, RMSE {scores['rmse_deg']:.2f}° on {scores['n']} samples"
+        )
+
+
+@swivel_app.command("evaluate")
+def swivel_evaluate(
+    data: Annotated[Path, typer.Option(help="CMU data folder (holding train/<action>/*.txt).")],
+    model: Annotated[
+        list[Path] | None,
+        typer.Option(help="Model file (repeatable; default: the shipped MLP and least squares)."),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """MAE, RMSE, MSE [deg] on the held-out trials, beside a training-mean baseline."""
+    from vhuman.reaching import MeanPredictor, evaluate, load_predictor
+    from vhuman.reaching.reach import default_predictor
+
+    with user_errors():
+        if model:
+            predictors = {path.stem: load_predictor(path) for path in model}
+        else:
+            predictors = {kind: default_predictor(kind) for kind in ("mlp", "lsq")}
+        train, test = _held_out(data)
+        predictors["mean"] = MeanPredictor().fit(train.features, train.swivel)
+        scores = {name: evaluate(p, test) for name, p in predictors.items()}
+    keys = ("mae_deg", "rmse_deg", "mse_deg2", "mae_rad", "rmse_rad", "mse_rad2", "per_activity")
+    result = {
+        "samples": len(test),
+        "trials": int(np.unique(test.groups).size),
+        "models": {name: {k: s[k] for k in keys} for name, s in scores.items()},
+    }
+    if as_json:
+        print(json.dumps(result))
+        return
+    table = Table(
+        title=f"swivel angle on {result['samples']} held-out samples "
+        f"({result['trials']} trials, the highest-numbered of each activity)"
+    )
+    for col in ("model", "MAE °", "RMSE °", "MSE °²"):
+        table.add_column(col, justify="left" if col == "model" else "right")
+    for name, s in result["models"].items():
+        table.add_row(name, f"{s['mae_deg']:.2f}", f"{s['rmse_deg']:.2f}", f"{s['mse_deg2']:.1f}")
+    console.print(table)
+    activities = sorted(next(iter(scores.values()))["per_activity"])
+    per = Table(title="MAE ° per activity")
+    per.add_column("activity")
+    for name in scores:
+        per.add_column(name, justify="right")
+    for act in activities:
+        per.add_row(act, *(f"{scores[n]['per_activity'][act]['mae_deg']:.2f}" for n in scores))
+    console.print(per)

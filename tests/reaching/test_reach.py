@@ -1,0 +1,186 @@
+"""Tests of reach generation: the arm angles on the skeleton, the figures, bad input."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vhuman.errors import InputError
+from vhuman.geometry import quat_to_rotmat
+from vhuman.io import cmu_walking_example
+from vhuman.reaching import (
+    ArmModel,
+    LeastSquaresPredictor,
+    MeanPredictor,
+    solve_arm,
+    synthetic_swivel_dataset,
+)
+from vhuman.reaching.dataset import (
+    STANDARD_ARM_JOINTS,
+    rest_hand_orientation,
+    swivel_samples_from_motion,
+    task_features,
+)
+from vhuman.reaching.reach import (
+    READY_ARM_ANGLES,
+    default_predictor,
+    generate_reach,
+    hand_orientation_from_rpy,
+    natural_orientation,
+    plan_reaches,
+)
+from vhuman.skeleton import standard_humanoid
+
+SKELETON = standard_humanoid(stature=1.75)
+SHOULDER = SKELETON.rest_positions()[SKELETON.index("r_shoulder")]
+MEAN = MeanPredictor().fit(np.zeros((2, 8)), [0.0, 0.0])
+REACHABLE = [(0.45, -0.25, 1.2), (0.5, -0.4, 0.9), (0.55, -0.2, 1.4), (0.2, -0.6, 1.3)]
+
+
+@pytest.fixture(scope="module")
+def lsq() -> LeastSquaresPredictor:
+    """A least-squares predictor fitted on synthetic postures (no data files needed)."""
+    data = synthetic_swivel_dataset(ArmModel(0.3, 0.25, 0.19), 3000, np.random.default_rng(1))
+    return LeastSquaresPredictor().fit(data.features, data.swivel)
+
+
+@pytest.mark.parametrize("target", REACHABLE)
+def test_reach_hits_the_target_along_a_straight_bell_shaped_path(target, lsq) -> None:
+    result = generate_reach(target, skeleton=SKELETON, predictor=lsq, fps=240.0)
+    fig = result.to_dict()
+    assert fig["final_position_error_mm"] < 1e-6
+    assert fig["final_orientation_error_deg"] < 1e-6
+    assert fig["max_path_deviation_mm"] < 1e-6
+    assert fig["path_straightness"] > 1.0 - 1e-9
+    assert fig["peak_to_mean_speed"] == pytest.approx(1.875, abs=2e-3)
+    assert fig["joint_limit_violations"] == 0
+    assert fig["infeasible_frames"] == 0
+    # Smooth joints that start and stop at rest (one-sided differences at 240 fps).
+    assert max(fig["joint_speed_at_ends_rad_s"]) < 0.05
+    assert fig["max_joint_speed_rad_s"] < 10.0
+
+
+def test_skeleton_pose_reproduces_the_arm_model(lsq) -> None:
+    result = generate_reach(REACHABLE[0], skeleton=SKELETON, predictor=lsq)
+    model = ArmModel.from_skeleton(SKELETON, "right")
+    pose = model.forward(result.arm_angles)
+    got = result.motion.global_positions[:, SKELETON.indices(["r_elbow", "r_wrist", "r_hand"])]
+    want = np.stack([pose.elbow, pose.wrist, pose.hand], axis=1) + SHOULDER
+    np.testing.assert_allclose(got, want, atol=1e-9)
+    hand_rotation = result.motion.global_rotations[:, SKELETON.index("r_wrist")]
+    np.testing.assert_allclose(
+        quat_to_rotmat(hand_rotation), quat_to_rotmat(pose.hand_orientation), atol=1e-9
+    )
+    # The elbow stays a hinge: no rotation off its axis, and the rest of the body at rest.
+    violation = SKELETON.limit_violation(result.motion.local_rotations)
+    assert violation[:, SKELETON.index("r_elbow")].max() < 1e-9
+    moving = set(SKELETON.indices(["r_shoulder", "r_elbow", "r_wrist"]))
+    still = [j for j in range(SKELETON.n_joints) if j not in moving]
+    np.testing.assert_allclose(result.motion.local_rotations[:, still, 0], 1.0)
+
+
+@pytest.mark.parametrize("side", ["right", "left"])
+def test_features_measured_on_the_motion_are_those_predicted_from(side, lsq) -> None:
+    s = side[0]
+    sign = 1.0 if side == "right" else -1.0
+    result = generate_reach((0.45, sign * -0.25, 1.2), side=side, skeleton=SKELETON, predictor=lsq)
+    shoulder = SKELETON.rest_positions()[SKELETON.index(f"{s}_shoulder")]
+    model = ArmModel.from_skeleton(SKELETON, side)
+    plan = plan_reaches(
+        model,
+        (result.hand_path[0] - shoulder)[None],
+        model.forward(READY_ARM_ANGLES).hand_orientation[None],
+        (result.target_position - shoulder)[None],
+        result.target_orientation[None],
+        duration=1.0,
+        fps=60.0,
+        predictor=lsq,
+    )
+    measured = swivel_samples_from_motion(result.motion, side, names=STANDARD_ARM_JOINTS)
+    np.testing.assert_allclose(measured.swivel, sign * plan.swivel[0], atol=1e-9)
+    want = task_features(
+        plan.hand[0],
+        quat_to_rotmat(plan.orientation[0]),
+        model.upper_arm,
+        model.forearm,
+        model.side,
+    )
+    np.testing.assert_allclose(measured.features, want, atol=1e-9)
+
+
+def test_left_reach_mirrors_the_right(lsq) -> None:
+    right = generate_reach((0.5, -0.4, 0.9), side="right", skeleton=SKELETON, predictor=lsq)
+    left = generate_reach((0.5, 0.4, 0.9), side="left", skeleton=SKELETON, predictor=lsq)
+    i_r, i_l = SKELETON.index("r_hand"), SKELETON.index("l_hand")
+    mirrored = left.motion.global_positions[:, i_l] * [1.0, -1.0, 1.0]
+    np.testing.assert_allclose(mirrored, right.motion.global_positions[:, i_r], atol=1e-9)
+    np.testing.assert_allclose(left.arm_angles, right.arm_angles, atol=1e-9)
+
+
+def test_unreachable_swivel_is_smoothed_and_reported(lsq) -> None:
+    # Across the body: the seed's limits allow no internal humeral rotation.
+    result = generate_reach((0.3, 0.1, 1.1), skeleton=SKELETON, predictor=lsq)
+    fig = result.to_dict()
+    assert fig["infeasible_frames"] > 0
+    assert fig["joint_limit_violations"] > 0
+    assert fig["max_joint_speed_rad_s"] < 10.0  # the path search avoids branch jumps
+
+
+def test_rpy_zero_points_forward_palm_down() -> None:
+    for side, thumb in (("right", [0.0, 1.0, 0.0]), ("left", [0.0, -1.0, 0.0])):
+        r = quat_to_rotmat(hand_orientation_from_rpy(np.zeros(3), side))
+        np.testing.assert_allclose(r @ [0.0, 0.0, -1.0], [1.0, 0.0, 0.0], atol=1e-12)  # hand
+        np.testing.assert_allclose(r @ [1.0, 0.0, 0.0], [0.0, 0.0, -1.0], atol=1e-12)  # palm
+        sign = -1.0 if side == "right" else 1.0
+        np.testing.assert_allclose(r @ [0.0, sign, 0.0], thumb, atol=1e-12)
+    yawed = quat_to_rotmat(hand_orientation_from_rpy([0.0, 0.0, np.pi / 2]))
+    np.testing.assert_allclose(yawed @ [0.0, 0.0, -1.0], [0.0, 1.0, 0.0], atol=1e-12)
+
+
+def test_natural_orientation_needs_no_wrist_deviation_at_zero_swivel() -> None:
+    model = ArmModel.from_skeleton(SKELETON, "right")
+    for target in REACHABLE:
+        hand = np.array(target) - SHOULDER
+        solution = solve_arm(model, hand, natural_orientation(model, hand), 0.0)
+        assert abs(solution.q[5]) < 1e-7
+        assert abs(solution.q[6]) < 1e-7
+
+
+def test_cmu_rest_hand_frame_follows_the_hand_at_every_frame() -> None:
+    motion = cmu_walking_example()[::20]
+    skel = motion.skeleton
+    p = motion.global_positions
+    for side, s in (("right", "r"), ("left", "l")):
+        rest = rest_hand_orientation(skel, side)
+        hand_frames = quat_to_rotmat(motion.global_rotations[:, skel.index(f"{s}hand_base")]) @ rest
+        direction = p[:, skel.index(f"{s}hand")] - p[:, skel.index(f"{s}wrist")]
+        direction /= np.linalg.norm(direction, axis=-1, keepdims=True)
+        np.testing.assert_allclose(hand_frames @ [0.0, 0.0, -1.0], direction, atol=1e-9)
+
+
+def test_shipped_predictors_load_and_predict() -> None:
+    features = synthetic_swivel_dataset(ArmModel(0.3, 0.25, 0.19), 50, np.random.default_rng(2))
+    for kind in ("mlp", "lsq"):
+        phi = default_predictor(kind).predict(features.features)
+        assert phi.shape == (50,)
+        assert np.all(np.abs(phi) <= np.pi)
+    with pytest.raises(InputError, match="mlp"):
+        default_predictor("forest")
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"target": (1.5, -0.2, 1.2)}, "out of reach.*at most"),
+        ({"target": (0.4, -0.2, np.nan)}, "NaN"),
+        ({"target": (0.4, -0.2, 1.2), "duration": 0.0}, "duration"),
+        ({"target": (0.4, -0.2, 1.2), "duration": -1.0}, "duration"),
+        ({"target": (0.4, -0.2, 1.2), "fps": 0.0}, "fps"),
+        ({"target": (0.4, -0.2, 1.2), "side": "middle"}, "right"),
+        ({"target": (0.4, -0.2)}, "3 numbers"),
+        ({"target": (0.4, -0.2, 1.2), "start": (2.0, 0.0, 1.0)}, "out of reach"),
+    ],
+)
+def test_bad_input_raises_one_clear_error(kwargs, match) -> None:
+    with pytest.raises(InputError, match=match):
+        generate_reach(skeleton=SKELETON, predictor=MEAN, **kwargs)
