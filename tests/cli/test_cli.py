@@ -162,3 +162,46 @@ def test_walk_json_is_strict_json_even_for_one_cycle(tmp_path: Path) -> None:
     figures = json.loads(result.stdout, parse_constant=reject)
     assert figures["frames"] > 0
     assert figures["foot_skate_mm"] < 2.0
+
+
+def test_reach_writes_bvh_and_reports_its_figures(tmp_path: Path) -> None:
+    out = tmp_path / "reach.bvh"
+    result = CliRunner().invoke(
+        app, ["reach", "--target", "0.55", "-0.25", "1.45", "-o", str(out), "--json"]
+    )
+    assert result.exit_code == 0, result.output
+    figures = json.loads(result.stdout)
+    for key in ("final_position_error_mm", "final_orientation_error_deg", "path_straightness",
+                "peak_to_mean_speed", "max_joint_speed_rad_s", "joint_speed_at_ends_rad_s",
+                "joint_limit_violations"):  # fmt: skip
+        assert key in figures
+    assert figures["final_position_error_mm"] < 1e-6
+    assert out.stat().st_size > 0
+
+
+@pytest.mark.parametrize(
+    ("args", "match"),
+    [
+        (["--target", "1.5", "0", "1.4"], "out of reach"),
+        (["--target", "0.5", "-0.2", "nan"], "NaN"),
+        (["--target", "0.5", "-0.2", "1.3", "--duration", "0"], "duration"),
+        (["--target", "0.5", "-0.2", "1.3", "--arm", "middle"], "side must be one of"),
+    ],
+)
+def test_reach_bad_input_exits_2(tmp_path: Path, args: list[str], match: str) -> None:
+    out = tmp_path / "r.bvh"
+    result = CliRunner().invoke(app, ["reach", *args, "-o", str(out)])
+    assert result.exit_code == 2
+    assert match in result.output
+    assert not out.exists()
+
+
+@pytest.mark.shared
+def test_swivel_evaluate_reports_each_model(shared_data: Path) -> None:
+    result = CliRunner().invoke(app, ["swivel", "evaluate", "--data", str(shared_data), "--json"])
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout)
+    assert set(out["models"]) == {"mlp", "lsq", "mean"}
+    models = out["models"]
+    assert models["mlp"]["mae_deg"] < models["lsq"]["mae_deg"] < models["mean"]["mae_deg"]
+    assert out["samples"] > 1000

@@ -22,6 +22,12 @@ def test_demo_writes_report(tmp_path: Path) -> None:
     assert walk["bvh_round_trip_max_error_m"] < 1e-5
     for name in walk["files"]:
         assert (out / name).stat().st_size > 0
+    reach = summary["reach"]
+    assert reach["final_position_error_mm"] < 1e-6
+    assert reach["joint_limit_violations"] == 0
+    assert reach["peak_to_mean_speed"] > 1.8
+    for name in reach["files"]:
+        assert (out / name).stat().st_size > 0
     assert json.loads((out / "summary.json").read_text())["report"] == summary["report"]
     assert not list(out.glob(".*"))  # no temporary file left behind
 
