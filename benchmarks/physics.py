@@ -5,7 +5,8 @@ Ablation (same seed, same simulation budget, horizon = target cycles):
 - no-svm: the same without the pre-screen;
 - nsga2: pymoo's plain NSGA-II on the objectives with "cycles short of the target" as
   a constraint;
-- cma: CMA-ES (``cma``) on a weighted objective (objectives + 10 × cycles short).
+- cma: CMA-ES (``cma``) on a weighted objective (objectives + 10 × cycles short), started at the
+  initial controller like the evolution's first population.
 Figures: simulations until a walker (an individual surviving the target) first
 appears (None if never), best objectives among walkers, wall time.
 
@@ -22,9 +23,9 @@ from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
 
-from vhuman.control.controller import default_controller_path, load_controller
+from vhuman.control.controller import SIMBICON_FEEDBACK, default_controller_path, load_controller
 from vhuman.control.evolution import EvolutionConfig, evolve
-from vhuman.control.optimize import FEEDBACK_BOUND, WalkProblem
+from vhuman.control.optimize import FEEDBACK_BOUND, FEEDBACK_LOWER, FEEDBACK_UPPER, WalkProblem
 from vhuman.control.simulation import simulate
 
 DIM = 24
@@ -58,8 +59,10 @@ class Counter:
 
 def run_evolution(screen: bool, budget: int, target: float, seed: int, pop: int) -> dict:
     c = Counter(WalkProblem(), target)
-    cfg = EvolutionConfig(lower=np.full(DIM, -FEEDBACK_BOUND), upper=np.full(DIM, FEEDBACK_BOUND),
+    step = max(target / 4.0, 1.0)
+    cfg = EvolutionConfig(lower=FEEDBACK_LOWER, upper=FEEDBACK_UPPER, x0=SIMBICON_FEEDBACK.ravel(),
                           population=pop, generations=max(budget // pop - 1, 1), target=target,
+                          window_start=min(step, target), window_step=step,
                           screen=screen)  # fmt: skip
     t = time.perf_counter()
     evolve(c, cfg, rng=seed)
@@ -75,8 +78,8 @@ def run_nsga2(budget: int, target: float, seed: int, pop: int) -> dict:
 
     class P(ElementwiseProblem):
         def __init__(self) -> None:
-            super().__init__(n_var=DIM, n_obj=3, n_ieq_constr=1, xl=-FEEDBACK_BOUND,
-                             xu=FEEDBACK_BOUND)  # fmt: skip
+            super().__init__(n_var=DIM, n_obj=3, n_ieq_constr=1, xl=FEEDBACK_LOWER,
+                             xu=FEEDBACK_UPPER)  # fmt: skip
 
         def _evaluate(self, x, out, *args, **kwargs) -> None:
             e = c(x, target)
@@ -92,8 +95,8 @@ def run_cma(budget: int, target: float, seed: int, pop: int) -> dict:
     import cma
 
     c = Counter(WalkProblem(), target)
-    es = cma.CMAEvolutionStrategy(np.zeros(DIM), 0.3, {
-        "bounds": [-FEEDBACK_BOUND, FEEDBACK_BOUND], "seed": seed + 1, "popsize": pop,
+    es = cma.CMAEvolutionStrategy(SIMBICON_FEEDBACK.ravel(), FEEDBACK_BOUND / 3, {
+        "bounds": [list(FEEDBACK_LOWER), list(FEEDBACK_UPPER)], "seed": seed + 1, "popsize": pop,
         "verbose": -9, "maxfevals": budget})  # fmt: skip
     t = time.perf_counter()
     while not es.stop() and len(c.log) < budget:
@@ -112,7 +115,7 @@ def _sim(seconds: float) -> float:
     t = time.perf_counter()
     done = 0.0
     while done < seconds:
-        r, _ = simulate(ctrl, 1.0, record_fps=None, stop_on_fall=False)
+        r, _ = simulate(ctrl, 5.0, record_fps=None, stop_on_fall=False)
         done += r.duration_s
     return done / (time.perf_counter() - t)
 
@@ -141,7 +144,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--budget", type=int, default=120, help="simulations per method")
     ap.add_argument("--population", type=int, default=12)
-    ap.add_argument("--target", type=float, default=4.0, help="target cycles")
+    ap.add_argument("--target", type=float, default=20.0, help="target cycles")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--speed-seconds", type=float, default=20.0)
     ap.add_argument("--skip-ablation", action="store_true")

@@ -29,7 +29,7 @@ def optimize(
     clip: Annotated[str, typer.Option(help="DeepMimic clip name.")] = "walk",
     generations: Annotated[int, typer.Option(help="Generation budget.")] = 10,
     population: Annotated[int, typer.Option(help="Parents and offspring per generation.")] = 12,
-    target_cycles: Annotated[float, typer.Option(help="Target window [cycles].")] = 4.0,
+    target_cycles: Annotated[float, typer.Option(help="Target window [cycles].")] = 20.0,
     workers: Annotated[int, typer.Option(help="Local worker processes.")] = 1,
     scheduler: Annotated[
         str | None, typer.Option(help="Dask scheduler address (instead of --workers).")

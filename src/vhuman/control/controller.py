@@ -2,28 +2,31 @@
 
 Initial controller (seed 003, step 1): ``K`` keyframes of one cycle of a clip
 give per-hinge target angles, interpolated linearly and cyclically in the
-phase ``φ = (t mod T) / T``; PD servos (see `vhuman.control.model`) turn
-``target − current`` into torques. :func:`refine_targets` is the space-time
-refinement: offsets on the keyframe targets are updated from the simulated
-tracking error (iterative learning control) so the simulated character follows
-the clip as far as it can.
+phase; PD servos (see `vhuman.control.model`) turn ``target − current`` into
+torques. Pure tracking of the DeepMimic walk does not keep balance (the
+character falls within 1–2 s whatever the feedback matrix), so a walking
+controller follows SIMBICON (Yin, Loken, van de Panne 2007):
 
-Feedback unit: a feedback matrix ``F (4, 6)`` times the difference between the
-current and the ideal state variables
+- a finite-state machine, two states per step: state 0 (early swing) lasts
+  ``state_time``; state 1 (late swing) ends when the swing foot touches the
+  ground; then the stance side swaps;
+- per state, targets for the swing hip (a *world-frame* thigh pitch), swing
+  knee and ankle, stance knee and ankle (``gait``, shape (2, 5)); the other
+  hinges (trunk, neck, arms) follow the clip's keyframes at the phase of the
+  machine;
+- the pelvis is held upright and on its heading in the *world* frame by the
+  stance hip: ``τ_stance = −τ_torso − τ_swing`` (torque on each of its three
+  hinges), with ``τ_torso`` a PD on the pelvis pitch, roll and yaw;
+- the feedback unit: ``F (4, 6)`` times the state
+  ``s = (d_x, v_x, d_y, v_y, pitch, roll)`` — centre of mass relative to the
+  stance ankle and its velocity in the heading frame [m, m/s], pelvis attitude
+  [rad] — minus its ideal value, added to the swing hip's world pitch and roll
+  (foot placement, SIMBICON's ``θd = θd0 + c_d·d + c_v·v`` in both planes) and
+  to the stance ankle's pitch and roll targets. The evolution
+  (`vhuman.control.optimize`) finds ``F``.
 
-    s = (d_x, v_x, d_y, v_y, pitch, roll)
-
-— centre-of-mass position and velocity relative to the stance ankle in the
-heading frame (x forward, y left) [m, m/s] and the pelvis attitude [rad] —
-added to the target pose on four outputs: swing-hip pitch and roll (foot
-placement) and stance-ankle pitch and roll. The ideal values come from the clip
-itself, per keyframe. Pure tracking does not keep balance, so the structure
-borrows from SIMBICON (Yin et al. 2007): the stance side is that of the clip's
-half-cycle; the stance hip holds the pelvis at the clip's *world* attitude
-(its target is ``q_hip + (pelvis − pelvis_ideal)``), and the swing hip's
-target is a *world* thigh angle (``q_clip − (pelvis − pelvis_ideal)``), so the
-foot-placement feedback ``θd = θd0 + c_d·d + c_v·v`` of SIMBICON is row 0 and
-1 of ``F``.
+A controller without ``gait`` (e.g. :func:`standing_controller`) only tracks
+its keyframes in time.
 """
 
 from __future__ import annotations
@@ -46,6 +49,9 @@ from vhuman.skeleton.skeleton import Skeleton
 
 __all__ = [
     "FEEDBACK_SHAPE",
+    "GAIT_NAMES",
+    "SIMBICON_FEEDBACK",
+    "SIMBICON_GAIT",
     "STATE_NAMES",
     "Controller",
     "clip_motion",
@@ -60,6 +66,19 @@ STATE_NAMES = ("d_x", "v_x", "d_y", "v_y", "pitch", "roll")
 OUTPUT_NAMES = ("swing_hip_pitch", "swing_hip_roll", "stance_ankle_pitch", "stance_ankle_roll")
 """Feedback outputs (rows of the feedback matrix)."""
 FEEDBACK_SHAPE = (len(OUTPUT_NAMES), len(STATE_NAMES))
+GAIT_NAMES = ("swing_hip_world", "swing_knee", "swing_ankle", "stance_knee", "stance_ankle")
+"""Per-state SIMBICON targets [rad] (columns of ``Controller.gait``)."""
+SIMBICON_GAIT = ((-0.4, -1.1, -0.4, -0.05, 0.0), (-0.1, -0.05, -0.1, -0.1, 0.0))
+"""SIMBICON's walk (Yin et al. 2007, table 1) in this model's signs (hip and ankle flexion,
+knee extension are negative): early swing lifts the foot, late swing reaches forward."""
+SIMBICON_FEEDBACK = np.zeros(FEEDBACK_SHAPE)
+SIMBICON_FEEDBACK[0, 1] = -0.2  # swing hip pitch from v_x: SIMBICON's c_v = 0.2 (sagittal)
+SIMBICON_FEEDBACK[1, 2] = 0.8  # swing hip roll from d_y (coronal c_d)
+SIMBICON_FEEDBACK[1, 3] = 0.2  # swing hip roll from v_y (coronal c_v)
+SIMBICON_FEEDBACK.flags.writeable = False
+"""The hand-set feedback matrix the evolution starts from (its search box is centred here)."""
+START_SPEED = 0.5
+"""Forward speed [m/s] of the standing start pose of a walking controller."""
 _FORMAT = "vhuman.controller/1"
 _SKELETONS = ("deepmimic", "standard")
 
@@ -80,7 +99,7 @@ def _skeleton(name: str) -> Skeleton:
 @cache
 def humanoid_for(skeleton_name: str) -> Humanoid:
     """The (cached) MuJoCo humanoid of a named skeleton: ``"deepmimic"`` or ``"standard"``."""
-    return build_humanoid(_skeleton(skeleton_name))
+    return build_humanoid(_skeleton(skeleton_name), 3.0 if skeleton_name == "standard" else 1.0)
 
 
 def clip_motion(clip: str) -> Motion:
@@ -144,9 +163,14 @@ class Controller:
     feedback : ndarray, shape (4, 6)
         The feedback matrix F (rows ``OUTPUT_NAMES``, columns ``STATE_NAMES``).
     start_qpos, start_qvel : ndarray
-        Initial state of the simulation (the clip's first frame and velocity).
-    world_frame : bool
-        Use the SIMBICON-style world-frame stance/swing hip targets.
+        Initial state of the simulation.
+    gait : ndarray, shape (2, 5), optional
+        SIMBICON targets per state (columns ``GAIT_NAMES``); None: the
+        keyframes are tracked in time (no state machine, no balance).
+    state_time : float
+        Duration of state 0 (early swing) [s].
+    torso_pitch : float
+        World pitch [rad] the pelvis is held at (positive leans forward).
     """
 
     skeleton: str
@@ -159,7 +183,9 @@ class Controller:
     feedback: NDArray[np.float64]
     start_qpos: NDArray[np.float64]
     start_qvel: NDArray[np.float64]
-    world_frame: bool = True
+    gait: NDArray[np.float64] | None = None
+    state_time: float = 0.3
+    torso_pitch: float = 0.0
     meta: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -172,6 +198,13 @@ class Controller:
         if np.asarray(self.ideal).shape != (k, len(STATE_NAMES)) or len(self.right_stance) != k:
             raise InputError("controller ideal states and stance flags need one row per keyframe")
         object.__setattr__(self, "feedback", fb)
+        if self.gait is not None:
+            gait = np.asarray(self.gait, dtype=np.float64)
+            if gait.shape != (2, len(GAIT_NAMES)) or not np.all(np.isfinite(gait)):
+                raise InputError(f"gait targets must be finite with shape (2, {len(GAIT_NAMES)})")
+            object.__setattr__(self, "gait", gait)
+        if not (np.isfinite(self.state_time) and self.state_time > 0.0):
+            raise InputError(f"state time must be > 0 s, got {self.state_time}")
 
     @property
     def humanoid(self) -> Humanoid:
@@ -210,7 +243,9 @@ class Controller:
             "feedback": np.round(self.feedback, 6).tolist(),
             "start_qpos": np.round(self.start_qpos, 6).tolist(),
             "start_qvel": np.round(self.start_qvel, 6).tolist(),
-            "world_frame": self.world_frame,
+            "gait_rad": None if self.gait is None else np.round(self.gait, 6).tolist(),
+            "state_time_s": self.state_time,
+            "torso_pitch_rad": self.torso_pitch,
             "meta": self.meta,
         }
 
@@ -239,7 +274,11 @@ class Controller:
                 feedback=np.array(data["feedback"], dtype=np.float64),
                 start_qpos=np.array(data["start_qpos"], dtype=np.float64),
                 start_qvel=np.array(data["start_qvel"], dtype=np.float64),
-                world_frame=bool(data.get("world_frame", True)),
+                gait=None
+                if data.get("gait_rad") is None
+                else np.array(data["gait_rad"], dtype=np.float64),
+                state_time=float(data.get("state_time_s", 0.3)),
+                torso_pitch=float(data.get("torso_pitch_rad", 0.0)),
                 meta=dict(data.get("meta", {})),
             )
         except (KeyError, TypeError, ValueError) as exc:
@@ -297,48 +336,7 @@ def pelvis_attitude(quat: NDArray[np.float64]) -> tuple[float, float, float]:
     return float(yaw), float(pitch), float(roll)
 
 
-def state_variables(
-    data: mujoco.MjData, stance_body: int, root_body: int = 1
-) -> NDArray[np.float64]:
-    """The feedback state ``s (6,)`` (see ``STATE_NAMES``) of the current simulation state."""
-    yaw, pitch, roll = pelvis_attitude(data.xquat[root_body])
-    c, s = np.cos(yaw), np.sin(yaw)
-    com = data.subtree_com[root_body]
-    rel = com[:2] - data.xpos[stance_body][:2]
-    v = data.qvel[0:2]  # the root's linear velocity (world) [m/s], standing in for the COM's
-    dx, dy = c * rel[0] + s * rel[1], -s * rel[0] + c * rel[1]
-    vx, vy = c * v[0] + s * v[1], -s * v[0] + c * v[1]
-    return np.array([dx, vx, dy, vy, pitch, roll])
-
-
-def _clip_states(
-    h: Humanoid, qpos: NDArray[np.float64], fps: float, right_stance: NDArray[np.bool_]
-) -> NDArray[np.float64]:
-    """State variables of each clip frame (velocity by central differences)."""
-    model, data = h.model, mujoco.MjData(h.model)
-    (r_side, l_side) = sides(h)
-    out = np.zeros((len(qpos), len(STATE_NAMES)))
-    n = len(qpos)
-    for i in range(n):
-        data.qpos[:] = qpos[i]
-        mujoco.mj_differentiatePos(model, data.qvel, 2.0 / fps, qpos[(i - 1) % n],
-                                   qpos[(i + 1) % n])  # fmt: skip
-        if i in (0, n - 1):
-            mujoco.mj_differentiatePos(model, data.qvel, 1.0 / fps, qpos[max(i - 1, 0)],
-                                       qpos[min(i + 1, n - 1)] if i == 0 else qpos[i])  # fmt: skip
-        mujoco.mj_forward(model, data)
-        stance = r_side[4] if right_stance[i] else l_side[4]
-        out[i] = state_variables(data, stance)
-    return out
-
-
 # -- construction ------------------------------------------------------------------
-def _start_qvel(h: Humanoid, qpos: NDArray[np.float64], fps: float) -> NDArray[np.float64]:
-    qvel = np.zeros(h.model.nv)
-    mujoco.mj_differentiatePos(h.model, qvel, 1.0 / fps, qpos[0], qpos[1])
-    return qvel
-
-
 def _ground(h: Humanoid, qpos: NDArray[np.float64]) -> NDArray[np.float64]:
     """``qpos`` with the root raised or lowered so the lowest geom touches z = 0."""
     data = mujoco.MjData(h.model)
@@ -352,56 +350,57 @@ def _ground(h: Humanoid, qpos: NDArray[np.float64]) -> NDArray[np.float64]:
             low = min(low, data.geom_xpos[g][2] - abs(axis[2]) * size[1] - size[0])
         elif h.model.geom_type[g] == mujoco.mjtGeom.mjGEOM_SPHERE:
             low = min(low, data.geom_xpos[g][2] - size[0])
+        elif h.model.geom_type[g] == mujoco.mjtGeom.mjGEOM_BOX:
+            rows = data.geom_xmat[g].reshape(3, 3)[2]
+            low = min(low, data.geom_xpos[g][2] - float(np.abs(rows) @ size))
     out = qpos.copy()
     out[2] -= low
     return out
 
 
-def initial_controller(clip: str = "walk", keyframes: int = 10) -> Controller:
-    """The initial controller of a DeepMimic clip: keyframe targets of one cycle, F = 0.
+def initial_controller(clip: str = "walk", keyframes: int = 20, period: float = 0.8) -> Controller:
+    """The initial walking controller of a DeepMimic clip, with F = 0.
 
-    One cycle is the whole clip (the DeepMimic walk is one gait cycle). The
-    stance foot of each keyframe is the lower ankle in the clip.
+    The keyframe targets are ``keyframes`` evenly spaced frames of the clip's
+    cycle (the DeepMimic walk is one gait cycle starting at the right heel
+    strike; the left one is at half the cycle), played by the state machine
+    at SIMBICON's cadence: one gait cycle of nominally ``period`` seconds.
+    The legs follow :data:`SIMBICON_GAIT`; the start is the standing pose
+    moving forward at :data:`START_SPEED`.
 
     Raises
     ------
     InputError
-        For an unknown clip or ``keyframes`` < 4.
+        For an unknown clip, ``keyframes`` < 4 or ``period`` ≤ 0.
     """
     if keyframes < 4:
         raise InputError(f"keyframes must be >= 4, got {keyframes}")
+    if not (np.isfinite(period) and period > 0.0):
+        raise InputError(f"period must be > 0 s, got {period}")
     motion = clip_motion(clip)
     h = humanoid_for("deepmimic")
     qpos = h.motion_to_qpos(motion)
-    fps = motion.fps
     n = motion.n_frames
-    period = (n - 1) / fps
     hinges = np.unwrap(qpos[:, 7:], axis=0)
-    r_ankle = motion.skeleton.index("right_ankle")
-    l_ankle = motion.skeleton.index("left_ankle")
-    heights = motion.global_positions[:, [r_ankle, l_ankle], 2]
-    right_stance_frames = heights[:, 0] <= heights[:, 1]
-    states = _clip_states(h, qpos, fps, right_stance_frames)
-    phases = np.arange(keyframes) / keyframes
-    times = phases * period * fps  # in frames
+    times = np.arange(keyframes) / keyframes * (n - 1)  # in frames
     frame_idx = np.arange(n)
     targets = np.stack([np.interp(times, frame_idx, hinges[:, i]) for i in range(h.n_hinges)], 1)
-    ideal = np.stack([np.interp(times, frame_idx, states[:, i]) for i in range(6)], 1)
-    # Stance per keyframe: the clip's stance at the keyframe's frame.
-    right_stance = right_stance_frames[np.round(times).astype(int) % n]
-    start = _ground(h, qpos[0])
+    stand = standing_controller("deepmimic")
+    start_qvel = np.zeros(h.model.nv)
+    start_qvel[0] = START_SPEED
     return Controller(
         skeleton="deepmimic",
         signature=h.signature,
         clip=clip,
         period=period,
         targets=targets,
-        ideal=ideal,
-        right_stance=right_stance,
+        ideal=np.zeros((keyframes, len(STATE_NAMES))),
+        right_stance=np.arange(keyframes) < keyframes / 2,
         feedback=np.zeros(FEEDBACK_SHAPE),
-        start_qpos=start,
-        start_qvel=_start_qvel(h, qpos, fps),
-        meta={"keyframes": keyframes, "clip_fps": fps},
+        start_qpos=stand.start_qpos,
+        start_qvel=start_qvel,
+        gait=np.array(SIMBICON_GAIT),
+        meta={"keyframes": keyframes, "clip_fps": motion.fps},
     )
 
 
@@ -440,6 +439,5 @@ def standing_controller(skeleton: str = "standard", lean: float | None = None) -
         feedback=np.zeros(FEEDBACK_SHAPE),
         start_qpos=qpos,
         start_qvel=np.zeros(h.model.nv),
-        world_frame=False,
         meta={"lean_rad": lean},
     )

@@ -2,7 +2,10 @@
 
 The steps of the patent's claim 1 (numbers as there):
 
-2.1  The first population is sampled at random in the solution space (a box).
+2.1  The first population is sampled at random in the solution space (a box);
+     with ``x0``, its first member is the initial controller ``x0`` (the
+     patent's first population comes from a controller that already walks
+     a little).
 2.2  Parents mutate into offspring (Gaussian steps of ``sigma`` × box size).
      An RBF-kernel SVM trained on all earlier individuals predicts the
      forbidden region (constraint violated: fewer cycles than the window
@@ -124,6 +127,8 @@ class EvolutionConfig:
         Use the SVM pre-screen (False: the ablation without it).
     svm_c, svm_gamma : float or str
         ``SVC`` parameters.
+    x0 : ndarray, shape (D,), optional
+        An individual put in the first population (the initial controller).
     """
 
     lower: NDArray[np.float64]
@@ -141,6 +146,7 @@ class EvolutionConfig:
     screen: bool = True
     svm_c: float = 10.0
     svm_gamma: float | str = "scale"
+    x0: NDArray[np.float64] | None = None
 
     def __post_init__(self) -> None:
         lo = np.asarray(self.lower, dtype=np.float64).ravel()
@@ -149,6 +155,11 @@ class EvolutionConfig:
             raise InputError("bounds need lower < upper in every dimension")
         object.__setattr__(self, "lower", lo)
         object.__setattr__(self, "upper", hi)
+        if self.x0 is not None:
+            x0 = np.asarray(self.x0, dtype=np.float64).ravel()
+            if x0.shape != lo.shape or np.any(x0 < lo) or np.any(x0 > hi):
+                raise InputError("x0 must lie inside the bounds")
+            object.__setattr__(self, "x0", x0)
         for name in ("population", "generations", "max_resamples"):
             value = getattr(self, name)
             if int(value) != value or value <= (0 if name != "max_resamples" else -1):
@@ -165,6 +176,7 @@ class EvolutionConfig:
         """JSON-ready dict."""
         out = {k: getattr(self, k) for k in self.__dataclass_fields__}
         out["lower"], out["upper"] = self.lower.tolist(), self.upper.tolist()
+        out["x0"] = None if self.x0 is None else self.x0.tolist()
         return out
 
 
@@ -419,6 +431,8 @@ def evolve(
     if state is None:
         # 2.1: random first population.
         x0 = cfg.lower + gen.random((n, len(span))) * span
+        if cfg.x0 is not None:
+            x0[0] = cfg.x0
         evs = _run_batch(evaluate, x0, horizon(cfg.window_start), executor)
         state = _State(0, cfg.window_start, gen.bit_generator.state, [], [], [], [])
         for x, e in zip(x0, evs, strict=True):

@@ -16,6 +16,12 @@ with the ``implicitfast`` integrator, treats the damping term implicitly
 with the ground and with the other segments, except those of adjacent bodies
 (MuJoCo's parent filter) and pairs that already touch at the rest pose
 (excluded, e.g. the two thighs at the hips).
+
+Feet: the segment of an ankle joint (a capsule along the foot) becomes a box
+of the capsule's length (ends included) and height, and :data:`FOOT_WIDTH_RATIO`
+times its diameter wide, with the segment's mass. A capsule touches the ground
+along a line, which gives no support sideways; the box is the DeepMimic
+humanoid's own foot (0.178 × 0.09 × 0.056 m).
 """
 
 from __future__ import annotations
@@ -34,6 +40,7 @@ from vhuman.skeleton.motion import Motion
 from vhuman.skeleton.skeleton import JointType, Skeleton
 
 __all__ = [
+    "FOOT_WIDTH_RATIO",
     "MIN_BODY_MASS",
     "TIMESTEP",
     "Humanoid",
@@ -47,17 +54,21 @@ TIMESTEP = 0.002
 MIN_BODY_MASS = 0.05
 """Mass [kg] given to a moving body whose segments weigh nothing (MuJoCo needs > 0)."""
 
+FOOT_WIDTH_RATIO = 1.6
+"""Foot box width over the ankle segment's capsule diameter."""
+
 _GROUND_FRICTION = (1.0, 0.005, 0.0001)
 _ARMATURE = 0.01  # kg m², rotor inertia added to each hinge: steadies light distal joints
 
 # (name fragment, kp [N m/rad], kd [N m s/rad], torque limit [N m]); first match wins.
+# SIMBICON's gains (kp ≈ 300, kd = kp / 10) for the legs and trunk of a 45 kg body.
 _GROUPS: tuple[tuple[str, float, float, float], ...] = (
-    ("toe", 60.0, 3.0, 50.0),
-    ("ankle", 800.0, 40.0, 300.0),
-    ("knee", 1000.0, 50.0, 400.0),
-    ("hip", 1000.0, 50.0, 400.0),
-    ("spine", 1000.0, 50.0, 400.0),
-    ("chest", 1000.0, 50.0, 400.0),
+    ("toe", 60.0, 6.0, 50.0),
+    ("ankle", 180.0, 18.0, 200.0),
+    ("knee", 300.0, 30.0, 300.0),
+    ("hip", 300.0, 30.0, 300.0),
+    ("spine", 300.0, 30.0, 300.0),
+    ("chest", 300.0, 30.0, 300.0),
     ("neck", 100.0, 10.0, 50.0),
     ("head", 100.0, 10.0, 50.0),
     ("clavicle", 200.0, 20.0, 100.0),
@@ -244,7 +255,7 @@ class Humanoid:
         return Motion(self.skeleton, fps, root, rot)
 
 
-def build_humanoid(skeleton: Skeleton) -> Humanoid:
+def build_humanoid(skeleton: Skeleton, ankle_scale: float = 1.0) -> Humanoid:
     """Build the MuJoCo humanoid of ``skeleton`` (see the module notes).
 
     Parameters
@@ -252,6 +263,9 @@ def build_humanoid(skeleton: Skeleton) -> Humanoid:
     skeleton : Skeleton
         With ``segments`` (capsules with masses), e.g. ``standard_humanoid()``
         or ``vhuman.io.deepmimic_humanoid()``; z up, facing +x.
+    ankle_scale : float
+        Factor on the ankle and toe PD gains and torque limits (the 59 kg
+        standard humanoid, whose feet carry toe hinges, needs 3 to stand).
 
     Raises
     ------
@@ -354,7 +368,21 @@ def build_humanoid(skeleton: Skeleton) -> Humanoid:
         end = frame_in_owner[j] - frame_in_owner[b] + seg.end
         mass = seg.mass if not share_zero else MIN_BODY_MASS
         kwargs = {"name": f"{skeleton.names[j]}_geom", "mass": float(mass)}
-        if seg.length < 1e-6:
+        if "ankle" in skeleton.names[j] and seg.length > 1e-6:
+            half = 0.5 * (end - start)
+            length = float(np.linalg.norm(half))
+            axis = half / length
+            side = np.cross([0.0, 0.0, 1.0], axis)
+            side = side / np.linalg.norm(side) if np.linalg.norm(side) > 1e-9 else np.eye(3)[1]
+            quat = np.zeros(4)
+            frame = np.stack([axis, side, np.cross(axis, side)], axis=1)
+            mujoco.mju_mat2Quat(quat, frame.ravel())
+            bodies[b].add_geom(
+                type=mujoco.mjtGeom.mjGEOM_BOX, pos=list(start + half), quat=list(quat),
+                size=[length + seg.radius, FOOT_WIDTH_RATIO * seg.radius, seg.radius],
+                **kwargs,
+            )  # fmt: skip
+        elif seg.length < 1e-6:
             bodies[b].add_geom(
                 type=mujoco.mjtGeom.mjGEOM_SPHERE, size=[seg.radius, 0, 0], pos=list(start),
                 **kwargs,
@@ -365,6 +393,9 @@ def build_humanoid(skeleton: Skeleton) -> Humanoid:
                 fromto=[*start, *end], **kwargs,
             )  # fmt: skip
     kp, kd, limit = (np.array(v) for v in zip(*(_group(h) for h in hinge_names), strict=True))
+    foot = np.array([("ankle" in h or "toe" in h) for h in hinge_names])
+    for arr in (kp, kd, limit):
+        arr[foot] *= ankle_scale
     for i, hname in enumerate(hinge_names):
         act = spec.add_actuator(name=hname, target=hname)
         act.trntype = mujoco.mjtTrn.mjTRN_JOINT

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass
 from functools import cache
@@ -18,8 +19,12 @@ from vhuman.skeleton.motion import Motion
 
 __all__ = ["CONTROL_SUBSTEPS", "Push", "SimulationResult", "parse_push", "simulate"]
 
-CONTROL_SUBSTEPS = 2
-"""Simulation steps per control update (the controller runs at 1 / (2 × 2 ms) = 250 Hz)."""
+CONTROL_SUBSTEPS = 4
+"""Simulation steps per control update (the controller runs at 1 / (4 × 2 ms) = 125 Hz)."""
+TORSO_KP = (300.0, 300.0, 100.0)
+"""PD gains [N m/rad] holding the pelvis's world pitch, roll and yaw (through the stance hip)."""
+TORSO_KD = (30.0, 30.0, 10.0)
+"""Damping [N m s/rad] of the pelvis's world attitude."""
 
 _DIRECTIONS = {"lateral": (0.0, 1.0, 0.0), "frontal": (1.0, 0.0, 0.0)}
 _FALL_HEIGHT = 0.6  # fall when the root drops below this fraction of its start height
@@ -91,14 +96,15 @@ class SimulationResult:
     Attributes
     ----------
     cycles_completed : int
-        Whole controller cycles simulated before a fall (or the end).
+        Gait cycles (two steps) of a walking controller, whole controller
+        periods of a tracking one, before a fall (or the end).
     fell : bool
     fall_time_s : float or None
     duration_s : float
         Simulated time [s].
     tracking_rmse_rad : float
-        Root-mean-square difference of the hinge angles from the clip at the
-        same phase [rad] (0 without a clip).
+        Root-mean-square difference of all hinge angles from the clip at the
+        same phase of the gait cycle [rad] (0 without a clip).
     energy_j : float
         ∫ Σ |τ q̇| dt over the actuated hinges [J].
     torso_sway_rad : float
@@ -109,6 +115,9 @@ class SimulationResult:
         Time with contacts between the body's own segments [s].
     sim_speed_x_realtime : float
         Simulated time over wall time.
+    steps : int
+        Foot strikes of a walking controller (two per gait cycle).
+    pushes : tuple of Push
     """
 
     cycles_completed: int
@@ -121,6 +130,7 @@ class SimulationResult:
     distance_m: float
     self_collision_s: float
     sim_speed_x_realtime: float
+    steps: int = 0
     pushes: tuple[Push, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
@@ -136,6 +146,7 @@ class SimulationResult:
             "distance_m": self.distance_m,
             "self_collision_s": self.self_collision_s,
             "sim_speed_x_realtime": self.sim_speed_x_realtime,
+            "steps": self.steps,
             "pushes": [
                 {
                     "force_n": p.force,
@@ -149,19 +160,68 @@ class SimulationResult:
 
 
 @cache
-def _clip_hinges(clip: str, signature: str) -> tuple[NDArray[np.float64], float]:
+def _clip_hinges(clip: str, signature: str) -> tuple[NDArray[np.float64], int]:
     from vhuman.control.controller import humanoid_for
 
     motion = clip_motion(clip)
     qpos = humanoid_for("deepmimic").motion_to_qpos(motion)
-    return np.unwrap(qpos[:, 7:], axis=0), motion.fps
+    return np.unwrap(qpos[:, 7:], axis=0), motion.n_frames - 1
 
 
-def _reference(ctrl: Controller) -> tuple[NDArray[np.float64], float] | None:
-    """The clip's unwrapped hinge angles ``(n, H)`` and fps, or None without a clip."""
+def _reference(ctrl: Controller) -> tuple[NDArray[np.float64], int] | None:
+    """The clip's unwrapped hinge angles ``(n + 1, H)`` over one cycle and the frame count n,
+    or None without a clip."""
     if not ctrl.clip:
         return None
     return _clip_hinges(ctrl.clip, ctrl.signature)
+
+
+@dataclass(frozen=True)
+class _Layout:
+    """Hinge and body indices the control law needs (Python ints, for speed)."""
+
+    hip: tuple[tuple[int, int, int], tuple[int, int, int]]  # (pitch, roll, yaw) right, left
+    knee: tuple[int, int]
+    ankle: tuple[tuple[int, int, int], tuple[int, int, int]]  # (pitch, roll, yaw)
+    foot_body: tuple[int, int]
+    foot_geom: tuple[int, int]
+    chest: int
+    ground_ok: NDArray[np.bool_]  # per geom: may touch the ground without a fall
+
+
+@cache
+def _layout(skeleton: str) -> _Layout:
+    from vhuman.control.controller import humanoid_for
+
+    h = humanoid_for(skeleton)
+    sk = h.skeleton
+    r_side, l_side = sides(h)
+    names = [n for n in sk.names if "knee" in n]
+    right_knee = next(n for n in names if n.startswith(("right", "r_")))
+    left_knee = next(n for n in names if n.startswith(("left", "l_")))
+    feet = (r_side[4], l_side[4])
+    ok_bodies = set(feet)
+    for j, name in enumerate(sk.names):
+        if "toe" in name:
+            ok_bodies.add(h.body_of_joint[j])
+    model = h.model
+    foot_geom = tuple(int(np.flatnonzero(model.geom_bodyid == b)[0]) for b in feet)
+    return _Layout(
+        hip=((r_side[0], r_side[1], r_side[5]), (l_side[0], l_side[1], l_side[5])),
+        knee=(h.hinge(right_knee), h.hinge(left_knee)),
+        ankle=tuple(
+            (side[2], side[3], h.hinge(sk.names[_joint_of(h, side[4])] + "_z"))
+            for side in (r_side, l_side)
+        ),
+        foot_body=(int(feet[0]), int(feet[1])),
+        foot_geom=foot_geom,  # type: ignore[arg-type]
+        chest=h.body_of_joint[sk.index("chest")],
+        ground_ok=np.isin(model.geom_bodyid, list(ok_bodies)),
+    )
+
+
+def _joint_of(h: Any, body: int) -> int:
+    return next(j for j, b in enumerate(h.body_of_joint) if b == body)
 
 
 def simulate(
@@ -172,13 +232,19 @@ def simulate(
     record_fps: float | None = 30.0,
     stop_on_fall: bool = True,
 ) -> tuple[SimulationResult, Motion | None]:
-    """Simulate ``ctrl`` for ``cycles`` cycles (or until it falls).
+    """Simulate ``ctrl`` for ``cycles`` gait cycles (or until it falls).
+
+    A walking controller (with ``gait``) runs until it has made ``2 · cycles``
+    steps (foot strikes), falls, or has used three times the nominal time
+    ``cycles · period``; a tracking controller runs ``cycles · period``
+    seconds. The controller acts every :data:`CONTROL_SUBSTEPS` simulation
+    steps.
 
     Parameters
     ----------
     ctrl : Controller
     cycles : float
-        Simulated duration in controller cycles (> 0).
+        Gait cycles to simulate (> 0).
     pushes : sequence of Push
     record_fps : float or None
         Frame rate [Hz] of the returned motion; None records nothing (faster).
@@ -204,27 +270,25 @@ def simulate(
     data.qpos[:] = ctrl.start_qpos
     data.qvel[:] = ctrl.start_qvel
     mujoco.mj_forward(model, data)
-    r_side, l_side = sides(h)
-    sk = h.skeleton
-    chest = h.body_of_joint[sk.index("chest")]
-    foot_bodies = {r_side[4], l_side[4]}
-    for j, name in enumerate(sk.names):
-        if "toe" in name:
-            foot_bodies.add(h.body_of_joint[j])
-    foot_geom = np.isin(model.geom_bodyid, list(foot_bodies))
+    lay = _layout(ctrl.skeleton)
     ref = _reference(ctrl)
-    ref_phase_frames = None if ref is None else len(ref[0]) - 1
+    kp = model.actuator_gainprm[:, 0].tolist()
+    kd = (-model.actuator_biasprm[:, 2]).tolist()
 
     k = len(ctrl.targets)
     targets = ctrl.targets
-    ideal = ctrl.ideal
     fb = ctrl.feedback
+    ideal = ctrl.ideal
     period = ctrl.period
+    walking = ctrl.gait is not None
+    gait = ctrl.gait.tolist() if walking else None
     dt = TIMESTEP * CONTROL_SUBSTEPS
-    n_ctrl = round(cycles * period / dt)
+    step_nominal = 0.5 * period
+    max_time = cycles * period * (3.0 if walking else 1.0)
+    want_steps = int(np.ceil(2 * cycles - 1e-9))
     start_height = float(ctrl.start_qpos[2])
-    start_yaw = pelvis_attitude(ctrl.start_qpos[3:7])[0]
-    heading = np.array([np.cos(start_yaw), np.sin(start_yaw)])
+    yaw0 = pelvis_attitude(ctrl.start_qpos[3:7])[0]
+    heading = np.array([np.cos(yaw0), np.sin(yaw0)])
     push_list = tuple(pushes)
     record_every = None if record_fps is None else max(1, round(1.0 / (record_fps * dt)))
     frames: list[NDArray[np.float64]] = []
@@ -233,83 +297,130 @@ def simulate(
     energy = 0.0
     self_coll = 0.0
     fell, fall_time = False, None
+    right, fsm_state, t_step, steps = True, 0, 0.0, 0
+    tkp, tkd = TORSO_KP, TORSO_KD
+    xfrc = data.xfrc_applied
+    qpos, qvel = data.qpos, data.qvel
     wall = time.perf_counter()
-    steps_done = 0
-    for step in range(n_ctrl):
+    n_ctrl = 0
+    while data.time < max_time - 1e-9 and (not walking or steps < want_steps):
         t = data.time
-        phase = (t / period) % 1.0
+        if walking:
+            phase = (0.0 if right else 0.5) + 0.5 * min(t_step / step_nominal, 1.0)
+        else:
+            phase = (t / period) % 1.0
         x = phase * k
         k0 = int(x) % k
         a = x - int(x)
         k1 = (k0 + 1) % k
         target = (1.0 - a) * targets[k0] + a * targets[k1]
-        ideal_s = (1.0 - a) * ideal[k0] + a * ideal[k1]
-        stance, swing = (r_side, l_side) if ctrl.right_stance[k0] else (l_side, r_side)
-        yaw, pitch, roll = pelvis_attitude(data.xquat[1])
-        c, s = np.cos(yaw), np.sin(yaw)
-        rel = data.subtree_com[1][:2] - data.xpos[stance[4]][:2]
-        v = data.qvel[0:2]
-        state = np.array([c * rel[0] + s * rel[1], c * v[0] + s * v[1],
-                          -s * rel[0] + c * rel[1], -s * v[0] + c * v[1], pitch, roll])  # fmt: skip
-        err = state - ideal_s
-        u = fb @ err
-        if ctrl.world_frame:
-            q = data.qpos
-            target[stance[0]] = q[7 + stance[0]] + err[4]
-            target[stance[1]] = q[7 + stance[1]] + err[5]
-            target[stance[5]] = q[7 + stance[5]] + np.angle(np.exp(1j * (yaw - start_yaw)))
-            target[swing[0]] -= err[4]
-            target[swing[1]] -= err[5]
-        target[swing[0]] += u[0]
-        target[swing[1]] += u[1]
-        target[stance[2]] += u[2]
-        target[stance[3]] += u[3]
-        data.ctrl[:] = target
-        data.xfrc_applied[chest, :3] = 0.0
-        for p in push_list:
-            if p.at <= t < p.at + p.duration:
-                data.xfrc_applied[chest, :3] += p.vector()
-        mujoco.mj_step(model, data, nstep=CONTROL_SUBSTEPS)
-        steps_done = step + 1
-        energy += float(np.abs(data.actuator_force @ np.abs(data.qvel[6:]))) * dt
-        if ref is not None:
-            ref_h, _ = ref
-            fpos = ((data.time / period) % 1.0) * ref_phase_frames
-            i0 = int(fpos)
-            b = fpos - i0
-            want = (1.0 - b) * ref_h[i0] + b * ref_h[min(i0 + 1, ref_phase_frames)]
-            d = np.angle(np.exp(1j * (data.qpos[7:] - want)))
-            err_sq += float(d @ d)
-            err_n += d.size
-        sway_sq += err[4] ** 2 + err[5] ** 2
+        w, qx, qy, qz = data.xquat[1].tolist()
+        yaw = math.atan2(2 * (w * qz + qx * qy), 1 - 2 * (qy * qy + qz * qz))
+        pitch = math.asin(max(-1.0, min(1.0, 2 * (w * qy - qz * qx))))
+        roll = math.atan2(2 * (w * qx + qy * qz), 1 - 2 * (qx * qx + qy * qy))
+        if walking:
+            st, sw = (0, 1) if right else (1, 0)
+            c, s = math.cos(yaw), math.sin(yaw)
+            cx, cy, _ = data.subtree_com[1].tolist()
+            ax, ay, _ = data.xpos[lay.foot_body[st]].tolist()
+            vx, vy = qvel[0], qvel[1]
+            rx, ry = cx - ax, cy - ay
+            state = np.array([c * rx + s * ry, c * vx + s * vy, -s * rx + c * ry,
+                              -s * vx + c * vy, pitch, roll])  # fmt: skip
+            err = state - ideal[k0]
+            u = (fb @ err).tolist()
+            g = gait[fsm_state]
+            rot = data.xmat[1]
+            wl = qvel[3:6]
+            wx, wy, wz = (rot.reshape(3, 3) @ wl).tolist()
+            w_pitch, w_roll = -s * wx + c * wy, c * wx + s * wy
+            dyaw = math.remainder(yaw0 - yaw, 2 * math.pi)
+            tau_torso = (
+                tkp[0] * (ctrl.torso_pitch - pitch) - tkd[0] * w_pitch,
+                tkp[1] * (0.0 - roll) - tkd[1] * w_roll,
+                tkp[2] * dyaw - tkd[2] * wz,
+            )
+            hip_sw, hip_st = lay.hip[sw], lay.hip[st]
+            target[hip_sw[0]] = g[0] - pitch + u[0]
+            target[hip_sw[1]] = -roll + u[1]
+            target[hip_sw[2]] = dyaw
+            target[lay.knee[sw]] = g[1]
+            target[lay.ankle[sw][0]] = g[2]
+            target[lay.ankle[sw][1]] = 0.0
+            target[lay.ankle[sw][2]] = 0.0
+            target[lay.knee[st]] = g[3]
+            target[lay.ankle[st][0]] = g[4] + u[2]
+            target[lay.ankle[st][1]] = u[3]
+            target[lay.ankle[st][2]] = 0.0
+            for i in range(3):
+                b, j = hip_sw[i], hip_st[i]
+                qb, qj = qpos[7 + b], qpos[7 + j]
+                tau_swing = kp[b] * (target[b] - qb) - kd[b] * qvel[6 + b]
+                tau = -tau_torso[i] - tau_swing
+                target[j] = qj + (tau + kd[j] * qvel[6 + j]) / kp[j]
+            sway_sq += (pitch - ctrl.torso_pitch) ** 2 + roll**2
+        else:
+            sway_sq += pitch**2 + roll**2
         sway_n += 2
+        data.ctrl[:] = target
+        if push_list:
+            xfrc[lay.chest, :3] = 0.0
+            for p in push_list:
+                if p.at <= t < p.at + p.duration:
+                    xfrc[lay.chest, :3] += p.vector()
+        mujoco.mj_step(model, data, nstep=CONTROL_SUBSTEPS)
+        n_ctrl += 1
+        t_step += dt
+        energy += float(np.abs(data.actuator_force) @ np.abs(qvel[6:])) * dt
+        if ref is not None:
+            ref_h, n_ref = ref
+            fpos = phase * n_ref
+            i0 = int(fpos) % n_ref
+            bb = fpos - int(fpos)
+            want = (1.0 - bb) * ref_h[i0] + bb * ref_h[i0 + 1]
+            dq = np.remainder(qpos[7:] - want + np.pi, 2 * np.pi) - np.pi
+            err_sq += float(dq @ dq)
+            err_n += dq.size
         ncon = data.ncon
+        body_down = False
+        touch = False
         if ncon:
             geoms = data.contact.geom[:ncon]
             on_ground = (geoms == 0).any(axis=1)
-            if (~on_ground).any():
+            if not on_ground.all():
                 self_coll += dt
-            ground_other = geoms[on_ground].max(axis=1)
-            body_down = (~foot_geom[ground_other]).any()
-        else:
-            body_down = False
-        if record_every is not None and step % record_every == 0:
-            frames.append(data.qpos.copy())
+            other = geoms[on_ground].max(axis=1)
+            body_down = bool((~lay.ground_ok[other]).any())
+            if walking and fsm_state == 1:
+                touch = bool((other == lay.foot_geom[1 if right else 0]).any())
+        if walking:
+            if fsm_state == 0 and t_step >= ctrl.state_time:
+                fsm_state = 1
+            elif fsm_state == 1 and touch:
+                right, fsm_state, t_step = not right, 0, 0.0
+                steps += 1
+        if record_every is not None and (n_ctrl - 1) % record_every == 0:
+            frames.append(qpos.copy())
         if (
             body_down
-            or data.qpos[2] < _FALL_HEIGHT * start_height
+            or qpos[2] < _FALL_HEIGHT * start_height
             or max(abs(pitch), abs(roll)) > _FALL_TILT
+            or not math.isfinite(qpos[2])
         ):
             if not fell:
                 fell, fall_time = True, float(data.time)
             if stop_on_fall:
                 break
     wall = time.perf_counter() - wall
-    sim_time = steps_done * dt
-    survived = fall_time if fell and fall_time is not None else sim_time
-    travel = float((data.qpos[0:2] - ctrl.start_qpos[0:2]) @ heading)
+    sim_time = float(data.time)
+    if walking:
+        completed = steps // 2
+    else:
+        survived = fall_time if fell and fall_time is not None else sim_time
+        completed = int(np.floor(survived / period + 1e-9))
+    travel = float((qpos[0:2] - ctrl.start_qpos[0:2]) @ heading) if math.isfinite(qpos[0]) else 0.0
     result = SimulationResult(
-        cycles_completed=int(np.floor(survived / period + 1e-9)),
+        cycles_completed=int(completed),
         fell=fell,
         fall_time_s=fall_time,
         duration_s=sim_time,
@@ -319,6 +430,7 @@ def simulate(
         distance_m=travel,
         self_collision_s=self_coll,
         sim_speed_x_realtime=sim_time / max(wall, 1e-9),
+        steps=steps,
         pushes=push_list,
     )
     motion = None
