@@ -28,20 +28,32 @@ def test_demo_writes_report(tmp_path: Path) -> None:
     assert reach["peak_to_mean_speed"] > 1.8
     for name in reach["files"]:
         assert (out / name).stat().st_size > 0
+    physics = summary["physics"]
+    assert not physics["fell"]
+    assert physics["cycles_completed"] == 8
+    for name in physics["files"]:
+        assert (out / name).stat().st_size > 0
     assert json.loads((out / "summary.json").read_text())["report"] == summary["report"]
     assert not list(out.glob(".*"))  # no temporary file left behind
 
 
 def test_demo_without_pybullet_data_skips_deepmimic(tmp_path: Path, monkeypatch) -> None:
     import vhuman.io
+    import vhuman.io.deepmimic
     from vhuman.errors import InputError
 
     def missing(name: str) -> Path:
         raise InputError("DeepMimic clips need pybullet (pip install vhuman[data])")
 
+    def no_humanoid() -> None:
+        raise InputError("DeepMimic clips and humanoid need pybullet")
+
     monkeypatch.setattr(vhuman.io, "deepmimic_clip_path", missing)
+    monkeypatch.setattr(vhuman.io.deepmimic, "deepmimic_clip_path", missing)
+    monkeypatch.setattr(vhuman.io.deepmimic, "_humanoid", no_humanoid)
     result = CliRunner().invoke(app, ["demo", "-o", str(tmp_path / "d"), "--json"])
     assert result.exit_code == 0, result.output
     summary = json.loads(result.stdout)
     assert summary["deepmimic"].startswith("skipped")
     assert "deepmimic_walk" not in summary
+    assert summary["physics"].startswith("skipped")

@@ -224,3 +224,17 @@ def test_scene_mesh_validates_and_normalises_colour() -> None:
         SceneMesh("tri", np.eye(3), [[0, 1, 2]], color="not-a-colour")
     with pytest.raises(InputError, match="opacity"):
         SceneMesh("tri", np.eye(3), [[0, 1, 2]], opacity=2.0)
+
+
+def test_pareto_joins_exactly_the_non_dominated_points() -> None:
+    from vhuman.viz import plot_pareto
+
+    f = np.array([[1.0, 5.0], [2.0, 3.0], [3.0, 4.0], [4.0, 1.0], [5.0, 5.0]])
+    fig = plot_pareto(f, ["a", "b"], chosen=1)
+    ax = fig.axes[0]
+    line = next(x for x in ax.get_lines() if x.get_label() == "non-dominated")
+    np.testing.assert_allclose(np.column_stack(line.get_data()), f[[0, 1, 3]])
+    dominated = ax.collections[0].get_offsets()
+    np.testing.assert_allclose(np.asarray(dominated), f[[2, 4]])
+    with pytest.raises(InputError, match="N, 2"):
+        plot_pareto(np.zeros((3, 3)), ["a", "b"])

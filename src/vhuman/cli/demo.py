@@ -191,6 +191,69 @@ def _reach_section(report, out: Path, step: Callable[[], None]) -> dict:
     return figures
 
 
+def _physics_section(report, out: Path, step: Callable[[], None]) -> dict:
+    """The shipped walking controller in MuJoCo, and a short live run of the evolution."""
+    from vhuman.control.controller import default_controller_path, load_controller
+    from vhuman.control.optimize import optimize_controller
+    from vhuman.control.simulation import simulate
+    from vhuman.io import save_motion
+    from vhuman.viz import motion_figure, plot_curves, plot_pareto, save_figure
+
+    result, motion = simulate(load_controller(default_controller_path()), 8.0)
+    assert motion is not None  # record_fps is set
+    bvh = out / "physics_walk.bvh"
+    save_motion(motion, bvh)
+    step()
+    _, evolution = optimize_controller(generations=4, population=8, target_cycles=10.0, seed=0)
+    history = evolution.history
+    objectives = np.array([h["best_objectives"] for h in history])
+    curves_png, pareto_png = out / "physics_objectives.png", out / "physics_pareto.png"
+    save_figure(
+        plot_curves(
+            [h["generation"] for h in history],
+            {
+                name: objectives[:, k] / objectives[0, k]
+                for k, name in enumerate(("tracking RMSE", "energy / cycle", "torso sway"))
+            },
+            ylabel="best objective / generation 1",
+            xlabel="generation",
+            title="evolution of the feedback matrix (short demo run)",
+        ),
+        curves_png,
+    )
+    save_figure(
+        plot_pareto(
+            evolution.parent_objectives[:, :2],
+            ["tracking RMSE [rad]", "energy / cycle [J]"],
+            title="final parents of the demo run",
+        ),
+        pareto_png,
+    )
+    step()
+    figures = {
+        **result.to_dict(),
+        "demo_evolution": {k: v for k, v in evolution.to_dict().items() if k != "history"},
+        "files": [p.name for p in (bvh, curves_png, pareto_png)],
+    }
+    section = report.add_section("physics")
+    section.add_text(
+        "The shipped walking controller (DeepMimic humanoid in MuJoCo, SIMBICON-structured "
+        "PD control with an evolved feedback matrix, seed 003) simulated for "
+        f"{result.duration_s:.1f} s: {result.cycles_completed} cycles, "
+        f"{'fell' if result.fell else 'no fall'}, tracking RMSE {result.tracking_rmse_rad:.3f} rad "
+        f"against the clip, {result.sim_speed_x_realtime:.0f}× real time. Below, a short "
+        "run of the SVM-screened evolution (population 8, 10-cycle target): "
+        f"{evolution.simulations} simulations, {evolution.screened} offspring screened out."
+    )
+    section.add_plotly(motion_figure(motion, trajectories=("left_ankle", "right_ankle"),
+                                     title="simulated walk"))  # fmt: skip
+    section.add_image(curves_png, "best objectives per generation")
+    section.add_image(pareto_png, "tracking error against energy of the final parents")
+    section.add_json(figures, "figures")
+    step()
+    return figures
+
+
 def run_demo(output: Path, console: Console | None = None) -> dict:
     """Run the demo into ``output``; return its summary (also written as summary.json).
 
@@ -247,7 +310,7 @@ def run_demo(output: Path, console: Console | None = None) -> dict:
         TextColumn("{task.description}"), BarColumn(), TimeElapsedColumn(),
         console=console, disable=console is None, transient=False,
     ) as progress:  # fmt: skip
-        task = progress.add_task("demo", total=steps_per_clip * len(clips) + 3 + 1)
+        task = progress.add_task("demo", total=steps_per_clip * len(clips) + 3 + 3 + 1)
         for name, load, joints in clips:
             progress.update(task, description=f"{name}: load")
             motion, extra = load()
@@ -260,6 +323,13 @@ def run_demo(output: Path, console: Console | None = None) -> dict:
             summary[name] = _walk_section(report, motion, output, name, joints, step, extra)
         progress.update(task, description="reach")
         summary["reach"] = _reach_section(report, output, lambda: progress.advance(task))
+        progress.update(task, description="physics")
+        try:
+            summary["physics"] = _physics_section(report, output, lambda: progress.advance(task))
+        except InputError:  # the DeepMimic humanoid comes with pybullet's data
+            summary["physics"] = (
+                "skipped: pybullet's data is not installed (pip install vhuman[data])"
+            )
         report_path = output / "report.html"
         report.write(report_path)
         progress.advance(task)

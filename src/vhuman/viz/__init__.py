@@ -1,7 +1,13 @@
 """Pictures of motions: matplotlib figures and animations, an HTML viewer and report."""
 
 from vhuman.viz.animation import ANIMATION_SUFFIXES, save_animation
-from vhuman.viz.plots import plot_curves, plot_pose, plot_trajectories, save_figure
+from vhuman.viz.plots import (
+    plot_curves,
+    plot_pareto,
+    plot_pose,
+    plot_trajectories,
+    save_figure,
+)
 from vhuman.viz.report import Report, Section
 from vhuman.viz.scene_mesh import SceneMesh
 from vhuman.viz.viewer import VIEWER_DIV_ID, motion_figure, write_viewer
@@ -14,6 +20,7 @@ __all__ = [
     "Section",
     "motion_figure",
     "plot_curves",
+    "plot_pareto",
     "plot_pose",
     "plot_trajectories",
     "save_animation",

@@ -1,4 +1,4 @@
-"""Static matplotlib figures of motions: a 3D pose, joint paths, curves over time.
+"""Static matplotlib figures: a 3D pose, joint paths, curves over time, Pareto fronts.
 
 Every function returns a `matplotlib.figure.Figure` built without pyplot (no
 global state, no display needed); `save_figure` writes one to PNG.
@@ -23,7 +23,7 @@ from vhuman.viz._files import output_path
 from vhuman.viz._mpl_pose import PoseArtists
 from vhuman.viz.scene_mesh import SceneMesh
 
-__all__ = ["plot_curves", "plot_pose", "plot_trajectories", "save_figure"]
+__all__ = ["plot_curves", "plot_pareto", "plot_pose", "plot_trajectories", "save_figure"]
 
 
 def _frame_index(motion: Motion, frame: int) -> int:
@@ -141,6 +141,7 @@ def plot_curves(
     *,
     ylabel: str,
     title: str | None = None,
+    xlabel: str = "time [s]",
 ) -> Figure:
     """Curves over time, one line each (joint angles, speeds, scores).
 
@@ -154,11 +155,13 @@ def plot_curves(
         Label of the value axis, with its unit (``"knee flexion [deg]"``).
     title : str, optional
         Axes title.
+    xlabel : str, optional
+        Label of the x axis (default ``"time [s]"``; ``times`` may be any abscissa).
 
     Returns
     -------
     Figure
-        One axes, x labelled ``"time [s]"``, a legend when there is more than one curve.
+        One axes, a legend when there is more than one curve.
 
     Raises
     ------
@@ -177,13 +180,66 @@ def plot_curves(
         if y.shape != t.shape:
             raise InputError(f"curve {label!r} must have shape {t.shape} like times; got {y.shape}")
         ax.plot(t, y, label=label)
-    ax.set_xlabel("time [s]")
+    ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     if title is not None:
         ax.set_title(title)
     ax.grid(True, alpha=0.3)
     if len(curves) > 1:
         ax.legend(loc="best", fontsize="small")
+    return fig
+
+
+def plot_pareto(
+    objectives: ArrayLike,
+    labels: Sequence[str],
+    *,
+    chosen: int | None = None,
+    title: str | None = None,
+) -> Figure:
+    """Scatter of two objectives of a population, its non-dominated points joined.
+
+    Parameters
+    ----------
+    objectives : array_like, shape (N, 2)
+        Objective values (both minimised) of N individuals.
+    labels : sequence of 2 str
+        Axis labels with units.
+    chosen : int, optional
+        Index of the individual picked from the front, drawn as a star.
+    title : str, optional
+
+    Returns
+    -------
+    Figure
+
+    Raises
+    ------
+    InputError
+        If ``objectives`` is not (N, 2) with N ≥ 1, holds NaN, or ``labels`` is not 2 long.
+    """
+    f = np.asarray(objectives, dtype=np.float64)
+    if f.ndim != 2 or f.shape[1] != 2 or f.shape[0] < 1 or not np.all(np.isfinite(f)):
+        raise InputError(f"objectives must be a finite (N, 2) array, N ≥ 1; got shape {f.shape}")
+    if len(labels) != 2:
+        raise InputError(f"labels must name the 2 objectives; got {len(labels)}")
+    dominated = np.array(
+        [np.any(np.all(f <= x, axis=1) & np.any(f < x, axis=1)) for x in f], dtype=bool
+    )
+    front = f[~dominated]
+    front = front[np.argsort(front[:, 0])]
+    fig = Figure(figsize=(6.0, 4.5), layout="constrained")
+    ax = fig.add_subplot()
+    ax.scatter(f[dominated, 0], f[dominated, 1], s=18, c="0.6", label="dominated")
+    ax.plot(front[:, 0], front[:, 1], "o-", c="tab:blue", ms=5, label="non-dominated")
+    if chosen is not None:
+        ax.plot(*f[chosen], "*", c="tab:red", ms=16, label="chosen")
+    ax.set_xlabel(labels[0])
+    ax.set_ylabel(labels[1])
+    if title is not None:
+        ax.set_title(title)
+    ax.grid(True, alpha=0.3)
+    ax.legend(loc="best", fontsize="small")
     return fig
 
 
