@@ -158,3 +158,19 @@ def test_left_arm_of_a_real_clip_matches_the_right_arm_of_its_mirror() -> None:
     dphi = np.angle(np.exp(1j * (left.swivel - right.swivel)))
     assert np.degrees(np.nanmedian(np.abs(dphi))) < 1.0
     assert np.nanmax(np.abs(left.features - right.features)) < 0.1
+
+
+def test_deepmimic_dataset_covers_every_clip_and_arm() -> None:
+    pytest.importorskip("pybullet_data", reason="DeepMimic clips come with pybullet")
+    from vhuman.io import deepmimic_clip_names
+    from vhuman.reaching import deepmimic_swivel_dataset
+
+    data = deepmimic_swivel_dataset(step=2)
+    assert set(data.activity) == set(deepmimic_clip_names())
+    assert set(data.side) == {"left", "right"}
+    assert np.all(np.abs(data.swivel) <= np.pi)
+    # Without a hand the feature position is the wrist: within the arm's reach.
+    reach = np.linalg.norm(data.features[:, :3], axis=1)
+    np.testing.assert_array_less(reach, data.features[:, 6] + data.features[:, 7] + 1e-9)
+    with pytest.raises(InputError, match="walk"):
+        deepmimic_swivel_dataset(["moonwalk"])

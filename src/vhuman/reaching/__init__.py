@@ -1,16 +1,21 @@
-"""Human-like arm reaching: the 7-DOF arm, swivel angle, its learning, minimum-jerk paths."""
+"""Human-like arm reaching: 7-DOF arm, swivel angle and its learning, minimum jerk, reaches."""
 
 from vhuman.reaching.arm import JOINT_LIMITS, ArmModel, ArmPose, Side
 from vhuman.reaching.dataset import (
     CMU_ARM_JOINTS,
+    DEEPMIMIC_ARM_JOINTS,
     FEATURE_NAMES,
     MIN_ELBOW_FLEXION,
+    STANDARD_ARM_JOINTS,
     SwivelDataset,
     SwivelSamples,
     cmu_swivel_dataset,
+    deepmimic_swivel_dataset,
+    rest_hand_orientation,
     split_by_trial,
     swivel_samples_from_motion,
     synthetic_swivel_dataset,
+    task_features,
     validation_split_highest_numbered,
 )
 from vhuman.reaching.minimum_jerk import MinimumJerkTrajectory, minimum_jerk
@@ -23,6 +28,17 @@ from vhuman.reaching.predictors import (
     load_predictor,
     wrap_angle,
 )
+from vhuman.reaching.reach import (
+    READY_ARM_ANGLES,
+    ReachPlan,
+    ReachResult,
+    default_predictor,
+    generate_reach,
+    hand_orientation_from_rpy,
+    natural_orientation,
+    plan_reaches,
+    pointing_orientation,
+)
 from vhuman.reaching.swivel import (
     UP,
     ArmSolution,
@@ -34,9 +50,12 @@ from vhuman.reaching.swivel import (
 
 __all__ = [
     "CMU_ARM_JOINTS",
+    "DEEPMIMIC_ARM_JOINTS",
     "FEATURE_NAMES",
     "JOINT_LIMITS",
     "MIN_ELBOW_FLEXION",
+    "READY_ARM_ANGLES",
+    "STANDARD_ARM_JOINTS",
     "UP",
     "ArmModel",
     "ArmPose",
@@ -45,21 +64,32 @@ __all__ = [
     "MLPPredictor",
     "MeanPredictor",
     "MinimumJerkTrajectory",
+    "ReachPlan",
+    "ReachResult",
     "Side",
     "SwivelDataset",
     "SwivelPredictor",
     "SwivelSamples",
     "cmu_swivel_dataset",
+    "deepmimic_swivel_dataset",
+    "default_predictor",
     "evaluate",
     "feasible_swivel_intervals",
+    "generate_reach",
+    "hand_orientation_from_rpy",
     "load_predictor",
     "minimum_jerk",
+    "natural_orientation",
     "nearest_feasible_swivel",
+    "plan_reaches",
+    "pointing_orientation",
+    "rest_hand_orientation",
     "solve_arm",
     "split_by_trial",
     "swivel_angle",
     "swivel_samples_from_motion",
     "synthetic_swivel_dataset",
+    "task_features",
     "validation_split_highest_numbered",
     "wrap_angle",
 ]

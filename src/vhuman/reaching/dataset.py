@@ -26,6 +26,9 @@ Following Xia et al. (2021), the swivel angle is learnt as ``φ = f(m)`` with
 The target is :func:`~vhuman.reaching.swivel_angle` of (shoulder, elbow, wrist)
 in the same frame (vertical reference plane, φ = 0 with the elbow lowest).
 
+The DeepMimic humanoid has no hand (:func:`deepmimic_swivel_dataset`): its
+samples describe the wrist and the forearm instead and form a separate kind.
+
 Both arms share one model: a left arm is mirrored into right-arm coordinates
 by the sagittal reflection ``M = diag(1, −1, 1)`` (positions ``y → −y``,
 rotations ``R → M R M``, hence rotation vectors ``(α, β, γ) → (−α, β, −γ)``,
@@ -63,12 +66,14 @@ from vhuman.skeleton import Motion, Skeleton
 __all__ = [
     "ARM_ROLES",
     "CMU_ARM_JOINTS",
+    "DEEPMIMIC_ARM_JOINTS",
     "FEATURE_NAMES",
     "MIN_ELBOW_FLEXION",
     "STANDARD_ARM_JOINTS",
     "SwivelDataset",
     "SwivelSamples",
     "cmu_swivel_dataset",
+    "deepmimic_swivel_dataset",
     "rest_hand_orientation",
     "split_by_trial",
     "swivel_samples_from_motion",
@@ -461,6 +466,70 @@ def cmu_swivel_dataset(
                     phi[keep],
                     np.full(n, f"{action}/{path.stem}"),
                     np.full(n, action),
+                    np.full(n, arm.value),
+                    dropped=int(keep.size - n),
+                )
+            )
+    return SwivelDataset.concatenate(parts)
+
+
+DEEPMIMIC_ARM_JOINTS: Mapping[str, str] = MappingProxyType(
+    {
+        **{f"{s}shoulder": f"{side}_shoulder" for s, side in (("l", "left"), ("r", "right"))},
+        **{f"{s}elbow": f"{side}_elbow" for s, side in (("l", "left"), ("r", "right"))},
+        # No hand: the wrist is the arm's end, its orientation the forearm's.
+        **{f"{s}wrist": f"{side}_wrist" for s, side in (("l", "left"), ("r", "right"))},
+        **{f"{s}hand": f"{side}_wrist" for s, side in (("l", "left"), ("r", "right"))},
+    }
+)
+"""Arm joint roles → joint names of the DeepMimic humanoid (:func:`vhuman.io.deepmimic_humanoid`),
+which has no hand: features ``x, y, z`` are the wrist's position and ``α, β, γ`` the forearm's
+orientation (its rest pose, arms hanging, taken as the anatomical position)."""
+
+
+def deepmimic_swivel_dataset(clips: Sequence[str] | None = None, *, step: int = 1) -> SwivelDataset:
+    """Swivel samples of both arms from the DeepMimic clips shipped with pybullet.
+
+    The hand has no joint of its own in the DeepMimic humanoid, so these
+    samples describe the wrist (see :data:`DEEPMIMIC_ARM_JOINTS`): do not mix
+    them with CMU samples in one model. Frames with elbow flexion below
+    :data:`MIN_ELBOW_FLEXION` are dropped.
+
+    Parameters
+    ----------
+    clips : sequence of str, optional
+        Clip names (:func:`vhuman.io.deepmimic_clip_names`); default all.
+    step : int
+        Keep every ``step``-th frame (≥ 1).
+
+    Returns
+    -------
+    SwivelDataset
+        ``groups`` ``"deepmimic/<clip>"``, ``activity`` the clip name.
+
+    Raises
+    ------
+    InputError
+        Without pybullet's data, for an unknown clip (the message lists the
+        clips), or ``step`` < 1.
+    """
+    from vhuman.io import deepmimic_clip_names, deepmimic_clip_path, read_deepmimic
+
+    if int(step) != step or step < 1:
+        raise InputError(f"step must be an integer ≥ 1, got {step}")
+    parts = []
+    for clip in deepmimic_clip_names() if clips is None else clips:
+        motion = read_deepmimic(deepmimic_clip_path(clip))[:: int(step)]
+        for arm in Side:
+            f, phi, flex = swivel_samples_from_motion(motion, arm, names=DEEPMIMIC_ARM_JOINTS)
+            keep = (flex >= MIN_ELBOW_FLEXION) & np.isfinite(phi)
+            n = int(keep.sum())
+            parts.append(
+                SwivelDataset(
+                    f[keep],
+                    phi[keep],
+                    np.full(n, f"deepmimic/{clip}"),
+                    np.full(n, clip),
                     np.full(n, arm.value),
                     dropped=int(keep.size - n),
                 )
