@@ -427,8 +427,8 @@ def plan_reaches(
     )
 
 
-SWIVEL_GRID = 72
-"""φ samples per frame (every 5°) of the path search of :func:`_feasible_swivel_paths`."""
+SWIVEL_GRID = 36
+"""φ samples per knot (every 10°) of the path search of :func:`_feasible_swivel_paths`."""
 _VIOLATION_WEIGHT = 1000.0  # cost per radian outside a joint limit: nearly a constraint
 _JUMP_WEIGHT = 3.0  # cost per radian of φ change between knots
 _KNOT_SPACING = 5  # frames between the knots of the search; φ is linear in between
