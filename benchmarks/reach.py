@@ -1,7 +1,7 @@
 """Reach generation speed, and the closed-form arm IK against ikpy on the same 7-DOF chain.
 
 1. Full reach generation, batched (`vhuman.reaching.reach.plan_reaches`): minimum-jerk
-   hand path + swivel predicted by the shipped MLP at every frame + closed-form IK
+   hand path + swivel predicted by the shipped deep MLP at every frame + closed-form IK
    (+ the feasible-swivel path search where a prediction has no in-limit solution),
    on seeded random reachable hand poses of the standard humanoid's right arm,
    each a 1 s reach at 60 fps from the ready pose. Target of issue #4: ≥ 20,000 frames/s.
@@ -66,7 +66,7 @@ def workspace_targets(model: ArmModel, n: int, rng: np.random.Generator) -> tupl
 
 def bench_reaches(model: ArmModel, n: int, seed: int) -> list[dict[str, Any]]:
     """Frames per second of batched reach generation, on two kinds of targets."""
-    predictor = default_predictor("mlp")
+    predictor = default_predictor()
     _, pose = random_poses(model, n, np.random.default_rng(seed))
     sets = {
         "workspace targets, natural orientation": workspace_targets(

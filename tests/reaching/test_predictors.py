@@ -62,7 +62,13 @@ def test_mlp_is_seeded(split) -> None:
 
 
 @pytest.mark.parametrize(
-    "make", [MeanPredictor, LeastSquaresPredictor, lambda: MLPPredictor(epochs=2)]
+    "make",
+    [
+        MeanPredictor,
+        LeastSquaresPredictor,
+        lambda: MLPPredictor(epochs=2),
+        lambda: MLPPredictor((16, 8), epochs=2, rotation="matrix"),
+    ],
 )
 def test_save_load_round_trip(make, split, tmp_path: Path) -> None:
     train, test = split
@@ -95,6 +101,23 @@ def test_unfitted_and_bad_inputs() -> None:
         MeanPredictor().fit(np.zeros((3, 7)), np.zeros(3))
     with pytest.raises(InputError, match="hidden"):
         MLPPredictor(hidden=0)
+    with pytest.raises(InputError, match="hidden"):
+        MLPPredictor(hidden=())
+    with pytest.raises(InputError, match="rotation"):
+        MLPPredictor(rotation="euler")
+
+
+def test_matrix_input_is_continuous_where_the_rotation_vector_jumps() -> None:
+    from vhuman.reaching.predictors import _lift_rotation
+
+    # Two rotations by about ±π about the same axis: far apart as rotation vectors,
+    # the same rotation as matrices.
+    x = np.zeros((2, 8))
+    x[0, 3:6] = [0.0, 0.0, np.pi - 1e-9]
+    x[1, 3:6] = [0.0, 0.0, -(np.pi - 1e-9)]
+    lifted = _lift_rotation(x)
+    assert lifted.shape == (2, 14)
+    np.testing.assert_allclose(lifted[0], lifted[1], atol=1e-8)
 
 
 def test_evaluate_wraps_angle_differences() -> None:

@@ -113,7 +113,7 @@ DEMO_REACH_TARGET = (0.55, -0.25, 1.45)
 
 
 def _reach_section(report, out: Path, step: Callable[[], None]) -> dict:
-    """A right-hand reach with the shipped MLP, and the MLP on the shipped CMU clip."""
+    """A right-hand reach with the shipped deep MLP, and that MLP on the shipped CMU clip."""
     from vhuman.io import cmu_walking_example, save_motion
     from vhuman.reaching import swivel_samples_from_motion, wrap_angle
     from vhuman.reaching.reach import default_predictor, generate_reach
@@ -148,17 +148,17 @@ def _reach_section(report, out: Path, step: Callable[[], None]) -> dict:
         ),
         joints_png,
     )
-    # The shipped MLP on the CMU walk shipped with vhuman (a training trial: a check of
+    # The shipped deep MLP on the CMU walk shipped with vhuman (a training trial: a check of
     # the fit, not a held-out score; `vhuman swivel evaluate` gives the held-out one).
     clip = cmu_walking_example()
     measured = swivel_samples_from_motion(clip, "right")
     keep = np.isfinite(measured.swivel)
-    predicted = default_predictor("mlp").predict(measured.features[keep])
+    predicted = default_predictor().predict(measured.features[keep])
     clip_mae = float(np.degrees(np.mean(np.abs(wrap_angle(predicted - measured.swivel[keep])))))
     save_figure(
         plot_curves(
             clip.times[keep],
-            {"measured φ": np.degrees(measured.swivel[keep]), "MLP φ": np.degrees(predicted)},
+            {"measured φ": np.degrees(measured.swivel[keep]), "predicted φ": np.degrees(predicted)},
             ylabel="swivel angle [deg]",
             title="right arm, CMU walk: measured vs predicted swivel angle",
         ),
@@ -173,7 +173,7 @@ def _reach_section(report, out: Path, step: Callable[[], None]) -> dict:
     section = report.add_section("reach")
     section.add_text(
         f"Right-hand reach to {list(DEMO_REACH_TARGET)} m in {motion.duration:g} s from the ready "
-        "pose: minimum-jerk hand path, swivel angle from the shipped MLP at every frame, "
+        "pose: minimum-jerk hand path, swivel angle from the shipped deep MLP at every frame, "
         "closed-form arm IK (seed 000). Final hand error "
         f"{figures['final_position_error_mm']:.2g} mm, path straightness "
         f"{figures['path_straightness']:.4f}, peak/mean speed {figures['peak_to_mean_speed']:.3f} "

@@ -52,7 +52,7 @@ def reach(
         float | None, typer.Option(help="Stature [m] (default GB/T 10000 male P50, 1.678 m).")
     ] = None,
     model: Annotated[
-        Path | None, typer.Option(help="Swivel predictor file (default: the shipped MLP).")
+        Path | None, typer.Option(help="Swivel predictor file (default: the shipped deep MLP).")
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
@@ -119,7 +119,15 @@ def swivel_train(
     data: Annotated[Path, typer.Option(help="CMU data folder (holding train/<action>/*.txt).")],
     output: Annotated[Path, typer.Option("-o", "--output", help="Model file (.npz) to write.")],
     model: Annotated[str, typer.Option(help=f"Predictor kind: {', '.join(_KINDS)}.")] = "mlp",
-    hidden: Annotated[int, typer.Option(min=1, help="MLP hidden units.")] = 64,
+    hidden: Annotated[
+        list[int] | None,
+        typer.Option(
+            min=1, help="MLP hidden units per layer, repeatable (default: the seed's 40)."
+        ),
+    ] = None,
+    rotation: Annotated[
+        str, typer.Option(help="MLP input for the hand orientation: rotvec (the seed) or matrix.")
+    ] = "rotvec",
     epochs: Annotated[int, typer.Option(min=1, help="MLP training epochs.")] = 300,
     seed: Annotated[int, typer.Option(help="Seed of the MLP's initialisation and batches.")] = 0,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
@@ -137,7 +145,9 @@ def swivel_train(
             raise InputError(f"model must be one of {list(_KINDS)}, got {model!r}")
         train, test = _held_out(data)
         predictor = {
-            "mlp": lambda: MLPPredictor(hidden, epochs=epochs, seed=seed),
+            "mlp": lambda: MLPPredictor(
+                hidden or [40], epochs=epochs, seed=seed, rotation=rotation
+            ),
             "lsq": LeastSquaresPredictor,
             "mean": MeanPredictor,
         }[model]()
@@ -160,7 +170,7 @@ def swivel_evaluate(
     data: Annotated[Path, typer.Option(help="CMU data folder (holding train/<action>/*.txt).")],
     model: Annotated[
         list[Path] | None,
-        typer.Option(help="Model file (repeatable; default: the shipped MLP and least squares)."),
+        typer.Option(help="Model file (repeatable; default: the shipped MLPs and least squares)."),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
@@ -172,7 +182,7 @@ def swivel_evaluate(
         if model:
             predictors = {path.stem: load_predictor(path) for path in model}
         else:
-            predictors = {kind: default_predictor(kind) for kind in ("mlp", "lsq")}
+            predictors = {kind: default_predictor(kind) for kind in ("mlp-deep", "mlp", "lsq")}
         train, test = _held_out(data)
         predictors["mean"] = MeanPredictor().fit(train.features, train.swivel)
         scores = {name: evaluate(p, test) for name, p in predictors.items()}

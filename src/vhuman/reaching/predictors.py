@@ -20,6 +20,7 @@ Kingma, D. P., & Ba, J. (2015). Adam: a method for stochastic optimization. ICLR
 from __future__ import annotations
 
 import abc
+import itertools
 import json
 from pathlib import Path
 from typing import Any, ClassVar
@@ -259,18 +260,30 @@ class LeastSquaresPredictor(SwivelPredictor):
         return out
 
 
-class MLPPredictor(SwivelPredictor):
-    """The seed's multilayer perceptron, 8 → ``hidden`` → 2 (sin φ, cos φ).
+def _lift_rotation(x: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Features (N, 8) with the rotation vector replaced by its matrix entries, (N, 14).
 
-    One tanh hidden layer, trained with Adam (PyTorch, float64, CPU) on the
-    mean squared error of (sin φ, cos φ) over shuffled mini-batches, on inputs
+    The rotation vector jumps where the hand's rotation angle crosses π; its
+    matrix is continuous everywhere.
+    """
+    from vhuman.geometry.so3 import rotvec_to_rotmat
+
+    matrix = rotvec_to_rotmat(x[:, 3:6]).reshape(-1, 9)
+    return np.concatenate([x[:, :3], matrix, x[:, 6:]], axis=1)
+
+
+class MLPPredictor(SwivelPredictor):
+    """The seed's multilayer perceptron, 8 → ``hidden`` → 2 (sin φ, cos φ), or a deeper one.
+
+    Tanh hidden layers, trained with Adam (PyTorch, float64, CPU) on the mean
+    squared error of (sin φ, cos φ) over shuffled mini-batches, on inputs
     standardised by the training mean and standard deviation. Prediction runs
     in numpy from the stored weights, so a saved model loads without PyTorch.
 
     Parameters
     ----------
-    hidden : int
-        Hidden units (the seed: 40).
+    hidden : int or sequence of int
+        Units of each hidden layer (the seed: one layer of 40).
     epochs : int
         Passes over the training set.
     batch_size : int
@@ -279,11 +292,15 @@ class MLPPredictor(SwivelPredictor):
         Adam step size; decays by cosine annealing to 1 % of it over training.
     seed : int
         Seeds the weight initialisation and the batch order.
+    rotation : {"rotvec", "matrix"}
+        How the hand orientation enters the network: the seed's rotation
+        vector ``α, β, γ``, or the nine entries of its rotation matrix
+        (continuous where the rotation vector jumps; same features ``m``).
 
     Raises
     ------
     InputError
-        For a non-positive hyper-parameter.
+        For a non-positive hyper-parameter or an unknown ``rotation``.
 
     Notes
     -----
@@ -294,46 +311,59 @@ class MLPPredictor(SwivelPredictor):
 
     def __init__(
         self,
-        hidden: int = 40,
+        hidden: int | tuple[int, ...] | list[int] = 40,
         *,
         epochs: int = 300,
         batch_size: int = 256,
         learning_rate: float = 3e-3,
         seed: int = 0,
+        rotation: str = "rotvec",
     ) -> None:
-        for name, value in (("hidden", hidden), ("epochs", epochs), ("batch_size", batch_size)):
+        layers = (hidden,) if np.isscalar(hidden) else tuple(hidden)  # type: ignore[arg-type]
+        if not layers:
+            raise InputError("hidden must give at least one layer size, got none")
+        for name, value in [*(("hidden", h) for h in layers), ("epochs", epochs),
+                            ("batch_size", batch_size)]:  # fmt: skip
             if int(value) != value or value < 1:
                 raise InputError(f"{name} must be an integer ≥ 1, got {value}")
         if not (np.isfinite(learning_rate) and learning_rate > 0.0):
             raise InputError(f"learning_rate must be finite and > 0, got {learning_rate}")
-        self.hidden = int(hidden)
+        if rotation not in ("rotvec", "matrix"):
+            raise InputError(f"rotation must be 'rotvec' or 'matrix', got {rotation!r}")
+        self.hidden = tuple(int(h) for h in layers)
         self.epochs = int(epochs)
         self.batch_size = int(batch_size)
         self.learning_rate = float(learning_rate)
         self.seed = int(seed)
+        self.rotation = rotation
         self.weights_: dict[str, NDArray[np.float64]] | None = None
 
     @property
     def fitted(self) -> bool:
         return self.weights_ is not None
 
+    def _inputs(self, x: NDArray[np.float64]) -> NDArray[np.float64]:
+        return _lift_rotation(x) if self.rotation == "matrix" else x
+
     def fit(self, features: ArrayLike, swivel: ArrayLike) -> MLPPredictor:
         import torch
 
         x, phi = _check_training(features, swivel)
+        x = self._inputs(x)
         mean = x.mean(axis=0)
         std = x.std(axis=0)
         std = np.where(std > 1e-12, std, 1.0)  # constant columns (fixed lengths) stay put
         gen = torch.Generator().manual_seed(self.seed)
         xt = torch.as_tensor((x - mean) / std)
         yt = torch.as_tensor(_unit_targets(phi))
+        sizes = [x.shape[1], *self.hidden]
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(self.seed)
-            net = torch.nn.Sequential(
-                torch.nn.Linear(x.shape[1], self.hidden),
-                torch.nn.Tanh(),
-                torch.nn.Linear(self.hidden, 2),
-            ).double()
+            modules: list[torch.nn.Module] = []
+            for a, b in itertools.pairwise(sizes):
+                modules += [torch.nn.Linear(a, b), torch.nn.Tanh()]
+            modules.append(torch.nn.Linear(sizes[-1], 2))
+            net = torch.nn.Sequential(*modules).double()
         steps_per_epoch = -(-x.shape[0] // self.batch_size)
         opt = torch.optim.Adam(net.parameters(), lr=self.learning_rate)
         sched = torch.optim.lr_scheduler.CosineAnnealingLR(
@@ -347,31 +377,31 @@ class MLPPredictor(SwivelPredictor):
                 loss.backward()
                 opt.step()
                 sched.step()
-        first, last = net[0], net[2]
-        self.weights_ = {
-            "mean": mean,
-            "std": std,
-            "w1": first.weight.detach().numpy().copy(),
-            "b1": first.bias.detach().numpy().copy(),
-            "w2": last.weight.detach().numpy().copy(),
-            "b2": last.bias.detach().numpy().copy(),
-        }
+        linear = [m for m in net if isinstance(m, torch.nn.Linear)]
+        self.weights_ = {"mean": mean, "std": std}
+        for k, layer in enumerate(linear):
+            self.weights_[f"w{k + 1}"] = layer.weight.detach().numpy().copy()
+            self.weights_[f"b{k + 1}"] = layer.bias.detach().numpy().copy()
         return self
 
     def _predict_unit(self, x: NDArray[np.float64]) -> NDArray[np.float64]:
         w = self.weights_
-        assert w is not None
-        h = np.tanh(((x - w["mean"]) / w["std"]) @ w["w1"].T + w["b1"])
-        return h @ w["w2"].T + w["b2"]
+        assert w is not None  # _require_fitted ran first
+        h = (self._inputs(x) - w["mean"]) / w["std"]
+        n = len(self.hidden) + 1
+        for k in range(1, n):
+            h = np.tanh(h @ w[f"w{k}"].T + w[f"b{k}"])
+        return h @ w[f"w{n}"].T + w[f"b{n}"]
 
     def _state(self) -> tuple[dict[str, Any], dict[str, NDArray[np.float64]]]:
-        assert self.weights_ is not None
+        assert self.weights_ is not None  # _require_fitted ran first
         header = {
-            "hidden": self.hidden,
+            "hidden": list(self.hidden),
             "epochs": self.epochs,
             "batch_size": self.batch_size,
             "learning_rate": self.learning_rate,
             "seed": self.seed,
+            "rotation": self.rotation,
         }
         return header, dict(self.weights_)
 
@@ -380,7 +410,8 @@ class MLPPredictor(SwivelPredictor):
         cls, header: dict[str, Any], arrays: dict[str, NDArray[np.float64]]
     ) -> MLPPredictor:
         out = cls(**header)
-        names = ("mean", "std", "w1", "b1", "w2", "b2")
+        n = len(out.hidden) + 1
+        names = ["mean", "std", *(f"{p}{k}" for k in range(1, n + 1) for p in ("w", "b"))]
         missing = [k for k in names if k not in arrays]
         if missing:
             raise FileFormatError(f"saved MLP predictor lacks the arrays {missing}")

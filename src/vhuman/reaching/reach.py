@@ -63,8 +63,14 @@ __all__ = [
     "pointing_orientation",
 ]
 
-DEFAULT_MODELS = {"mlp": "swivel_mlp.npz", "lsq": "swivel_lsq.npz"}
-"""Shipped swivel predictors (files in ``vhuman/data/models``), by kind."""
+DEFAULT_MODELS = {
+    "mlp-deep": "swivel_mlp_deep.npz",
+    "mlp": "swivel_mlp.npz",
+    "lsq": "swivel_lsq.npz",
+}
+"""Shipped swivel predictors (files in ``vhuman/data/models``): the seed's MLP (8 → 40 → 2),
+a deeper MLP (rotation-matrix input, 2 × 128 units) and least squares; reaches use
+``mlp-deep``, the most accurate on held-out CMU trials."""
 
 _MIRROR = np.array([1.0, -1.0, 1.0])
 # Anatomical hand frame → hand pointing forward (+x), palm down (−z), thumb left
@@ -72,12 +78,12 @@ _MIRROR = np.array([1.0, -1.0, 1.0])
 _FORWARD_PALM_DOWN = np.array([[0.0, 0.0, -1.0], [0.0, -1.0, 0.0], [-1.0, 0.0, 0.0]])
 
 
-def default_predictor(kind: str = "mlp") -> SwivelPredictor:
+def default_predictor(kind: str = "mlp-deep") -> SwivelPredictor:
     """A shipped swivel predictor, trained on the CMU training trials.
 
     Parameters
     ----------
-    kind : {"mlp", "lsq"}
+    kind : {"mlp-deep", "mlp", "lsq"}
 
     Raises
     ------
@@ -548,7 +554,7 @@ def generate_reach(
         A skeleton with the joints of :func:`vhuman.skeleton.standard_humanoid`
         in the anatomical rest pose; default the standard humanoid.
     predictor : SwivelPredictor, optional
-        Default the shipped MLP (:func:`default_predictor`).
+        Default the shipped deep MLP (:func:`default_predictor`).
 
     Returns
     -------
