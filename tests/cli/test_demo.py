@@ -28,6 +28,11 @@ def test_demo_writes_report(tmp_path: Path) -> None:
     assert reach["peak_to_mean_speed"] > 1.8
     for name in reach["files"]:
         assert (out / name).stat().st_size > 0
+    posture = summary["posture"]
+    assert posture["collisions"] == 0
+    assert posture["reach_position_error_mm"] < 5.0
+    for name in posture["files"]:
+        assert (out / name).stat().st_size > 0
     physics = summary["physics"]
     assert not physics["fell"]
     assert physics["cycles_completed"] == 8

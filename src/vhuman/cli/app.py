@@ -15,6 +15,7 @@ from rich.table import Table
 from vhuman import __version__
 from vhuman.cli.errors import stderr, user_errors
 from vhuman.cli.physics import physics_app
+from vhuman.cli.posture import posture
 from vhuman.cli.predict import predict_app
 from vhuman.cli.reaching import reach, swivel_app
 from vhuman.errors import InputError
@@ -202,6 +203,7 @@ def walk(
 
 
 app.command()(reach)
+app.command()(posture)
 app.add_typer(swivel_app, name="swivel")
 app.add_typer(physics_app, name="physics")
 app.add_typer(predict_app, name="predict")

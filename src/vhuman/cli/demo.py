@@ -4,9 +4,11 @@ Today: a walk generated from step length and speed (keyframes + analytic leg
 IK) and two real walks, motion capture from CMU (shipped with vhuman) and the
 DeepMimic clip when pybullet's data is installed, each converted to BVH and
 npz and read back, rendered (pose, trajectories, joint-angle curves, GIF) and
-shown in an interactive viewer; and a right-hand reach (minimum jerk, learned
+shown in an interactive viewer; a right-hand reach (minimum jerk, learned
 swivel angle, closed-form arm IK) with its speed, joint-velocity and
-swivel-angle plots. Each engine adds its section as it lands.
+swivel-angle plots; the maintenance posture of a 95th-percentile man at a
+ship's valve (scene, octree, Pareto front, REBA/RULA); and the shipped
+walking controller simulated in MuJoCo with a short run of its evolution.
 """
 
 from __future__ import annotations
@@ -254,6 +256,20 @@ def _physics_section(report, out: Path, step: Callable[[], None]) -> dict:
     return figures
 
 
+def _posture_section(report, out: Path, step: Callable[[], None]) -> dict:
+    """The maintenance posture of a 95th-percentile man at the ship-valve scene."""
+    from vhuman.cli.posture import write_posture_outputs
+    from vhuman.posture import solve_posture
+    from vhuman.scene import load_scene
+
+    result = solve_posture(load_scene("ship-valve"), seed=0, worker="p95-male")
+    step()
+    folder = out / "posture"
+    files = write_posture_outputs(result, folder, also_into=report)
+    step()
+    return {**result.to_dict(), "files": [str(Path(p).relative_to(out)) for p in files.values()]}
+
+
 def run_demo(output: Path, console: Console | None = None) -> dict:
     """Run the demo into ``output``; return its summary (also written as summary.json).
 
@@ -310,7 +326,7 @@ def run_demo(output: Path, console: Console | None = None) -> dict:
         TextColumn("{task.description}"), BarColumn(), TimeElapsedColumn(),
         console=console, disable=console is None, transient=False,
     ) as progress:  # fmt: skip
-        task = progress.add_task("demo", total=steps_per_clip * len(clips) + 3 + 3 + 1)
+        task = progress.add_task("demo", total=steps_per_clip * len(clips) + 3 + 2 + 3 + 1)
         for name, load, joints in clips:
             progress.update(task, description=f"{name}: load")
             motion, extra = load()
@@ -323,6 +339,8 @@ def run_demo(output: Path, console: Console | None = None) -> dict:
             summary[name] = _walk_section(report, motion, output, name, joints, step, extra)
         progress.update(task, description="reach")
         summary["reach"] = _reach_section(report, output, lambda: progress.advance(task))
+        progress.update(task, description="posture")
+        summary["posture"] = _posture_section(report, output, lambda: progress.advance(task))
         progress.update(task, description="physics")
         try:
             summary["physics"] = _physics_section(report, output, lambda: progress.advance(task))

@@ -1,0 +1,221 @@
+"""`vhuman posture`: a maintenance posture in a narrow space (seed 001)."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import numpy as np
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from vhuman.cli.errors import stderr, user_errors
+from vhuman.errors import InputError
+
+if TYPE_CHECKING:
+    from vhuman.posture import PostureResult
+
+__all__ = ["posture", "write_posture_outputs"]
+
+console = Console(highlight=False)
+
+
+def _pareto_figure(result: PostureResult) -> Any:
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(6.4, 4.4))
+    ax = fig.add_subplot()
+    f = result.arm.pareto_f
+    ax.plot(f[:, 0], f[:, 1], "o-", color="#1f77b4", label="final Pareto set (feasible)")
+    chosen = result.arm.diff_r + 10.0 * result.arm.diff_t
+    ax.plot([result.arm.comfort], [chosen], "*", ms=14, color="#d62728", label="chosen posture")
+    ax.set_xlabel("joint comfort  Σ f_rot")
+    ax.set_ylabel("reach accuracy  f_access = DiffR + α·DiffT")
+    ax.set_yscale("symlog", linthresh=1e-3)
+    ax.set_title(f"arm NSGA-II on {result.scene.name} ({result.library_posture})")
+    ax.legend(loc="best")
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    return fig
+
+
+def _pose_dict(result: PostureResult) -> dict[str, Any]:
+    m = result.motion
+    return {
+        "joints": list(m.skeleton.names),
+        "root_position_m": m.root_positions[0].tolist(),
+        "local_rotations_wxyz": m.local_rotations[0].tolist(),
+    }
+
+
+def write_posture_outputs(
+    result: PostureResult, folder: Path, *, also_into: Any = None
+) -> dict[str, str]:
+    """Write posture.bvh, posture.json, pareto.png, view.html and report.html into ``folder``.
+
+    ``also_into``, a `vhuman.viz.Report`, gets the same posture section (the demo's report).
+
+    Returns
+    -------
+    dict
+        File kind → path.
+    """
+    from vhuman.io import atomic_write, save_motion
+    from vhuman.viz import Report, save_figure
+    from vhuman.viz.scene_view import scene_figure
+
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = {
+        "bvh": folder / "posture.bvh",
+        "json": folder / "posture.json",
+        "pareto": folder / "pareto.png",
+        "view": folder / "view.html",
+        "report": folder / "report.html",
+    }
+    save_motion(result.motion, paths["bvh"])
+    figures = result.to_dict()
+    doc = {**figures, "reba": result.reba.to_dict(), "rula": result.rula.to_dict(),
+           "pose": _pose_dict(result)}  # fmt: skip
+    atomic_write(paths["json"], json.dumps(doc, indent=1) + "\n")
+    pareto = _pareto_figure(result)
+    save_figure(pareto, paths["pareto"])
+    body_model = _body(result)
+    view = scene_figure(
+        result.scene,
+        body=body_model,
+        pose=(result.motion.root_positions[0], result.motion.local_rotations[0]),
+        free_space=result.space,
+        title=f"{result.scene.name}: {result.library_posture} ({result.worker or 'worker'})",
+    )
+    report = Report(f"Maintenance posture: {result.scene.name}")
+    add_posture_section(report, result, view, paths["pareto"], doc)
+    if also_into is not None:
+        add_posture_section(also_into, result, view, paths["pareto"], doc)
+    _write_html(view, paths["view"])
+    report.write(paths["report"])
+    return {k: str(v) for k, v in paths.items()}
+
+
+def add_posture_section(
+    report: Any, result: PostureResult, view: Any, pareto_png: Path, doc: dict[str, Any]
+) -> None:
+    """Add a posture's section to ``report``: 3D view, Pareto front, REBA/RULA tables, figures.
+
+    ``view`` is the plotly scene figure, ``pareto_png`` the written Pareto plot and
+    ``doc`` the posture JSON (figures plus the REBA and RULA breakdowns).
+    """
+    figures = result.to_dict()
+    status = "reached" if result.reached else "NOT reached (best attempt shown)"
+    section = report.add_section(
+        f"Posture: {result.scene.name}",
+        f"Library posture **{result.library_posture}**, hand {status}: "
+        f"{figures['reach_position_error_mm']:.2f} mm, "
+        f"{figures['reach_orientation_error_deg']:.2f}°; "
+        f"{figures['collisions']} contacts; solved in {figures['solve_time_s']:.2f} s.",
+    )
+    section.add_plotly(view, caption="Scene, body and the octree's free cells")
+    section.add_image(pareto_png, caption="Arm NSGA-II: final Pareto set and the chosen member")
+    rows = [
+        {"method": "REBA", "score": figures["reba_score"],
+         "action level": figures["reba_action_level"], "risk": figures["reba_risk"]},
+        {"method": "RULA", "score": figures["rula_score"],
+         "action level": figures["rula_action_level"], "risk": ""},
+    ]  # fmt: skip
+    section.add_table(rows, caption="Ergonomic scores of the final posture")
+    section.add_json(doc["reba"], caption="REBA breakdown")
+    section.add_json(doc["rula"], caption="RULA breakdown")
+    section.add_json(figures, caption="All figures")
+
+
+def _write_html(fig: Any, path: Path) -> None:
+    from vhuman.io import atomic_path
+
+    with atomic_path(path) as tmp:
+        fig.write_html(tmp, include_plotlyjs=True, full_html=True)
+
+
+def _body(result: PostureResult) -> Any:
+    from vhuman.scene import BodyModel
+
+    return BodyModel.from_skeleton(result.motion.skeleton, samples_per_segment=1)
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", Path(text).stem if "." in text else text)
+
+
+def posture(
+    scene: Annotated[
+        list[str],
+        typer.Option(
+            help="Built-in scene (ship-valve, low-deck, over-pipe) or a scene file; repeatable."
+        ),
+    ],
+    output: Annotated[Path, typer.Option("-o", "--output", help="Output folder.")] = Path(
+        "posture"
+    ),
+    worker: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="Worker: p<percentile>-<male|female>, GB/T 10000 (default p95-male); repeatable."
+        ),
+    ] = None,
+    target: Annotated[
+        tuple[float, float, float] | None,
+        typer.Option(help="Replace the scene's target position X Y Z [m]."),
+    ] = None,
+    seed: Annotated[int, typer.Option(help="Seed of the arm NSGA-II.")] = 0,
+    jobs: Annotated[int, typer.Option(min=1, help="Local worker processes.")] = 2,
+    scheduler: Annotated[
+        str | None, typer.Option(help="Dask scheduler address: run the tasks on its cluster.")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """Maintenance posture: library placement in the free space, then the arm by NSGA-II."""
+    from vhuman.posture import PostureTask, solve_many
+    from vhuman.posture.solver import WORKERS
+
+    with user_errors():
+        workers = worker or ["p95-male"]
+        for w in workers:
+            if w not in WORKERS:
+                raise InputError(f"--worker {w!r} is unknown; workers: {', '.join(WORKERS)}")
+        if target is not None and not np.all(np.isfinite(target)):
+            raise InputError(f"--target must be 3 finite numbers [m], got {list(target)}")
+        tasks = [PostureTask(s, w, seed, target) for s, w in itertools.product(scene, workers)]
+        # Bad input fails fast, before any solving: load every scene here.
+        for t in tasks:
+            t.load()
+        if len(tasks) == 1 and scheduler is None:
+            results = solve_many(tasks, workers=1)
+        else:
+            with stderr.status(f"solving {len(tasks)} posture tasks", spinner="dots"):
+                results = solve_many(tasks, workers=jobs, scheduler=scheduler)
+        for r in results:
+            if isinstance(r, InputError):
+                raise r
+        outputs = []
+        for task, r in zip(tasks, results, strict=True):
+            folder = output if len(tasks) == 1 else output / f"{_slug(task.scene)}_{task.worker}"
+            files = write_posture_outputs(r, folder)
+            outputs.append({**r.to_dict(), "files": files})
+    if as_json:
+        print(json.dumps(outputs[0] if len(outputs) == 1 else {"tasks": outputs}))
+        return
+    table = Table(title=f"maintenance posture → {output}")
+    for col in ("scene", "worker", "posture", "status", "contacts", "clearance mm", "reach mm",
+                "reach °", "REBA", "RULA", "time s"):  # fmt: skip
+        table.add_column(col, justify="left" if col in ("scene", "worker", "posture") else "right")
+    for o in outputs:
+        clear = o["min_clearance_mm"]
+        table.add_row(
+            o["scene"], o["worker"], o["library_posture"], o["status"], str(o["collisions"]),
+            "-" if clear is None else f"{clear:.1f}", f"{o['reach_position_error_mm']:.2f}",
+            f"{o['reach_orientation_error_deg']:.2f}", str(o["reba_score"]),
+            str(o["rula_score"]), f"{o['solve_time_s']:.2f}",
+        )  # fmt: skip
+    console.print(table)

@@ -1,0 +1,82 @@
+"""The solver on ship-valve, an unreachable target, and the whole-body GA baseline."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from vhuman.posture import (
+    PostureSettings,
+    hand_frame_error,
+    solve_posture,
+    solve_posture_ga,
+    worker_skeleton,
+)
+from vhuman.scene import BodyModel, CollisionWorld, Target, load_scene
+from vhuman.skeleton import Skeleton
+
+KEYS = ("collisions", "min_clearance_mm", "reach_position_error_mm",
+        "reach_orientation_error_deg", "reba_score", "reba_action_level", "rula_score",
+        "library_posture", "solve_time_s")  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def ship_valve_result(p95: Skeleton):
+    return solve_posture(load_scene("ship-valve"), p95, seed=0)
+
+
+def test_ship_valve_collision_free_hand_on_valve(ship_valve_result, p95: Skeleton) -> None:
+    r = ship_valve_result
+    d = r.to_dict()
+    assert set(KEYS) <= set(d)
+    assert r.reached
+    assert d["status"] == "reached"
+    assert d["collisions"] == 0
+    assert d["min_clearance_mm"] > 0.0
+    # Independent check: FK of the returned motion and an exact coal query.
+    t, rot = hand_frame_error(r)
+    assert t <= 0.005
+    assert np.degrees(rot) <= 3.0
+    report = CollisionWorld(r.scene).check(
+        BodyModel.from_skeleton(p95), r.motion.root_positions[0], r.motion.local_rotations[0]
+    )
+    assert report.n_contacts == 0
+    assert d["library_posture"] != "standing"  # the ceiling is at 1.45 m
+    assert 1 <= d["reba_score"] <= 15
+    assert 1 <= d["rula_score"] <= 7
+
+
+def test_unreachable_target_is_reported(p95: Skeleton) -> None:
+    scene = load_scene("over-pipe")
+    far = dataclasses.replace(
+        scene, target=Target([-2.0, 0.0, 2.3], scene.target.rotation, scene.target.approach)
+    )
+    # A target far outside the room's objects, near the ceiling, behind the worker.
+    settings = PostureSettings(population=8, generations=3, max_arm_attempts=1)
+    r = solve_posture(far, p95, settings=settings, seed=0)
+    d = r.to_dict()
+    assert not r.reached
+    assert d["status"] == "unreachable"
+    assert d["reach_position_error_mm"] > 5.0
+    assert np.isfinite(d["reach_position_error_mm"])
+
+
+def test_worker_names() -> None:
+    assert worker_skeleton("p50-female").n_joints == 23
+    with pytest.raises(ValueError, match="p95-male"):
+        worker_skeleton("giant")
+
+
+def test_baseline_runs_and_reports(p95: Skeleton) -> None:
+    r = solve_posture_ga(load_scene("over-pipe"), p95, distances=(0.5,), population=8,
+                         generations=2, seed=1)  # fmt: skip
+    d = r.to_dict()
+    for k in ("collisions", "reach_position_error_mm", "reba_score", "rula_score"):
+        assert k in d
+    assert d["distance_m"] == 0.5
+    assert len(d["per_distance"]) == 1
+    again = solve_posture_ga(load_scene("over-pipe"), p95, distances=(0.5,), population=8,
+                             generations=2, seed=1)  # fmt: skip
+    assert np.array_equal(r.motion.local_rotations, again.motion.local_rotations)
