@@ -44,18 +44,12 @@ def test_demo_writes_report(tmp_path: Path) -> None:
 
 def test_demo_without_pybullet_data_skips_deepmimic(tmp_path: Path, monkeypatch) -> None:
     import vhuman.io
-    import vhuman.io.deepmimic
     from vhuman.errors import InputError
 
     def missing(name: str) -> Path:
         raise InputError("DeepMimic clips need pybullet (pip install vhuman[data])")
 
-    def no_humanoid() -> None:
-        raise InputError("DeepMimic clips and humanoid need pybullet")
-
     monkeypatch.setattr(vhuman.io, "deepmimic_clip_path", missing)
-    monkeypatch.setattr(vhuman.io.deepmimic, "deepmimic_clip_path", missing)
-    monkeypatch.setattr(vhuman.io.deepmimic, "_humanoid", no_humanoid)
     result = CliRunner().invoke(app, ["demo", "-o", str(tmp_path / "d"), "--json"])
     assert result.exit_code == 0, result.output
     summary = json.loads(result.stdout)

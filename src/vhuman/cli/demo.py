@@ -342,12 +342,10 @@ def run_demo(output: Path, console: Console | None = None) -> dict:
         progress.update(task, description="posture")
         summary["posture"] = _posture_section(report, output, lambda: progress.advance(task))
         progress.update(task, description="physics")
-        try:
+        if "deepmimic" in summary:  # the DeepMimic humanoid comes with pybullet's data too
+            summary["physics"] = summary["deepmimic"]
+        else:
             summary["physics"] = _physics_section(report, output, lambda: progress.advance(task))
-        except InputError:  # the DeepMimic humanoid comes with pybullet's data
-            summary["physics"] = (
-                "skipped: pybullet's data is not installed (pip install vhuman[data])"
-            )
         report_path = output / "report.html"
         report.write(report_path)
         progress.advance(task)
