@@ -218,4 +218,4 @@ def posture(
             f"{o['reach_orientation_error_deg']:.2f}", str(o["reba_score"]),
             str(o["rula_score"]), f"{o['solve_time_s']:.2f}",
         )  # fmt: skip
-    console.print(table)
+    Console(width=max(console.width, 140), highlight=False).print(table)
