@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
 
 from vhuman.errors import InputError
+from vhuman.executor import make_executor
 from vhuman.posture.solver import PostureResult, PostureSettings, solve_posture, worker_skeleton
 from vhuman.scene import Scene, Target, load_scene
 
@@ -119,25 +119,9 @@ def solve_many(
     """
     items = list(tasks)
     cfg = [settings] * len(items)
-    if scheduler is not None:
-        try:
-            from distributed import Client
-        except ImportError:
-            raise InputError(
-                "--scheduler needs dask[distributed]: pip install vhuman[scene]"
-            ) from None
-        try:
-            client = Client(scheduler, timeout=10)
-        except (OSError, TimeoutError, ValueError) as exc:
-            raise InputError(f"cannot reach the Dask scheduler {scheduler!r}: {exc}") from None
-        try:
-            futures = client.map(_run_or_error, items, cfg, pure=False)
-            return list(client.gather(futures))
-        finally:
-            client.close()
     if int(workers) != workers or workers < 1:
         raise InputError(f"workers must be a positive integer, got {workers}")
-    if workers == 1 or len(items) <= 1:
-        return [_run_or_error(t, c) for t, c in zip(items, cfg, strict=True)]
-    with ProcessPoolExecutor(max_workers=int(workers)) as pool:
-        return list(pool.map(_run_or_error, items, cfg))
+    # One task runs here: a process pool would only add its start-up time.
+    local = 1 if len(items) <= 1 else workers
+    with make_executor(local, scheduler) as executor:
+        return list(executor.map(_run_or_error, items, cfg))
