@@ -23,12 +23,18 @@ from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
 
-from vhuman.control.controller import SIMBICON_FEEDBACK, default_controller_path, load_controller
+from vhuman.control.controller import default_controller_path, load_controller
 from vhuman.control.evolution import EvolutionConfig, evolve
-from vhuman.control.optimize import FEEDBACK_BOUND, FEEDBACK_LOWER, FEEDBACK_UPPER, WalkProblem
-from vhuman.control.simulation import simulate
+from vhuman.control.optimize import (
+    PUSH_FORCE,
+    SEARCH_LOWER,
+    SEARCH_UPPER,
+    SEARCH_X0,
+    WalkProblem,
+)
+from vhuman.control.simulation import Push, simulate
 
-DIM = 24
+DIM = len(SEARCH_X0)
 
 
 class Counter:
@@ -58,9 +64,9 @@ class Counter:
 
 
 def run_evolution(screen: bool, budget: int, target: float, seed: int, pop: int) -> dict:
-    c = Counter(WalkProblem(), target)
+    c = Counter(WalkProblem(push_force=PUSH_FORCE), target)
     step = max(target / 4.0, 1.0)
-    cfg = EvolutionConfig(lower=FEEDBACK_LOWER, upper=FEEDBACK_UPPER, x0=SIMBICON_FEEDBACK.ravel(),
+    cfg = EvolutionConfig(lower=SEARCH_LOWER, upper=SEARCH_UPPER, x0=SEARCH_X0,
                           population=pop, generations=max(budget // pop - 1, 1), target=target,
                           window_start=min(step, target), window_step=step,
                           screen=screen)  # fmt: skip
@@ -74,12 +80,12 @@ def run_nsga2(budget: int, target: float, seed: int, pop: int) -> dict:
     from pymoo.core.problem import ElementwiseProblem
     from pymoo.optimize import minimize
 
-    c = Counter(WalkProblem(), target)
+    c = Counter(WalkProblem(push_force=PUSH_FORCE), target)
 
     class P(ElementwiseProblem):
         def __init__(self) -> None:
-            super().__init__(n_var=DIM, n_obj=3, n_ieq_constr=1, xl=FEEDBACK_LOWER,
-                             xu=FEEDBACK_UPPER)  # fmt: skip
+            super().__init__(n_var=DIM, n_obj=3, n_ieq_constr=1, xl=SEARCH_LOWER,
+                             xu=SEARCH_UPPER)  # fmt: skip
 
         def _evaluate(self, x, out, *args, **kwargs) -> None:
             e = c(x, target)
@@ -94,50 +100,111 @@ def run_nsga2(budget: int, target: float, seed: int, pop: int) -> dict:
 def run_cma(budget: int, target: float, seed: int, pop: int) -> dict:
     import cma
 
-    c = Counter(WalkProblem(), target)
-    es = cma.CMAEvolutionStrategy(SIMBICON_FEEDBACK.ravel(), FEEDBACK_BOUND / 3, {
-        "bounds": [list(FEEDBACK_LOWER), list(FEEDBACK_UPPER)], "seed": seed + 1, "popsize": pop,
-        "verbose": -9, "maxfevals": budget})  # fmt: skip
+    c = Counter(WalkProblem(push_force=PUSH_FORCE), target)
+    span = SEARCH_UPPER - SEARCH_LOWER  # CMA-ES searches the box scaled to [0, 1]
+    es = cma.CMAEvolutionStrategy((SEARCH_X0 - SEARCH_LOWER) / span, 0.15, {
+        "bounds": [0.0, 1.0], "seed": seed + 1, "popsize": pop, "verbose": -9,
+        "maxfevals": budget})  # fmt: skip
     t = time.perf_counter()
     while not es.stop() and len(c.log) < budget:
         xs = es.ask()
         fs = []
         for x in xs:
-            e = c(np.asarray(x), target)
+            e = c(SEARCH_LOWER + np.asarray(x) * span, target)
             o = e.objectives
             fs.append(o[0] + o[1] / 1000.0 + o[2] + 10.0 * max(target - e.survived, 0.0))
         es.tell(xs, fs)
     return c.summary(time.perf_counter() - t)
 
 
-def _sim(seconds: float) -> float:
+def _sim(seconds: float) -> tuple[float, float, float]:
+    """Simulate at least ``seconds`` of closed-loop walking (runs of 5 cycles); return the
+    simulated time, the wall time and this process's CPU time [s]."""
     ctrl = load_controller(default_controller_path())
-    t = time.perf_counter()
+    t, c = time.perf_counter(), time.process_time()
     done = 0.0
     while done < seconds:
         r, _ = simulate(ctrl, 5.0, record_fps=None, stop_on_fall=False)
         done += r.duration_s
-    return done / (time.perf_counter() - t)
+    return done, time.perf_counter() - t, time.process_time() - c
+
+
+def _warm() -> None:
+    """Pool initializer: build the humanoid and load the clip before the clock starts."""
+    _sim(0.1)
 
 
 def speed(seconds: float) -> dict:
-    """Closed-loop speed on one core and throughput with 1 vs 2 processes."""
-    one = _sim(seconds)
-    out = {"sim_speed_x_realtime_1core": one}
+    """Closed-loop speed on one core and throughput with 1 vs 2 worker processes.
+
+    Each of ``2 n`` tasks simulates ``seconds``; throughput is the simulated time over the wall
+    time of the batch. ``cpu_*`` figures divide by CPU time instead (what the work costs,
+    whatever else the machine runs); the load average is recorded alongside.
+    """
+    _sim(0.1)
+    done, wall, cpu = _sim(seconds)
+    out: dict = {"load_average_1min": os.getloadavg()[0], "cpu_count": os.cpu_count(),
+                 "sim_speed_x_realtime_1core": done / wall,
+                 "sim_speed_x_realtime_1core_cpu": done / cpu}  # fmt: skip
     for n in (1, 2):
-        with ProcessPoolExecutor(n) as pool:
+        with ProcessPoolExecutor(n, initializer=_warm) as pool:
+            list(pool.map(_warm_task, range(n)))  # all workers up and warm
             t = time.perf_counter()
-            total = sum(pool.map(_sim_total, [seconds] * (2 * n)))
-            out[f"throughput_{n}_proc_x_realtime"] = total / (time.perf_counter() - t)
+            runs = list(pool.map(_sim, [seconds] * (2 * n)))
+            wall = time.perf_counter() - t
+        total = sum(r[0] for r in runs)
+        out[f"throughput_{n}_proc_x_realtime"] = total / wall
+        out[f"throughput_{n}_proc_cpu_x_realtime_per_process"] = total / sum(r[2] for r in runs)
     out["scaling_2_vs_1"] = out["throughput_2_proc_x_realtime"] / out[
         "throughput_1_proc_x_realtime"]  # fmt: skip
     return out
 
 
-def _sim_total(seconds: float) -> float:
-    """Simulate ``seconds`` of closed-loop walking; return the simulated time [s]."""
-    _sim(seconds)
-    return seconds
+def _warm_task(_: int) -> None:
+    time.sleep(0.2)
+
+
+PUSH_TIMES = (4.0, 4.12, 4.25)
+"""Push start times [s] of the push bisection (about a third of a step apart)."""
+
+
+def survives_push(ctrl, force: float, direction: str, at: float) -> bool:
+    """Whether ``ctrl`` walks on (no fall for 3 s after it ends) after one 0.2 s push."""
+    end = at + 0.2 + 3.0
+    r, _ = simulate(ctrl, 1.5 * end / ctrl.period, pushes=[Push(force, 0.2, at, direction)],
+                    record_fps=None)  # fmt: skip
+    return not r.fell and r.duration_s >= end - 1e-6
+
+
+def largest_push(ctrl, direction: str, sign: float, at: float, hi: float = 600.0,
+                 tol: float = 5.0) -> float:  # fmt: skip
+    """Bisection for the largest force [N] (within ``tol``) survived in one direction."""
+    lo = 0.0
+    if not survives_push(ctrl, sign * tol, direction, at):
+        return 0.0
+    if survives_push(ctrl, sign * hi, direction, at):
+        return hi
+    while hi - lo > tol:
+        mid = 0.5 * (lo + hi)
+        if survives_push(ctrl, sign * mid, direction, at):
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+def push_limits(ctrl) -> dict:
+    """Largest push survived per direction and push time, and the smallest over the times."""
+    out = {}
+    for name, direction, sign in (
+        ("left", "lateral", 1.0),
+        ("right", "lateral", -1.0),
+        ("forward", "frontal", 1.0),
+        ("backward", "frontal", -1.0),
+    ):
+        per_time = {f"{at:g}": largest_push(ctrl, direction, sign, at) for at in PUSH_TIMES}
+        out[name] = {"per_push_time_n": per_time, "min_n": min(per_time.values())}  # fmt: skip
+    return out
 
 
 def main() -> None:
@@ -148,10 +215,18 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--speed-seconds", type=float, default=20.0)
     ap.add_argument("--skip-ablation", action="store_true")
+    ap.add_argument("--skip-speed", action="store_true")
+    ap.add_argument("--pushes", action="store_true", help="bisect the largest pushes survived")
+    ap.add_argument("--controller", default=None, help="controller JSON (default: shipped)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     os.environ.setdefault("OMP_NUM_THREADS", "1")
-    results: dict = {"speed": speed(args.speed_seconds)}
+    results: dict = {}
+    if not args.skip_speed:
+        results["speed"] = speed(args.speed_seconds)
+    if args.pushes:
+        path = args.controller or default_controller_path()
+        results["pushes"] = push_limits(load_controller(path))
     if not args.skip_ablation:
         b, tg, s, p = args.budget, args.target, args.seed, args.population
         results["ablation"] = {
@@ -163,8 +238,10 @@ def main() -> None:
     if args.json:
         print(json.dumps(results))
         return
-    for k, v in results["speed"].items():
-        print(f"{k:34s} {v:8.2f}")
+    for k, v in results.get("speed", {}).items():
+        print(f"{k:50s} {v:8.2f}")
+    for k, v in results.get("pushes", {}).items():
+        print(f"push {k:9s} min {v['min_n']:6.1f} N  per time {v['per_push_time_n']}")
     for name, r in results.get("ablation", {}).items():
         print(f"{name:8s} sims={r['simulations']:4d} to_walker={r['simulations_to_walker']} "
               f"max_survived={r['max_survived_cycles']:.2f} best={r['best_objectives']} "

@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 from vhuman.control.controller import Controller, load_controller, standing_controller
-from vhuman.control.executors import DaskExecutor, make_executor
 from vhuman.control.optimize import WalkProblem, optimize_controller
 from vhuman.control.simulation import Push, parse_push, simulate
 from vhuman.errors import FileFormatError, InputError
+from vhuman.executor import DaskExecutor, make_executor
 
 
 def test_initial_controller_keyframes_and_state_machine(walk_controller) -> None:
@@ -100,3 +100,71 @@ def test_population_on_a_real_local_dask_cluster(walk_controller) -> None:
         workers = set(ex.client.run(lambda: 1))
     assert remote == local  # deterministic simulation, same answers off this process
     assert len(workers) == 2
+
+
+def test_push_series_turns_and_grows() -> None:
+    from vhuman.control.optimize import push_series
+
+    assert push_series(0.0) == ()
+    pushes = push_series(30.0, growth=10.0)
+    assert [p.direction for p in pushes[:4]] == ["lateral", "frontal", "lateral", "frontal"]
+    assert [p.force for p in pushes[:4]] == [30.0, 40.0, -50.0, -60.0]
+    starts = np.array([p.at for p in pushes])
+    assert starts[0] == pytest.approx(2.0)
+    assert np.allclose(np.diff(starts), 1.7)
+    assert all(p.duration == pytest.approx(0.2) for p in pushes)
+
+
+def test_stance_width_is_saved_checked_and_widens_the_gait(tmp_path, walk_controller) -> None:
+    from dataclasses import replace
+
+    from vhuman.control.controller import SIMBICON_FEEDBACK, humanoid_for
+
+    ctrl = replace(walk_controller.with_feedback(SIMBICON_FEEDBACK), stance_width=0.08)
+    ctrl.save(tmp_path / "w.json")
+    assert load_controller(tmp_path / "w.json").stance_width == pytest.approx(0.08)
+    with pytest.raises(InputError, match="stance width"):
+        replace(ctrl, stance_width=0.9)
+    # The feet land further apart: mean lateral foot distance over the first two cycles.
+    h = humanoid_for("deepmimic")
+    spread = []
+    for width in (0.0, 0.08):
+        _, motion = simulate(replace(ctrl, stance_width=width), 2.0)
+        pos = motion.global_positions
+        feet = [h.skeleton.index(n) for n in ("right_ankle", "left_ankle")]
+        spread.append(float(np.mean(pos[:, feet[1], 1] - pos[:, feet[0], 1])))
+    assert spread[1] > spread[0] + 0.03
+
+
+def test_walk_problem_individual_sets_feedback_and_width(walk_controller) -> None:
+    from vhuman.control.optimize import SEARCH_LOWER, SEARCH_UPPER, SEARCH_X0
+
+    assert SEARCH_LOWER.shape == SEARCH_UPPER.shape == SEARCH_X0.shape == (25,)
+    assert np.all(SEARCH_LOWER <= SEARCH_X0)
+    assert np.all(SEARCH_X0 <= SEARCH_UPPER)
+    x = np.append(np.arange(24) / 100.0, 0.05)
+    ctrl = WalkProblem().controller(x)
+    assert np.allclose(ctrl.feedback.ravel(), x[:24])
+    assert ctrl.stance_width == pytest.approx(0.05)
+    assert WalkProblem().controller(x[:24]).stance_width == 0.0
+
+
+def test_shipped_controller_walks_through_pushes() -> None:
+    """The shipped walker: 20 cycles through the 30 N evaluation pushes, and a 40 N side push."""
+    pytest.importorskip("pybullet_data", reason="DeepMimic clips ship with pybullet")
+    from vhuman.control.controller import default_controller_path
+    from vhuman.control.optimize import PUSH_FORCE, push_series
+
+    ctrl = load_controller(default_controller_path())
+    result, _ = simulate(ctrl, 20.0, pushes=push_series(PUSH_FORCE), record_fps=None)
+    assert not result.fell
+    assert result.cycles_completed == 20
+    assert result.distance_m / result.duration_s > 0.2  # it walks, not steps in place
+    assert result.tracking_rmse_rad < 0.2
+    assert result.sim_speed_x_realtime_cpu > 0.0
+    pushed, _ = simulate(ctrl, 8.0, pushes=[Push(40.0, 0.2, 4.0, "lateral")], record_fps=None)
+    assert not pushed.fell
+    # A push far beyond what it can take topples it (the fall detection works).
+    toppled, _ = simulate(ctrl, 8.0, pushes=[Push(600.0, 0.2, 4.0, "lateral")], record_fps=None)
+    assert toppled.fell
+    assert 4.0 < toppled.fall_time_s < 6.0

@@ -206,7 +206,7 @@ def _physics_section(report, out: Path, step: Callable[[], None]) -> dict:
     bvh = out / "physics_walk.bvh"
     save_motion(motion, bvh)
     step()
-    _, evolution = optimize_controller(generations=4, population=8, target_cycles=10.0, seed=0)
+    _, evolution = optimize_controller(generations=4, population=8, target_cycles=20.0, seed=0)
     history = evolution.history
     objectives = np.array([h["best_objectives"] for h in history])
     curves_png, pareto_png = out / "physics_objectives.png", out / "physics_pareto.png"
@@ -244,7 +244,7 @@ def _physics_section(report, out: Path, step: Callable[[], None]) -> dict:
         f"{result.duration_s:.1f} s: {result.cycles_completed} cycles, "
         f"{'fell' if result.fell else 'no fall'}, tracking RMSE {result.tracking_rmse_rad:.3f} rad "
         f"against the clip, {result.sim_speed_x_realtime:.0f}× real time. Below, a short "
-        "run of the SVM-screened evolution (population 8, 10-cycle target): "
+        "run of the SVM-screened evolution (population 8, 20-cycle target): "
         f"{evolution.simulations} simulations, {evolution.screened} offspring screened out."
     )
     section.add_plotly(motion_figure(motion, trajectories=("left_ankle", "right_ankle"),

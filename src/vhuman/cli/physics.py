@@ -40,6 +40,10 @@ def optimize(
     ] = None,
     log: Annotated[Path | None, typer.Option(help="Per-generation log (JSON lines).")] = None,
     no_screen: Annotated[bool, typer.Option("--no-screen", help="Ablation: no SVM.")] = False,
+    push_force: Annotated[
+        float, typer.Option(help="Force [N] of the pushes each individual walks through (0: none).")
+    ] = 30.0,
+    push_growth: Annotated[float, typer.Option(help="Push force growth per push [N].")] = 0.0,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Evolve the feedback matrix of a walking controller (SVM-screened, multi-objective)."""
@@ -67,7 +71,9 @@ def optimize(
             ctrl, result = optimize_controller(
                 clip, generations=generations, population=population,
                 target_cycles=target_cycles, seed=seed, workers=workers, scheduler=scheduler,
-                screen=not no_screen, checkpoint=checkpoint, on_generation=on_generation,
+                screen=not no_screen, push_force=push_force,
+                push_growth=push_growth, checkpoint=checkpoint,
+                on_generation=on_generation,
             )  # fmt: skip
         ctrl.save(output)
     summary = {"controller": str(output), **result.to_dict()}

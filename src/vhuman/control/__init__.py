@@ -8,7 +8,6 @@ from vhuman.control.controller import (
     standing_controller,
 )
 from vhuman.control.evolution import Evaluation, EvolutionConfig, EvolutionResult, evolve
-from vhuman.control.executors import make_executor
 from vhuman.control.model import Humanoid, build_humanoid, skeleton_signature
 from vhuman.control.optimize import WalkProblem, optimize_controller
 from vhuman.control.simulation import Push, SimulationResult, parse_push, simulate
@@ -27,7 +26,6 @@ __all__ = [
     "evolve",
     "initial_controller",
     "load_controller",
-    "make_executor",
     "optimize_controller",
     "parse_push",
     "simulate",

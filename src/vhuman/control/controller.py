@@ -171,6 +171,9 @@ class Controller:
         Duration of state 0 (early swing) [s].
     torso_pitch : float
         World pitch [rad] the pelvis is held at (positive leans forward).
+    stance_width : float
+        Swing-hip roll offset [rad] away from the body's midline (abduction):
+        a wider stance, more room for lateral balance.
     """
 
     skeleton: str
@@ -186,6 +189,7 @@ class Controller:
     gait: NDArray[np.float64] | None = None
     state_time: float = 0.3
     torso_pitch: float = 0.0
+    stance_width: float = 0.0
     meta: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -205,6 +209,8 @@ class Controller:
             object.__setattr__(self, "gait", gait)
         if not (np.isfinite(self.state_time) and self.state_time > 0.0):
             raise InputError(f"state time must be > 0 s, got {self.state_time}")
+        if not (np.isfinite(self.stance_width) and abs(self.stance_width) < 0.5):
+            raise InputError(f"stance width must be within ±0.5 rad, got {self.stance_width}")
 
     @property
     def humanoid(self) -> Humanoid:
@@ -237,15 +243,16 @@ class Controller:
             "signature": self.signature,
             "clip": self.clip,
             "period_s": self.period,
-            "targets_rad": np.round(self.targets, 6).tolist(),
-            "ideal_state": np.round(self.ideal, 6).tolist(),
+            "targets_rad": self.targets.tolist(),
+            "ideal_state": self.ideal.tolist(),
             "right_stance": [bool(x) for x in self.right_stance],
-            "feedback": np.round(self.feedback, 6).tolist(),
-            "start_qpos": np.round(self.start_qpos, 6).tolist(),
-            "start_qvel": np.round(self.start_qvel, 6).tolist(),
-            "gait_rad": None if self.gait is None else np.round(self.gait, 6).tolist(),
+            "feedback": self.feedback.tolist(),
+            "start_qpos": self.start_qpos.tolist(),
+            "start_qvel": self.start_qvel.tolist(),
+            "gait_rad": None if self.gait is None else self.gait.tolist(),
             "state_time_s": self.state_time,
             "torso_pitch_rad": self.torso_pitch,
+            "stance_width_rad": self.stance_width,
             "meta": self.meta,
         }
 
@@ -279,6 +286,7 @@ class Controller:
                 else np.array(data["gait_rad"], dtype=np.float64),
                 state_time=float(data.get("state_time_s", 0.3)),
                 torso_pitch=float(data.get("torso_pitch_rad", 0.0)),
+                stance_width=float(data.get("stance_width_rad", 0.0)),
                 meta=dict(data.get("meta", {})),
             )
         except (KeyError, TypeError, ValueError) as exc:

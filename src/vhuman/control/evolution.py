@@ -40,15 +40,16 @@ same checkpoint path resumes and ends where an uninterrupted run ends.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from vhuman.errors import InputError
+from vhuman.executor import MapExecutor
 from vhuman.io._common import PathLike, atomic_write
 
 __all__ = [
@@ -56,7 +57,6 @@ __all__ = [
     "EvolutionConfig",
     "EvolutionResult",
     "ForbiddenRegionScreen",
-    "MapExecutor",
     "advance_window",
     "evolve",
     "region_density",
@@ -92,12 +92,6 @@ class Evaluation:
         """JSON-ready dict."""
         return {"objectives": list(self.objectives), "survived": self.survived,
                 "violation": self.violation}  # fmt: skip
-
-
-class MapExecutor(Protocol):
-    """Anything with ``map(fn, iterable)`` returning results in order (see `executors`)."""
-
-    def map(self, fn: Callable[..., Any], *iterables: Iterable[Any]) -> Iterable[Any]: ...
 
 
 @dataclass(frozen=True)

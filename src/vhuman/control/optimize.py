@@ -17,9 +17,9 @@ from vhuman.control.controller import (
     initial_controller,
 )
 from vhuman.control.evolution import Evaluation, EvolutionConfig, EvolutionResult, evolve
-from vhuman.control.executors import make_executor
-from vhuman.control.simulation import simulate
+from vhuman.control.simulation import Push, simulate
 from vhuman.errors import InputError
+from vhuman.executor import make_executor
 from vhuman.io._common import PathLike
 
 __all__ = [
@@ -27,43 +27,106 @@ __all__ = [
     "FEEDBACK_LOWER",
     "FEEDBACK_UPPER",
     "OBJECTIVE_NAMES",
+    "PLACEMENT_RANGES",
+    "PUSH_FORCE",
+    "PUSH_GROWTH",
+    "SEARCH_LOWER",
+    "SEARCH_UPPER",
+    "SEARCH_X0",
     "WalkProblem",
     "optimize_controller",
+    "push_series",
 ]
 
 FEEDBACK_BOUND = 0.3
-"""Each feedback-matrix entry is searched within ± this of :data:`SIMBICON_FEEDBACK`."""
-FEEDBACK_LOWER = SIMBICON_FEEDBACK.ravel() - FEEDBACK_BOUND
-"""Lower corner of the search box (flattened feedback matrix, 24 values)."""
-FEEDBACK_UPPER = SIMBICON_FEEDBACK.ravel() + FEEDBACK_BOUND
-"""Upper corner of the search box."""
+"""Each feedback-matrix entry is searched within ± this of :data:`SIMBICON_FEEDBACK`, except
+the foot-placement gains (see :data:`PLACEMENT_RANGES`)."""
+PLACEMENT_RANGES = {(0, 0): (-0.6, 0.05), (0, 1): (-0.6, 0.05), (1, 2): (0.3, 1.5),
+                    (1, 3): (0.0, 0.8)}  # fmt: skip
+"""Search ranges of the foot-placement gains (feedback matrix ``(row, column)``), kept on their
+stabilising side (SIMBICON's signs: the swing foot lands further along the way the centre of
+mass is off or moving): swing hip pitch from d_x and v_x (flexion is negative), swing hip roll
+from d_y and v_y."""
+
+
+def _feedback_box() -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    lower = SIMBICON_FEEDBACK.ravel() - FEEDBACK_BOUND
+    upper = SIMBICON_FEEDBACK.ravel() + FEEDBACK_BOUND
+    for (row, col), (lo, hi) in PLACEMENT_RANGES.items():
+        lower[row * FEEDBACK_SHAPE[1] + col], upper[row * FEEDBACK_SHAPE[1] + col] = lo, hi
+    lower.flags.writeable = upper.flags.writeable = False
+    return lower, upper
+
+
+# Corners of the feedback part of the search box (flattened matrix, 24 values).
+FEEDBACK_LOWER, FEEDBACK_UPPER = _feedback_box()
+_WIDTH_RANGE = (0.0, 0.12)
+SEARCH_LOWER = np.append(FEEDBACK_LOWER, _WIDTH_RANGE[0])
+"""Lower corner of the whole search box: the feedback matrix and the stance width [rad]."""
+SEARCH_UPPER = np.append(FEEDBACK_UPPER, _WIDTH_RANGE[1])
+"""Upper corner of the whole search box."""
+SEARCH_X0 = np.append(SIMBICON_FEEDBACK.ravel(), 0.0)
+"""The hand-set start individual (SIMBICON's gains, no extra stance width)."""
 OBJECTIVE_NAMES = ("tracking_rmse_rad", "energy_j_per_cycle", "torso_sway_rad")
+PUSH_FORCE = 30.0
+"""Force [N] of the first push of the evaluation runs of the shipped controller."""
+PUSH_GROWTH = 0.0
+"""Growth [N] of the push force from one push to the next in those runs."""
+_PUSH_START, _PUSH_EVERY, _PUSH_DURATION, _PUSH_COUNT = 2.0, 1.7, 0.2, 40
+_PUSH_ORDER = (("lateral", 1.0), ("frontal", 1.0), ("lateral", -1.0), ("frontal", -1.0))
 _initial = cache(initial_controller)
 _SELF_COLLISION_LIMIT = 0.25  # share of the run with self-contact that counts as a violation
 
 
+def push_series(force: float, growth: float = 0.0) -> tuple[Push, ...]:
+    """The pushes of an evaluation run: one every 1.7 s, turning direction.
+
+    Push k (k = 0 … 39) has force ``force + k · growth`` [N], lasts 0.2 s and
+    starts at ``2 + 1.7 k`` s, turning through left, forward, right, backward
+    (1.7 s is no multiple of the ~0.37 s step, so the pushes land at different
+    phases of the gait). No pushes when ``force`` ≤ 0.
+    """
+    if force <= 0.0:
+        return ()
+    return tuple(
+        Push((force + k * growth) * sign, _PUSH_DURATION, _PUSH_START + _PUSH_EVERY * k,
+             direction)
+        for k in range(_PUSH_COUNT)
+        for direction, sign in (_PUSH_ORDER[k % len(_PUSH_ORDER)],)
+    )  # fmt: skip
+
+
 @dataclass(frozen=True)
 class WalkProblem:
-    """Simulation of one feedback matrix (a picklable callable for the executors).
+    """Simulation of one individual (a picklable callable for the executors).
 
-    Calling it with ``x (24,)`` and a horizon [cycles] simulates the initial
-    controller with feedback ``x.reshape(4, 6)`` and returns the objectives
-    (tracking RMSE [rad], energy per cycle [J], torso sway [rad]), gait
-    cycles survived, and whether self-collision lasted over 25 % of the run (the swing foot brushing
-    the stance shin is common in this narrow gait).
+    An individual ``x (25,)`` is the flattened feedback matrix (24 values)
+    and the stance width [rad]. Calling the problem with ``x`` and a horizon
+    [cycles] simulates the initial controller with them while pushed by
+    :func:`push_series` ``(push_force, push_growth)`` — a walker that only
+    survives unperturbed is balanced on a knife's edge (rounding its gains to
+    1e-6 can make it fall) — and returns the objectives (tracking RMSE [rad],
+    energy per cycle [J], torso sway [rad]), the gait cycles survived, and
+    whether self-collision lasted over 25 % of the run (the swing foot
+    brushing the stance shin is common in this narrow gait).
     """
 
     clip: str = "walk"
     keyframes: int = 20
+    push_force: float = 0.0
+    push_growth: float = 0.0
 
     def controller(self, x: NDArray[np.float64]) -> Controller:
-        """The initial controller with feedback matrix ``x``."""
-        return _initial(self.clip, self.keyframes).with_feedback(
-            np.asarray(x).reshape(FEEDBACK_SHAPE)
-        )
+        """The initial controller with individual ``x``'s feedback matrix and stance width."""
+        x = np.asarray(x, dtype=np.float64)
+        size = FEEDBACK_SHAPE[0] * FEEDBACK_SHAPE[1]
+        ctrl = _initial(self.clip, self.keyframes).with_feedback(x[:size].reshape(FEEDBACK_SHAPE))
+        return replace(ctrl, stance_width=float(x[size]) if x.size > size else 0.0)
 
     def __call__(self, x: NDArray[np.float64], horizon: float) -> Evaluation:
-        result, _ = simulate(self.controller(x), horizon, record_fps=None)
+        ctrl = self.controller(x)
+        pushes = push_series(self.push_force, self.push_growth)
+        result, _ = simulate(ctrl, horizon, pushes=pushes, record_fps=None)
         survived = result.steps / 2.0
         cycles = max(survived, 0.5)
         return Evaluation(
@@ -85,11 +148,15 @@ def optimize_controller(
     workers: int = 1,
     scheduler: str | None = None,
     screen: bool = True,
+    push_force: float = PUSH_FORCE,
+    push_growth: float = PUSH_GROWTH,
     checkpoint: PathLike | None = None,
     on_generation: Callable[[dict[str, Any]], None] | None = None,
 ) -> tuple[Controller, EvolutionResult]:
-    """Evolve the feedback matrix of the walking controller of ``clip``.
+    """Evolve the feedback matrix and stance width of the walking controller of ``clip``.
 
+    Every individual walks while pushed (``push_force`` [N], growing by
+    ``push_growth`` per push, see :func:`push_series`; 0: no pushes).
     Returns the controller with the best individual's feedback matrix (its
     ``meta`` records the run) and the evolution's result.
 
@@ -97,7 +164,7 @@ def optimize_controller(
     ------
     InputError
         For an unknown clip or a non-positive budget (generations, population,
-        target cycles, workers).
+        target cycles, workers) or a negative push force or growth.
     """
     for name, value in (("generations", generations), ("population", population),
                         ("workers", workers)):  # fmt: skip
@@ -105,12 +172,15 @@ def optimize_controller(
             raise InputError(f"{name} must be a positive integer, got {value}")
     if not (np.isfinite(target_cycles) and target_cycles > 0):
         raise InputError(f"target cycles must be > 0, got {target_cycles}")
-    problem = WalkProblem(clip)
-    problem.controller(np.zeros(FEEDBACK_SHAPE))  # unknown clip → InputError before any work
+    if not (np.isfinite(push_force) and push_force >= 0 and np.isfinite(push_growth)
+            and push_growth >= 0):  # fmt: skip
+        raise InputError(f"push force and growth must be >= 0 N, got {push_force}, {push_growth}")
+    problem = WalkProblem(clip, push_force=float(push_force), push_growth=float(push_growth))
+    problem.controller(SEARCH_X0)  # unknown clip → InputError before any work
     config = EvolutionConfig(
-        lower=FEEDBACK_LOWER,
-        upper=FEEDBACK_UPPER,
-        x0=SIMBICON_FEEDBACK.ravel(),
+        lower=SEARCH_LOWER,
+        upper=SEARCH_UPPER,
+        x0=SEARCH_X0,
         population=population,
         generations=generations,
         window_start=min(window_step, target_cycles),
@@ -125,10 +195,12 @@ def optimize_controller(
     meta = dict(ctrl.meta)
     meta.update({
         "optimised": {
-            "seed": seed, "generations": result.generations, "population": population,
+            "seed": seed, "push_force_n": push_force, "push_growth_n": push_growth,
+            "generations": result.generations, "population": population,
             "target_cycles": target_cycles, "window_reached": result.window,
             "reached_target": result.reached_target, "simulations": result.simulations,
-            "screened": result.screened, "objectives": list(OBJECTIVE_NAMES),
+            "screened": result.screened,
+            "objectives": list(OBJECTIVE_NAMES),
             "best_objectives": list(result.best_evaluation.objectives),
             "best_survived_cycles": result.best_evaluation.survived,
         }

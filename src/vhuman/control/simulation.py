@@ -19,8 +19,8 @@ from vhuman.skeleton.motion import Motion
 
 __all__ = ["CONTROL_SUBSTEPS", "Push", "SimulationResult", "parse_push", "simulate"]
 
-CONTROL_SUBSTEPS = 4
-"""Simulation steps per control update (the controller runs at 1 / (4 × 2 ms) = 125 Hz)."""
+CONTROL_SUBSTEPS = 2
+"""Simulation steps per control update (the controller runs at 1 / (2 × 4 ms) = 125 Hz)."""
 TORSO_KP = (300.0, 300.0, 100.0)
 """PD gains [N m/rad] holding the pelvis's world pitch, roll and yaw (through the stance hip)."""
 TORSO_KD = (30.0, 30.0, 10.0)
@@ -115,6 +115,9 @@ class SimulationResult:
         Time with contacts between the body's own segments [s].
     sim_speed_x_realtime : float
         Simulated time over wall time.
+    sim_speed_x_realtime_cpu : float
+        Simulated time over this process's CPU time (the single-core speed on a
+        machine shared with other work).
     steps : int
         Foot strikes of a walking controller (two per gait cycle).
     pushes : tuple of Push
@@ -130,6 +133,7 @@ class SimulationResult:
     distance_m: float
     self_collision_s: float
     sim_speed_x_realtime: float
+    sim_speed_x_realtime_cpu: float = 0.0
     steps: int = 0
     pushes: tuple[Push, ...] = ()
 
@@ -146,6 +150,7 @@ class SimulationResult:
             "distance_m": self.distance_m,
             "self_collision_s": self.self_collision_s,
             "sim_speed_x_realtime": self.sim_speed_x_realtime,
+            "sim_speed_x_realtime_cpu": self.sim_speed_x_realtime_cpu,
             "steps": self.steps,
             "pushes": [
                 {
@@ -186,7 +191,7 @@ class _Layout:
     foot_body: tuple[int, int]
     foot_geom: tuple[int, int]
     chest: int
-    ground_ok: NDArray[np.bool_]  # per geom: may touch the ground without a fall
+    ground_ok_set: frozenset[int]  # geoms that may touch the ground without a fall
 
 
 @cache
@@ -216,7 +221,9 @@ def _layout(skeleton: str) -> _Layout:
         foot_body=(int(feet[0]), int(feet[1])),
         foot_geom=foot_geom,  # type: ignore[arg-type]
         chest=h.body_of_joint[sk.index("chest")],
-        ground_ok=np.isin(model.geom_bodyid, list(ok_bodies)),
+        ground_ok_set=frozenset(
+            int(g) for g in np.flatnonzero(np.isin(model.geom_bodyid, list(ok_bodies)))
+        ),
     )
 
 
@@ -275,144 +282,182 @@ def simulate(
     kp = model.actuator_gainprm[:, 0].tolist()
     kd = (-model.actuator_biasprm[:, 2]).tolist()
 
-    k = len(ctrl.targets)
-    targets = ctrl.targets
-    fb = ctrl.feedback
-    ideal = ctrl.ideal
+    # Everything the loop needs, computed once: plain Python numbers where the law works on
+    # scalars, keyframe deltas for the interpolation, views into mjData (their memory is fixed).
+    targets = np.ascontiguousarray(ctrl.targets, dtype=np.float64)
+    k = len(targets)
+    delta = np.roll(targets, -1, axis=0) - targets
+    fb = ctrl.feedback.tolist()
+    ideal = ctrl.ideal.tolist()
     period = ctrl.period
     walking = ctrl.gait is not None
-    gait = ctrl.gait.tolist() if walking else None
+    gait = ctrl.gait.tolist() if walking else [[0.0] * 5] * 2
+    state_time = ctrl.state_time
+    torso_pitch = ctrl.torso_pitch
+    width = (-ctrl.stance_width, ctrl.stance_width)  # swing hip roll offset, right / left
     dt = TIMESTEP * CONTROL_SUBSTEPS
     step_nominal = 0.5 * period
     max_time = cycles * period * (3.0 if walking else 1.0)
+    n_max = max(1, math.ceil(max_time / dt - 1e-6))  # control steps at most
     want_steps = int(np.ceil(2 * cycles - 1e-9))
     start_height = float(ctrl.start_qpos[2])
     yaw0 = pelvis_attitude(ctrl.start_qpos[3:7])[0]
     heading = np.array([np.cos(yaw0), np.sin(yaw0)])
     push_list = tuple(pushes)
+    push_spans = [(p.at, p.at + p.duration, p.vector().tolist()) for p in push_list]
     record_every = None if record_fps is None else max(1, round(1.0 / (record_fps * dt)))
-    frames: list[NDArray[np.float64]] = []
-    err_sq, err_n = 0.0, 0
+    tkp, tkd = TORSO_KP, TORSO_KD
+    hips, knees, ankles = lay.hip, lay.knee, lay.ankle
+    foot_geoms = lay.foot_geom
+    ground_ok = lay.ground_ok_set
+    fall_height = _FALL_HEIGHT * start_height
+    qpos, qvel = data.qpos, data.qvel
+    hinge_v = qvel[6:]
+    act_force, ctrl_in = data.actuator_force, data.ctrl
+    xmat_root, com_root = data.xmat[1], data.subtree_com[1]
+    foot_pos = (data.xpos[lay.foot_body[0]], data.xpos[lay.foot_body[1]])
+    chest_force = data.xfrc_applied[lay.chest, :3]
+    # Per control step, the state after it and the phase it was made for (metrics and the
+    # recorded motion are computed from these at the end, vectorised).
+    log_q = np.empty((n_max, model.nq))
+    log_v = np.empty((n_max, h.n_hinges))
+    log_f = np.empty((n_max, h.n_hinges))
+    log_phase = np.empty(n_max)
+    two_pi = 2.0 * math.pi
+
     sway_sq, sway_n = 0.0, 0
-    energy = 0.0
     self_coll = 0.0
     fell, fall_time = False, None
     right, fsm_state, t_step, steps = True, 0, 0.0, 0
-    tkp, tkd = TORSO_KP, TORSO_KD
-    xfrc = data.xfrc_applied
-    qpos, qvel = data.qpos, data.qvel
+    force_now = [0.0, 0.0, 0.0]
     wall = time.perf_counter()
+    cpu = time.process_time()
     n_ctrl = 0
-    while data.time < max_time - 1e-9 and (not walking or steps < want_steps):
-        t = data.time
-        if walking:
-            phase = (0.0 if right else 0.5) + 0.5 * min(t_step / step_nominal, 1.0)
-        else:
-            phase = (t / period) % 1.0
-        x = phase * k
-        k0 = int(x) % k
-        a = x - int(x)
-        k1 = (k0 + 1) % k
-        target = (1.0 - a) * targets[k0] + a * targets[k1]
-        w, qx, qy, qz = data.xquat[1].tolist()
-        yaw = math.atan2(2 * (w * qz + qx * qy), 1 - 2 * (qy * qy + qz * qz))
-        pitch = math.asin(max(-1.0, min(1.0, 2 * (w * qy - qz * qx))))
-        roll = math.atan2(2 * (w * qx + qy * qz), 1 - 2 * (qx * qx + qy * qy))
-        if walking:
-            st, sw = (0, 1) if right else (1, 0)
-            c, s = math.cos(yaw), math.sin(yaw)
-            cx, cy, _ = data.subtree_com[1].tolist()
-            ax, ay, _ = data.xpos[lay.foot_body[st]].tolist()
-            vx, vy = qvel[0], qvel[1]
-            rx, ry = cx - ax, cy - ay
-            state = np.array([c * rx + s * ry, c * vx + s * vy, -s * rx + c * ry,
-                              -s * vx + c * vy, pitch, roll])  # fmt: skip
-            err = state - ideal[k0]
-            u = (fb @ err).tolist()
-            g = gait[fsm_state]
-            rot = data.xmat[1]
-            wl = qvel[3:6]
-            wx, wy, wz = (rot.reshape(3, 3) @ wl).tolist()
-            w_pitch, w_roll = -s * wx + c * wy, c * wx + s * wy
-            dyaw = math.remainder(yaw0 - yaw, 2 * math.pi)
-            tau_torso = (
-                tkp[0] * (ctrl.torso_pitch - pitch) - tkd[0] * w_pitch,
-                tkp[1] * (0.0 - roll) - tkd[1] * w_roll,
-                tkp[2] * dyaw - tkd[2] * wz,
-            )
-            hip_sw, hip_st = lay.hip[sw], lay.hip[st]
-            target[hip_sw[0]] = g[0] - pitch + u[0]
-            target[hip_sw[1]] = -roll + u[1]
-            target[hip_sw[2]] = dyaw
-            target[lay.knee[sw]] = g[1]
-            target[lay.ankle[sw][0]] = g[2]
-            target[lay.ankle[sw][1]] = 0.0
-            target[lay.ankle[sw][2]] = 0.0
-            target[lay.knee[st]] = g[3]
-            target[lay.ankle[st][0]] = g[4] + u[2]
-            target[lay.ankle[st][1]] = u[3]
-            target[lay.ankle[st][2]] = 0.0
-            for i in range(3):
-                b, j = hip_sw[i], hip_st[i]
-                qb, qj = qpos[7 + b], qpos[7 + j]
-                tau_swing = kp[b] * (target[b] - qb) - kd[b] * qvel[6 + b]
-                tau = -tau_torso[i] - tau_swing
-                target[j] = qj + (tau + kd[j] * qvel[6 + j]) / kp[j]
-            sway_sq += (pitch - ctrl.torso_pitch) ** 2 + roll**2
-        else:
-            sway_sq += pitch**2 + roll**2
-        sway_n += 2
-        data.ctrl[:] = target
-        if push_list:
-            xfrc[lay.chest, :3] = 0.0
-            for p in push_list:
-                if p.at <= t < p.at + p.duration:
-                    xfrc[lay.chest, :3] += p.vector()
-        mujoco.mj_step(model, data, nstep=CONTROL_SUBSTEPS)
-        n_ctrl += 1
-        t_step += dt
-        energy += float(np.abs(data.actuator_force) @ np.abs(qvel[6:])) * dt
-        if ref is not None:
-            ref_h, n_ref = ref
-            fpos = phase * n_ref
-            i0 = int(fpos) % n_ref
-            bb = fpos - int(fpos)
-            want = (1.0 - bb) * ref_h[i0] + bb * ref_h[i0 + 1]
-            dq = np.remainder(qpos[7:] - want + np.pi, 2 * np.pi) - np.pi
-            err_sq += float(dq @ dq)
-            err_n += dq.size
-        ncon = data.ncon
-        body_down = False
-        touch = False
-        if ncon:
-            geoms = data.contact.geom[:ncon]
-            on_ground = (geoms == 0).any(axis=1)
-            if not on_ground.all():
-                self_coll += dt
-            other = geoms[on_ground].max(axis=1)
-            body_down = bool((~lay.ground_ok[other]).any())
-            if walking and fsm_state == 1:
-                touch = bool((other == lay.foot_geom[1 if right else 0]).any())
-        if walking:
-            if fsm_state == 0 and t_step >= ctrl.state_time:
-                fsm_state = 1
-            elif fsm_state == 1 and touch:
-                right, fsm_state, t_step = not right, 0, 0.0
-                steps += 1
-        if record_every is not None and (n_ctrl - 1) % record_every == 0:
-            frames.append(qpos.copy())
-        if (
-            body_down
-            or qpos[2] < _FALL_HEIGHT * start_height
-            or max(abs(pitch), abs(roll)) > _FALL_TILT
-            or not math.isfinite(qpos[2])
-        ):
-            if not fell:
-                fell, fall_time = True, float(data.time)
-            if stop_on_fall:
-                break
+    # MuJoCo writes its warnings (an unstable step: NaN, which counts as a fall) to
+    # MUJOCO_LOG.TXT in the working folder unless a handler takes them.
+    mujoco_warnings: list[str] = []
+    previous_handler = mujoco.get_mju_user_warning()
+    mujoco.set_mju_user_warning(mujoco_warnings.append)
+    try:
+        while n_ctrl < n_max and (not walking or steps < want_steps):
+            t = n_ctrl * dt
+            if walking:
+                phase = (0.0 if right else 0.5) + 0.5 * min(t_step / step_nominal, 1.0)
+            else:
+                phase = (t / period) % 1.0
+            x = phase * k
+            k0 = int(x) % k
+            target = np.multiply(delta[k0], x - int(x), out=ctrl_in)
+            target += targets[k0]
+            q = qpos.tolist()
+            w, qx, qy, qz = q[3:7]
+            pitch = math.asin(max(-1.0, min(1.0, 2 * (w * qy - qz * qx))))  # unit quaternion
+            roll = math.atan2(2 * (w * qx + qy * qz), 1 - 2 * (qx * qx + qy * qy))
+            if walking:
+                v = qvel.tolist()
+                yaw = math.atan2(2 * (w * qz + qx * qy), 1 - 2 * (qy * qy + qz * qz))
+                st, sw = (0, 1) if right else (1, 0)
+                c, s = math.cos(yaw), math.sin(yaw)
+                cx, cy, _ = com_root.tolist()
+                ax, ay, _ = foot_pos[st].tolist()
+                rx, ry, vx, vy = cx - ax, cy - ay, v[0], v[1]
+                ideal_k = ideal[k0]
+                e0, e1 = c * rx + s * ry - ideal_k[0], c * vx + s * vy - ideal_k[1]
+                e2, e3 = -s * rx + c * ry - ideal_k[2], -s * vx + c * vy - ideal_k[3]
+                e4, e5 = pitch - ideal_k[4], roll - ideal_k[5]
+                u = [f[0] * e0 + f[1] * e1 + f[2] * e2 + f[3] * e3 + f[4] * e4 + f[5] * e5
+                     for f in fb]  # fmt: skip
+                g = gait[fsm_state]
+                r00, r01, r02, r10, r11, r12, r20, r21, r22 = xmat_root.tolist()
+                lx, ly, lz = v[3], v[4], v[5]
+                wx = r00 * lx + r01 * ly + r02 * lz
+                wy = r10 * lx + r11 * ly + r12 * lz
+                wz = r20 * lx + r21 * ly + r22 * lz
+                dyaw = math.remainder(yaw0 - yaw, two_pi)
+                tau_torso = (
+                    tkp[0] * (torso_pitch - pitch) - tkd[0] * (-s * wx + c * wy),
+                    tkp[1] * (0.0 - roll) - tkd[1] * (c * wx + s * wy),
+                    tkp[2] * dyaw - tkd[2] * wz,
+                )
+                hip_sw, hip_st = hips[sw], hips[st]
+                ank_sw, ank_st = ankles[sw], ankles[st]
+                target[hip_sw[0]] = g[0] - pitch + u[0]
+                target[hip_sw[1]] = -roll + u[1] + width[sw]
+                target[hip_sw[2]] = dyaw
+                target[knees[sw]] = g[1]
+                target[ank_sw[0]] = g[2]
+                target[ank_sw[1]] = 0.0
+                target[ank_sw[2]] = 0.0
+                target[knees[st]] = g[3]
+                target[ank_st[0]] = g[4] + u[2]
+                target[ank_st[1]] = u[3]
+                target[ank_st[2]] = 0.0
+                for i in range(3):
+                    b, j = hip_sw[i], hip_st[i]
+                    tau_swing = kp[b] * (target[b] - q[7 + b]) - kd[b] * v[6 + b]
+                    target[j] = q[7 + j] + (-tau_torso[i] - tau_swing + kd[j] * v[6 + j]) / kp[j]
+                sway_sq += (pitch - torso_pitch) ** 2 + roll * roll
+            else:
+                sway_sq += pitch * pitch + roll * roll
+            sway_n += 2
+            if push_spans:
+                force = [0.0, 0.0, 0.0]
+                for start, end, vec in push_spans:
+                    if start <= t < end:
+                        force = [f + p for f, p in zip(force, vec, strict=True)]
+                if force != force_now:
+                    chest_force[:] = force
+                    force_now = force
+            mujoco.mj_step(model, data, nstep=CONTROL_SUBSTEPS)
+            log_q[n_ctrl] = qpos
+            log_v[n_ctrl] = hinge_v
+            log_f[n_ctrl] = act_force
+            log_phase[n_ctrl] = phase
+            n_ctrl += 1
+            t_step += dt
+            body_down = False
+            touch = False
+            ncon = data.ncon
+            if ncon:
+                swing_foot = foot_geoms[1 if right else 0] if walking and fsm_state == 1 else -1
+                self_hit = False
+                for g1, g2 in data.contact.geom[:ncon].tolist():
+                    other = g2 if g1 == 0 else g1 if g2 == 0 else -1
+                    if other < 0:
+                        self_hit = True
+                    elif other == swing_foot:
+                        touch = True
+                    elif other not in ground_ok:
+                        body_down = True
+                if self_hit:
+                    self_coll += dt
+            if walking:
+                if fsm_state == 0 and t_step >= state_time:
+                    fsm_state = 1
+                elif fsm_state == 1 and touch:
+                    right, fsm_state, t_step = not right, 0, 0.0
+                    steps += 1
+            z = qpos[2]
+            if body_down or z < fall_height or max(abs(pitch), abs(roll)) > _FALL_TILT or z != z:
+                if not fell:
+                    fell, fall_time = True, float(data.time)
+                if stop_on_fall:
+                    break
+    finally:
+        mujoco.set_mju_user_warning(previous_handler)
+    cpu = time.process_time() - cpu
     wall = time.perf_counter() - wall
     sim_time = float(data.time)
+    energy = float(np.abs(log_f[:n_ctrl] * log_v[:n_ctrl]).sum()) * dt
+    err_sq, err_n = 0.0, 0
+    if ref is not None and n_ctrl:
+        ref_h, n_ref = ref
+        fpos = log_phase[:n_ctrl] * n_ref
+        i0 = fpos.astype(int) % n_ref
+        frac = (fpos - np.floor(fpos))[:, None]
+        want = (1.0 - frac) * ref_h[i0] + frac * ref_h[i0 + 1]
+        dq = np.remainder(log_q[:n_ctrl, 7:] - want + np.pi, two_pi) - np.pi
+        err_sq, err_n = float(np.sum(dq * dq)), dq.size
     if walking:
         completed = steps // 2
     else:
@@ -430,10 +475,11 @@ def simulate(
         distance_m=travel,
         self_collision_s=self_coll,
         sim_speed_x_realtime=sim_time / max(wall, 1e-9),
+        sim_speed_x_realtime_cpu=sim_time / max(cpu, 1e-9),
         steps=steps,
         pushes=push_list,
     )
     motion = None
-    if record_every is not None and frames:
-        motion = h.qpos_to_motion(np.array(frames), 1.0 / (record_every * dt))
+    if record_every is not None and n_ctrl:
+        motion = h.qpos_to_motion(log_q[:n_ctrl:record_every], 1.0 / (record_every * dt))
     return result, motion
