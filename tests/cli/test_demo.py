@@ -33,6 +33,11 @@ def test_demo_writes_report(tmp_path: Path) -> None:
     assert posture["reach_position_error_mm"] < 5.0
     for name in posture["files"]:
         assert (out / name).stat().st_size > 0
+    prediction = summary["prediction"]
+    mean = prediction["mpjpe_mm_mean"]
+    assert mean["seed model"] < mean["zero velocity"]
+    for name in prediction["files"]:
+        assert (out / name).stat().st_size > 0
     physics = summary["physics"]
     assert not physics["fell"]
     assert physics["cycles_completed"] == 8

@@ -96,6 +96,29 @@ def test_model_output_shapes(toy, kind):
         )
 
 
+def test_seed_dct_head_gives_low_pass_offsets(toy):
+    torch.manual_seed(1)
+    model = build_model("seed", toy, options={**SMALL, "n_dct": 6})
+    for prm in (model.head.weight, model.head.bias, model.skip.weight):
+        torch.nn.init.normal_(prm, std=0.05)
+    q, p = batch_tensors(toy, toy.windows(), slice(0, 2))
+    out = model(q[:, :10], p[:, :10])
+    aj = model.angle_joints
+    from vhuman.prediction.kinematics import quat_conjugate_t, quat_multiply_t
+    from vhuman.prediction.models import dct_matrix
+
+    r = quat_to_rotvec_t(quat_multiply_t(out.rotations[:, :, aj], quat_conjugate_t(q[:, 9:10, aj])))
+    assert r.abs().max() > 1e-3  # the head is not zero any more
+    # The offsets lie in the span of the first 6 DCT-II basis functions over the 25 frames.
+    coef = torch.einsum("km,bmac->bkac", dct_matrix(25), r)
+    assert coef[:, 6:].abs().max() < 1e-4 * coef[:, :6].abs().max()
+    # The first version's per-token head is still available.
+    legacy = build_model("seed", toy, options={**SMALL, "n_dct": 0})
+    assert legacy(q[:, :10], p[:, :10]).positions.shape == (2, 25, toy.skeleton.n_joints, 3)
+    with pytest.raises(InputError, match="n_dct"):
+        build_model("seed", toy, options={**SMALL, "n_dct": 26})
+
+
 def test_seed_model_overfits_tiny_batch(toy):
     torch.manual_seed(0)
     model = build_model("seed", toy, options=SMALL)
@@ -143,6 +166,9 @@ def test_evaluate_baselines(toy):
     result = evaluate(models, toy, timing_runs=2)
     d = result.to_dict()
     assert d["horizons_ms"] == [80, 160, 320, 400, 560, 1000]
+    # The toy data is at 25 fps, where the protocol's labels are the true times.
+    assert d["horizons_true_ms"] == [80.0, 160.0, 320.0, 400.0, 560.0, 1000.0]
+    assert "true 25 fps" in d["protocol"]
     assert d["windows"] == len(toy.windows(split="validation", stride=5))
     zv = d["models"]["zero_velocity"]
     assert len(zv["mpjpe_mm"]) == len(HORIZON_FRAMES)
@@ -234,3 +260,13 @@ def test_loader_on_real_cmu_files(shared_data, tmp_path):
     again = load_cmu_sequences(shared_data)  # from the cache
     np.testing.assert_allclose(again.positions, seqs.positions, atol=1e-6)
     assert any((tmp_path / "cache" / "prediction").iterdir())
+
+
+def test_train_config_observed_length(toy, tmp_path):
+    with pytest.raises(InputError, match="n_observed"):
+        TrainConfig(n_observed=0)
+    config = TrainConfig(kind="seed", epochs=1, batch_size=8, stride=8, n_observed=5, options=SMALL)
+    model, _, history = train(toy, config, output=tmp_path / "m5.pt")
+    assert model.n_observed == 5
+    assert len(history) == 1
+    assert load_model(tmp_path / "m5.pt")[0].n_observed == 5

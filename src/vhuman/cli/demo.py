@@ -7,8 +7,9 @@ npz and read back, rendered (pose, trajectories, joint-angle curves, GIF) and
 shown in an interactive viewer; a right-hand reach (minimum jerk, learned
 swivel angle, closed-form arm IK) with its speed, joint-velocity and
 swivel-angle plots; the maintenance posture of a 95th-percentile man at a
-ship's valve (scene, octree, Pareto front, REBA/RULA); and the shipped
-walking controller simulated in MuJoCo with a short run of its evolution.
+ship's valve (scene, octree, Pareto front, REBA/RULA); the shipped walking
+controller simulated in MuJoCo with a short run of its evolution; and the
+shipped prediction model continuing the CMU walk beside the truth.
 """
 
 from __future__ import annotations
@@ -270,6 +271,76 @@ def _posture_section(report, out: Path, step: Callable[[], None]) -> dict:
     return {**result.to_dict(), "files": [str(Path(p).relative_to(out)) for p in files.values()]}
 
 
+def _prediction_section(report, out: Path, step: Callable[[], None]) -> dict:
+    """The shipped seed model continuing the CMU walk, beside zero velocity and the truth."""
+    from vhuman.cli.predict import default_model_path
+    from vhuman.io import cmu_walking_example, save_motion
+    from vhuman.prediction import load_model, mpjpe, predict_motion
+    from vhuman.viz import motion_figure, plot_curves, save_figure
+
+    model, info = load_model(default_model_path("seed"))
+    clip = cmu_walking_example().resample(info.sample_fps)
+    horizon = model.n_future
+    cut = clip.n_frames - horizon - 1
+    observed, truth = clip[:cut], clip[cut : cut + horizon]
+    predicted = predict_motion(model, info, observed, horizon)
+    still = observed[cut - 1 :]
+    zero = Motion(
+        clip.skeleton, clip.fps, np.repeat(still.root_positions, horizon, axis=0),
+        np.repeat(still.local_rotations, horizon, axis=0),
+    )  # fmt: skip
+    bvh = out / "prediction.bvh"
+    save_motion(predicted, bvh)
+    step()
+
+    def centred(m: Motion) -> NDArray[np.float64]:  # root-relative joint positions (T, J, 3)
+        p = m.global_positions
+        return p - p[:, :1]
+
+    t_ms = 1000.0 * np.arange(1, horizon + 1) / clip.fps
+    errors = {
+        "seed model": mpjpe(centred(predicted), centred(truth)),
+        "zero velocity": mpjpe(centred(zero), centred(truth)),
+    }
+    curve_png = out / "prediction_error.png"
+    save_figure(
+        plot_curves(
+            t_ms,
+            errors,
+            ylabel="MPJPE [mm] (root-relative, all joints)",
+            xlabel="time after the last observed frame [ms]",
+            title="CMU walk continued by the shipped model",
+        ),
+        curve_png,
+    )
+    step()
+    figures = {
+        "model": "seed",
+        "sample_fps": info.sample_fps,
+        "observed_frames": model.n_observed,
+        "predicted_frames": horizon,
+        "mpjpe_mm_at_end": {k: float(v[-1]) for k, v in errors.items()},
+        "mpjpe_mm_mean": {k: float(v.mean()) for k, v in errors.items()},
+        "files": [p.name for p in (bvh, curve_png)],
+    }
+    section = report.add_section("prediction")
+    section.add_text(
+        f"The shipped seed model (Transformer on rotation vectors, seed 002) observes "
+        f"{model.n_observed} frames of the CMU walk shipped with vhuman (a training trial: an "
+        f"illustration, not a score; `vhuman predict evaluate` scores held-out trials) and "
+        f"predicts the next {horizon} at {info.sample_fps:g} fps. Mean root-relative MPJPE "
+        f"over the horizon: {figures['mpjpe_mm_mean']['seed model']:.0f} mm, zero velocity "
+        f"{figures['mpjpe_mm_mean']['zero velocity']:.0f} mm."
+    )
+    tail = observed[max(cut - 2 * horizon, 0) :]
+    section.add_plotly(motion_figure(tail.concatenate(predicted), title="observed, then predicted"))
+    section.add_plotly(motion_figure(tail.concatenate(truth), title="observed, then true"))
+    section.add_image(curve_png, "error over the prediction horizon")
+    section.add_json(figures, "figures")
+    step()
+    return figures
+
+
 def run_demo(output: Path, console: Console | None = None) -> dict:
     """Run the demo into ``output``; return its summary (also written as summary.json).
 
@@ -326,7 +397,7 @@ def run_demo(output: Path, console: Console | None = None) -> dict:
         TextColumn("{task.description}"), BarColumn(), TimeElapsedColumn(),
         console=console, disable=console is None, transient=False,
     ) as progress:  # fmt: skip
-        task = progress.add_task("demo", total=steps_per_clip * len(clips) + 3 + 2 + 3 + 1)
+        task = progress.add_task("demo", total=steps_per_clip * len(clips) + 3 + 2 + 3 + 3 + 1)
         for name, load, joints in clips:
             progress.update(task, description=f"{name}: load")
             motion, extra = load()
@@ -346,6 +417,8 @@ def run_demo(output: Path, console: Console | None = None) -> dict:
             summary["physics"] = summary["deepmimic"]
         else:
             summary["physics"] = _physics_section(report, output, lambda: progress.advance(task))
+        progress.update(task, description="prediction")
+        summary["prediction"] = _prediction_section(report, output, lambda: progress.advance(task))
         report_path = output / "report.html"
         report.write(report_path)
         progress.advance(task)

@@ -58,6 +58,10 @@ def train(
     seed: Annotated[int, typer.Option("--seed", help="Random seed.")] = 0,
     device: Annotated[str, typer.Option("--device", help="cpu or cuda.")] = "cpu",
     batch_size: Annotated[int, typer.Option("--batch-size")] = 64,
+    observed: Annotated[
+        int | None,
+        typer.Option("--observed", help="Observed poses per window (default: the protocol's)."),
+    ] = None,
     max_windows: Annotated[
         int | None, typer.Option("--max-windows", help="Windows per epoch (seeded subset).")
     ] = None,
@@ -79,9 +83,12 @@ def train(
         if threads is not None:
             torch.set_num_threads(max(1, threads))
         sequences = load_sequences(data)
+        from vhuman.prediction.data import N_OBSERVED
+
         config = TrainConfig(
-            kind=model, epochs=epochs, batch_size=batch_size, seed=seed, max_windows=max_windows
-        )
+            kind=model, epochs=epochs, batch_size=batch_size, seed=seed, max_windows=max_windows,
+            n_observed=N_OBSERVED if observed is None else observed,
+        )  # fmt: skip
         with _progress(not as_json) as progress:
             task = progress.add_task(f"train {model}", total=None, info="")
 
@@ -101,8 +108,8 @@ def train(
 def _table(result: dict[str, Any]) -> Table:
     table = Table(title=f"motion prediction, {result['windows']} validation windows")
     table.add_column("model")
-    for h in result["horizons_ms"]:
-        table.add_column(f"{h} ms", justify="right")
+    for h, t in zip(result["horizons_ms"], result["horizons_true_ms"], strict=True):
+        table.add_column(f"{h} ms\n(true {t:.0f})", justify="right")
     table.add_column("mean", justify="right")
     table.add_column("Euler @400", justify="right")
     table.add_column("bone drift mm", justify="right")

@@ -108,6 +108,9 @@ class EvaluationResult:
     horizon_frames : tuple of int
     sample_fps : float
         True frame rate of the evaluated frames.
+    horizons_true_ms : tuple of float
+        The true time of each horizon, ``1000 · frames / sample_fps`` [ms]
+        (33 … 417 ms on the CMU files: 120 fps, every second frame kept).
     joints : dict
         Names of the position joints (MPJPE) and angle joints (Euler error).
     protocol : str
@@ -124,11 +127,19 @@ class EvaluationResult:
     protocol: str = ""
     foot_skate_truth_mm_s: float = float("nan")
 
+    @property
+    def horizons_true_ms(self) -> tuple[float, ...]:
+        """True time of each horizon [ms] at :attr:`sample_fps`."""
+        if self.sample_fps <= 0.0:
+            return tuple(float("nan") for _ in self.horizon_frames)
+        return tuple(1000.0 * h / self.sample_fps for h in self.horizon_frames)
+
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form (the ``vhuman predict evaluate --json`` object)."""
         return {
             "horizons_ms": list(self.horizons_ms),
             "horizon_frames": list(self.horizon_frames),
+            "horizons_true_ms": [round(t, 1) for t in self.horizons_true_ms],
             "windows": self.windows,
             "sample_fps": self.sample_fps,
             "protocol": self.protocol,
@@ -262,6 +273,7 @@ def evaluate(
         if sequences.source.startswith("cmu")
         else "resampled to 25 fps"
     )
+    true_ms = ", ".join(f"{1000.0 * h / sequences.sample_fps:.0f}" for h in horizons)
     return EvaluationResult(
         scores,
         len(windows),
@@ -270,7 +282,9 @@ def evaluate(
         sequences.sample_fps,
         {"position": [sk.names[j] for j in pj], "angle": [sk.names[j] for j in aj]},
         f"{first.n_observed} observed → {first.n_future} predicted poses, {downsample}; "
-        "horizons labelled as at 25 fps (protocol); global translation and rotation removed; "
+        f"horizons are frames {', '.join(map(str, horizons))} after the last observed one, "
+        f"labelled as at 25 fps (protocol); at the data's true {sequences.sample_fps:g} fps "
+        f"they are {true_ms} ms; global translation and rotation removed; "
         f"validation trials held out whole, windows every {VALIDATION_STRIDE} frames",
         foot_skating(p_true, root_p, root_q, feet, sequences.sample_fps, floor=floor),
     )

@@ -109,6 +109,19 @@ class TorchFK(torch.nn.Module):
         super().__init__()
         self.parents: list[int] = [int(p) for p in parents]
         self.register_buffer("offsets", torch.tensor(np.array(offsets, dtype=np.float32)))
+        # Joints grouped by depth in the tree: one batched step per level, not per joint.
+        depth = [0] * len(self.parents)
+        for j in range(1, len(self.parents)):
+            depth[j] = depth[self.parents[j]] + 1
+        self._levels: list[list[int]] = [
+            [j for j in range(len(depth)) if depth[j] == d] for d in range(max(depth) + 1)
+        ]
+        place = {j: (d, i) for d, level in enumerate(self._levels) for i, j in enumerate(level)}
+        self._parent_slot: list[list[int]] = [
+            [place[self.parents[j]][1] for j in level] for level in self._levels[1:]
+        ]
+        order = [j for level in self._levels for j in level]
+        self._unsort: list[int] = list(np.argsort(order))
 
     def forward(
         self, local_rotations: torch.Tensor, root_positions: torch.Tensor | None = None
@@ -121,14 +134,15 @@ class TorchFK(torch.nn.Module):
         offsets = self.offsets.to(rot.dtype)
         lead = rot.shape[:-3]
         root = (
-            rot.new_zeros((*lead, 3))
+            rot.new_zeros((*lead, 1, 3))
             if root_positions is None
-            else root_positions.expand(*lead, 3).to(rot.dtype)
+            else root_positions.expand(*lead, 3).to(rot.dtype)[..., None, :]
         )
-        glob: list[torch.Tensor] = [rot[..., 0, :, :]]
-        pos: list[torch.Tensor] = [root]
-        for j in range(1, len(self.parents)):
-            g_par = glob[self.parents[j]]
-            pos.append(pos[self.parents[j]] + g_par @ offsets[j])
-            glob.append(g_par @ rot[..., j, :, :])
-        return torch.stack(pos, dim=-2)
+        glob = rot[..., :1, :, :]
+        pos = [root]
+        for level, slots in zip(self._levels[1:], self._parent_slot, strict=True):
+            g_par = glob[..., slots, :, :]
+            p = pos[-1][..., slots, :] + (g_par @ offsets[level][..., None])[..., 0]
+            glob = g_par @ rot[..., level, :, :]
+            pos.append(p)
+        return torch.cat(pos, dim=-2)[..., self._unsort, :]

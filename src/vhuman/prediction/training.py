@@ -52,7 +52,7 @@ __all__ = [
 MODEL_FORMAT = "vhuman.prediction/1"
 """The ``format`` entry of model and checkpoint files."""
 
-DEFAULT_LR = {"seed": 1e-3, "simlpe": 3e-4}
+DEFAULT_LR = {"seed": 2e-3, "simlpe": 3e-4}
 """Initial learning rate by model kind (siMLPe's paper uses 3e-4)."""
 
 
@@ -75,6 +75,8 @@ class TrainConfig:
         Training windows start every ``stride`` frames.
     max_windows : int or None
         Windows drawn per epoch (a seeded subset); None for all.
+    n_observed : int
+        Observed poses per window (the model's input length).
     options : dict
         Model hyper-parameters (see :mod:`vhuman.prediction.models`).
     """
@@ -86,13 +88,14 @@ class TrainConfig:
     seed: int = 0
     stride: int = 1
     max_windows: int | None = None
+    n_observed: int = N_OBSERVED
     options: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         trainable = sorted(k for k, c in MODEL_KINDS.items() if c.trainable)
         if self.kind not in trainable:
             raise InputError(f"model kind must be one of {', '.join(trainable)}; got {self.kind!r}")
-        for name in ("epochs", "batch_size", "stride"):
+        for name in ("epochs", "batch_size", "stride", "n_observed"):
             if int(getattr(self, name)) < 1:
                 raise InputError(f"{name} must be an integer ≥ 1, got {getattr(self, name)}")
 
@@ -299,14 +302,18 @@ def train(
         raise InputError(f"device must be cpu or cuda, got {device!r}")
     if device == "cuda" and not torch.cuda.is_available():
         raise InputError("device cuda asked for, but torch sees no CUDA device; use --device cpu")
-    windows = sequences.windows(split="train", stride=config.stride)
+    windows = sequences.windows(
+        split="train", stride=config.stride, n_observed=config.n_observed, n_future=N_FUTURE
+    )
     if len(windows) == 0:
         raise InputError(
-            f"no training windows of {N_OBSERVED + N_FUTURE} frames in {sequences.source}"
+            f"no training windows of {config.n_observed + N_FUTURE} frames in {sequences.source}"
         )
     checkpoint = Path(checkpoint) if checkpoint is not None else Path(f"{output}.ckpt")
     torch.manual_seed(config.seed)
-    model = build_model(config.kind, sequences, options=config.options).to(device)
+    model = build_model(
+        config.kind, sequences, n_observed=config.n_observed, options=config.options
+    ).to(device)
     info = ModelInfo(
         sequences.skeleton.names, sequences.sample_fps, PROTOCOL_FPS, sequences.source,
         {**asdict(config), "epochs_done": 0},
