@@ -417,6 +417,28 @@ def _trial_files(root: Path, actions: Sequence[str] | None) -> list[tuple[str, P
     return [(a, f) for a in chosen for f in sorted((train / a).glob("*.txt"))]
 
 
+def _trial_samples(
+    motion: Motion, names: Mapping[str, str], group: str, activity: str
+) -> SwivelDataset:
+    """Both arms' samples of one trial, arms bent less than :data:`MIN_ELBOW_FLEXION` dropped."""
+    parts = []
+    for arm in Side:
+        f, phi, flex = swivel_samples_from_motion(motion, arm, names=names)
+        keep = (flex >= MIN_ELBOW_FLEXION) & np.isfinite(phi)
+        n = int(keep.sum())
+        parts.append(
+            SwivelDataset(
+                f[keep],
+                phi[keep],
+                np.full(n, group),
+                np.full(n, activity),
+                np.full(n, arm.value),
+                dropped=int(keep.size - n),
+            )
+        )
+    return SwivelDataset.concatenate(parts)
+
+
 def cmu_swivel_dataset(
     root: PathLike, *, actions: Sequence[str] | None = None, step: int = 4
 ) -> SwivelDataset:
@@ -453,24 +475,14 @@ def cmu_swivel_dataset(
     files = _trial_files(Path(root), actions)
     if not files:
         raise InputError(f"no .txt trial files under {Path(root) / 'train'}")
-    parts = []
-    for action, path in files:
-        motion = read_cmu(path)[1 :: int(step)]
-        for arm in Side:
-            f, phi, flex = swivel_samples_from_motion(motion, arm)
-            keep = (flex >= MIN_ELBOW_FLEXION) & np.isfinite(phi)
-            n = int(keep.sum())
-            parts.append(
-                SwivelDataset(
-                    f[keep],
-                    phi[keep],
-                    np.full(n, f"{action}/{path.stem}"),
-                    np.full(n, action),
-                    np.full(n, arm.value),
-                    dropped=int(keep.size - n),
-                )
+    return SwivelDataset.concatenate(
+        [
+            _trial_samples(
+                read_cmu(path)[1 :: int(step)], CMU_ARM_JOINTS, f"{action}/{path.stem}", action
             )
-    return SwivelDataset.concatenate(parts)
+            for action, path in files
+        ]
+    )
 
 
 DEEPMIMIC_ARM_JOINTS: Mapping[str, str] = MappingProxyType(
@@ -517,24 +529,17 @@ def deepmimic_swivel_dataset(clips: Sequence[str] | None = None, *, step: int = 
 
     if int(step) != step or step < 1:
         raise InputError(f"step must be an integer ≥ 1, got {step}")
-    parts = []
-    for clip in deepmimic_clip_names() if clips is None else clips:
-        motion = read_deepmimic(deepmimic_clip_path(clip))[:: int(step)]
-        for arm in Side:
-            f, phi, flex = swivel_samples_from_motion(motion, arm, names=DEEPMIMIC_ARM_JOINTS)
-            keep = (flex >= MIN_ELBOW_FLEXION) & np.isfinite(phi)
-            n = int(keep.sum())
-            parts.append(
-                SwivelDataset(
-                    f[keep],
-                    phi[keep],
-                    np.full(n, f"deepmimic/{clip}"),
-                    np.full(n, clip),
-                    np.full(n, arm.value),
-                    dropped=int(keep.size - n),
-                )
+    return SwivelDataset.concatenate(
+        [
+            _trial_samples(
+                read_deepmimic(deepmimic_clip_path(clip))[:: int(step)],
+                DEEPMIMIC_ARM_JOINTS,
+                f"deepmimic/{clip}",
+                clip,
             )
-    return SwivelDataset.concatenate(parts)
+            for clip in (deepmimic_clip_names() if clips is None else clips)
+        ]
+    )
 
 
 def split_by_trial(
