@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import enum
+from dataclasses import fields
+from typing import Any
+
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
@@ -10,7 +14,7 @@ from vhuman.ergonomics.body_map import BodyMap
 from vhuman.errors import InputError
 from vhuman.skeleton.motion import Motion
 
-__all__ = ["as_angles", "check_flag", "check_load", "table_index"]
+__all__ = ["as_angles", "check_conditions", "check_flag", "check_load", "table_index"]
 
 
 def check_flag(owner: str, name: str, value: object) -> None:
@@ -26,6 +30,28 @@ def check_load(owner: str, load_kg: object) -> float:
     if not (np.isfinite(load_kg) and load_kg >= 0.0):
         raise InputError(f"{owner}.load_kg must be a finite mass >= 0 kg, got {load_kg}")
     return float(load_kg)
+
+
+def check_conditions(
+    conditions: Any, choice: str, kind: type[enum.Enum], allowed: str, optional: str
+) -> None:
+    """Check a frozen conditions dataclass in place: ``load_kg``, one enum field, the flags.
+
+    ``choice`` is converted to ``kind`` (``allowed`` lists its values in the error);
+    every other field but ``load_kg`` must be a bool, ``optional`` may also be None.
+    """
+    owner = type(conditions).__name__
+    object.__setattr__(conditions, "load_kg", check_load(owner, conditions.load_kg))
+    raw = getattr(conditions, choice)
+    try:
+        object.__setattr__(conditions, choice, kind(raw))
+    except ValueError:
+        raise InputError(f"{owner}.{choice} must be one of {allowed}, got {raw!r}") from None
+    for f in fields(conditions):
+        value = getattr(conditions, f.name)
+        if f.name in ("load_kg", choice) or (f.name == optional and value is None):
+            continue
+        check_flag(owner, f.name, value)
 
 
 def table_index(value: ArrayLike, name: str, top: int) -> NDArray[np.intp]:

@@ -43,7 +43,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from vhuman.ergonomics._inputs import as_angles, check_flag, check_load, table_index
+from vhuman.ergonomics._inputs import as_angles, check_conditions, table_index
 from vhuman.ergonomics.angles import BodyAngles
 from vhuman.ergonomics.bands import (
     arm_adjustments,
@@ -180,22 +180,8 @@ class REBAConditions:
     bilateral_support: bool | None = None
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "load_kg", check_load("REBAConditions", self.load_kg))
-        try:
-            coupling = Coupling(self.coupling)
-        except ValueError:
-            raise InputError(
-                f"REBAConditions.coupling must be one of {[c.name for c in Coupling]} "
-                f"(0-3), got {self.coupling!r}"
-            ) from None
-        object.__setattr__(self, "coupling", coupling)
-        for f in fields(self):
-            if f.name in ("load_kg", "coupling"):
-                continue
-            value = getattr(self, f.name)
-            if f.name == "bilateral_support" and value is None:
-                continue
-            check_flag("REBAConditions", f.name, value)
+        allowed = f"{[c.name for c in Coupling]} (0-3)"
+        check_conditions(self, "coupling", Coupling, allowed, "bilateral_support")
 
     @property
     def load_score(self) -> int:

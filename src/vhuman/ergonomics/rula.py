@@ -46,7 +46,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from vhuman.ergonomics._inputs import as_angles, check_flag, check_load, table_index
+from vhuman.ergonomics._inputs import as_angles, check_conditions, table_index
 from vhuman.ergonomics.angles import BodyAngles
 from vhuman.ergonomics.bands import (
     arm_adjustments,
@@ -181,22 +181,8 @@ class RULAConditions:
     legs_supported: bool | None = None
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "load_kg", check_load("RULAConditions", self.load_kg))
-        try:
-            pattern = LoadPattern(self.load_pattern)
-        except ValueError:
-            raise InputError(
-                f"RULAConditions.load_pattern must be one of "
-                f"{[p.value for p in LoadPattern]}, got {self.load_pattern!r}"
-            ) from None
-        object.__setattr__(self, "load_pattern", pattern)
-        for f in fields(self):
-            if f.name in ("load_kg", "load_pattern"):
-                continue
-            value = getattr(self, f.name)
-            if f.name == "legs_supported" and value is None:
-                continue
-            check_flag("RULAConditions", f.name, value)
+        allowed = str([p.value for p in LoadPattern])
+        check_conditions(self, "load_pattern", LoadPattern, allowed, "legs_supported")
 
     @property
     def muscle_score(self) -> int:
