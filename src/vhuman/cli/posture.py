@@ -65,7 +65,7 @@ def write_posture_outputs(
         File kind → path.
     """
     from vhuman.io import atomic_write, save_motion
-    from vhuman.viz import Report, save_figure
+    from vhuman.viz import Report, save_figure, write_figure
     from vhuman.viz.scene_view import scene_figure
 
     folder.mkdir(parents=True, exist_ok=True)
@@ -95,7 +95,7 @@ def write_posture_outputs(
     add_posture_section(report, result, view, paths["pareto"], doc)
     if also_into is not None:
         add_posture_section(also_into, result, view, paths["pareto"], doc)
-    _write_html(view, paths["view"])
+    write_figure(view, paths["view"], title=f"{result.scene.name}: {result.library_posture}")
     report.write(paths["report"])
     return {k: str(v) for k, v in paths.items()}
 
@@ -129,13 +129,6 @@ def add_posture_section(
     section.add_json(doc["reba"], caption="REBA breakdown")
     section.add_json(doc["rula"], caption="RULA breakdown")
     section.add_json(figures, caption="All figures")
-
-
-def _write_html(fig: Any, path: Path) -> None:
-    from vhuman.io import atomic_path
-
-    with atomic_path(path) as tmp:
-        fig.write_html(tmp, include_plotlyjs=True, full_html=True)
 
 
 def _body(result: PostureResult) -> Any:

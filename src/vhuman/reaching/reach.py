@@ -46,6 +46,7 @@ from vhuman.geometry import quat_angle, quat_slerp, quat_to_rotmat, rotmat_to_qu
 from vhuman.geometry.quaternion import as_quat_array
 from vhuman.reaching.arm import ArmModel, Side
 from vhuman.reaching.dataset import task_features
+from vhuman.reaching.minimum_jerk import _positive
 from vhuman.reaching.predictors import SwivelPredictor, load_predictor
 from vhuman.reaching.swivel import solve_arm
 from vhuman.skeleton import Motion, Skeleton, standard_humanoid
@@ -394,9 +395,8 @@ def plan_reaches(
         For a non-positive duration or fps, NaN, mis-shaped inputs, or a hand
         pose out of reach.
     """
-    for name, value in (("duration", duration), ("fps", fps)):
-        if not (np.isfinite(value) and value > 0.0):
-            raise InputError(f"{name} must be finite and > 0, got {value}")
+    _positive(duration, "duration")
+    _positive(fps, "fps")
     p0, p1 = (_points(x, name) for x, name in ((start, "start"), (target, "target")))
     q0 = as_quat_array(start_orientation, "start_orientation")
     q1 = as_quat_array(target_orientation, "target_orientation")
@@ -575,9 +575,8 @@ def generate_reach(
     i_sh, i_el, i_wr, i_hand = skel.indices(names)
     rest = skel.rest_positions()
     shoulder = rest[i_sh]
-    for name, value in (("duration", duration), ("fps", fps)):
-        if not (np.isfinite(value) and value > 0.0):
-            raise InputError(f"{name} must be finite and > 0, got {value}")
+    _positive(duration, "duration")
+    _positive(fps, "fps")
     target = _check_point(target, "target")
     longest = model.upper_arm + model.forearm + model.hand
     if np.linalg.norm(target - shoulder) > longest:

@@ -10,7 +10,7 @@ from vhuman.viz.plots import (
 )
 from vhuman.viz.report import Report, Section
 from vhuman.viz.scene_mesh import SceneMesh
-from vhuman.viz.viewer import VIEWER_DIV_ID, motion_figure, write_viewer
+from vhuman.viz.viewer import VIEWER_DIV_ID, motion_figure, write_figure, write_viewer
 
 __all__ = [
     "ANIMATION_SUFFIXES",
@@ -25,5 +25,6 @@ __all__ = [
     "plot_trajectories",
     "save_animation",
     "save_figure",
+    "write_figure",
     "write_viewer",
 ]

@@ -284,7 +284,18 @@ def write_viewer(motion: Motion, path: str | os.PathLike[str], **kwargs: Any) ->
     """
     p = output_path(path, (".html", ".htm"), "viewer")
     fig = motion_figure(motion, **kwargs)
-    title = kwargs.get("title") or _default_title(motion)
+    return write_figure(fig, p, title=kwargs.get("title") or _default_title(motion))
+
+
+def write_figure(fig: go.Figure, path: str | os.PathLike[str], *, title: str) -> Path:
+    """Write a plotly figure as one self-contained HTML page (plotly.js embedded), atomically.
+
+    Raises
+    ------
+    InputError
+        If ``path`` does not end in ``.html`` or ``.htm``, or its folder does not exist.
+    """
+    p = output_path(path, (".html", ".htm"), "figure")
     page = fig.to_html(
         include_plotlyjs=True,
         full_html=True,
