@@ -37,11 +37,15 @@ class GaitParameters:
         Lateral distance between the left and right footprints [m]; default
         0.3 × the hip-joint separation + 0.05 m (about 0.10 m, the typical
         adult step width).
-    foot_clearance : float
-        Peak lift of the swinging ankle above its stance height [m].
+    heel_strike : float
+        Pitch of the foot, toes up, at heel strike [rad]; it rolls about the
+        heel to flat by 10 % of the cycle (the heel rocker).
     heel_rise : float
         Pitch of the foot at toe-off [rad]: the heel lifts about the ball of the
-        foot from 20 % of the cycle after heel strike until toe-off.
+        foot from 37 % of the cycle after heel strike until toe-off.
+    swing_knee : float
+        Peak knee flexion in swing [rad] (Perry & Burnfield: about 60°); the
+        swinging foot's clearance follows from it.
     fps : float
         Frame rate of the generated motion [frames/s].
     """
@@ -52,8 +56,9 @@ class GaitParameters:
     turn_rate: float = 0.0
     double_support: float = 0.2
     step_width: float | None = None
-    foot_clearance: float = 0.10
+    heel_strike: float = np.radians(20.0)
     heel_rise: float = np.radians(55.0)
+    swing_knee: float = np.radians(60.0)
     fps: float = 60.0
 
     def __post_init__(self) -> None:
@@ -75,8 +80,12 @@ class GaitParameters:
             np.isfinite(self.step_width) and self.step_width >= 0
         ):
             raise InputError(f"step_width must be >= 0 m, got {self.step_width}")
-        if not (np.isfinite(self.foot_clearance) and 0.0 <= self.foot_clearance <= 0.5):
-            raise InputError(f"foot_clearance must be in [0, 0.5] m, got {self.foot_clearance}")
+        if not (np.isfinite(self.heel_strike) and 0.0 <= self.heel_strike <= np.radians(30.0)):
+            raise InputError(
+                f"heel_strike must be in [0, 30°], got {np.degrees(self.heel_strike)}°"
+            )
+        if not (np.isfinite(self.swing_knee) and 0.0 < self.swing_knee <= np.radians(90.0)):
+            raise InputError(f"swing_knee must be in (0, 90°], got {np.degrees(self.swing_knee)}°")
         if not (np.isfinite(self.heel_rise) and 0.0 <= self.heel_rise <= np.radians(60.0)):
             raise InputError(f"heel_rise must be in [0, 60°], got {np.degrees(self.heel_rise)}°")
         cadence = self.cadence

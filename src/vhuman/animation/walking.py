@@ -18,15 +18,13 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
-from numpy.typing import NDArray
-from scipy.ndimage import gaussian_filter1d, minimum_filter1d
+from numpy.typing import ArrayLike, NDArray
 
 from vhuman.animation.easing import Easing, ease
 from vhuman.animation.gait import GaitParameters
 from vhuman.animation.keyframes import Interpolation, KeyframeTrack
 from vhuman.errors import InputError
 from vhuman.geometry.euler import euler_to_quat
-from vhuman.geometry.interpolation import quat_squad
 from vhuman.geometry.quaternion import (
     quat_angle,
     quat_apply,
@@ -39,18 +37,27 @@ from vhuman.skeleton.humanoid import standard_humanoid
 from vhuman.skeleton.motion import Motion, frame_count
 from vhuman.skeleton.skeleton import Skeleton
 
-__all__ = ["HEEL_OFF", "WalkResult", "generate_walk"]
+__all__ = ["FOOT_FLAT", "HEEL_OFF", "STANCE_KNEE", "WalkResult", "generate_walk"]
 
-HEEL_OFF = 0.2
+FOOT_FLAT = 0.1
+"""Share of the cycle after heel strike at which the forefoot touches down (end of the
+heel rocker; loading response is the first 10 % of the cycle, Perry & Burnfield 2010)."""
+HEEL_OFF = 0.37
 """Share of the cycle after heel strike at which the heel starts to rise. Perry &
-Burnfield (2010) put heel rise at about 31 %; starting at 20 % keeps the stance
-ankle within the AAOS 20° of dorsiflexion with this model's flexed knee and
-spreads the push-off, which slows the knee at toe-off."""
+Burnfield (2010) put heel rise at about 31 %; later, the trailing knee can stay
+straighter into terminal stance and the largest joint step per frame is smaller (at
+1.3 m/s: 9.8° with 31 %, 8.5° with 37 %), while the stance ankle stays within its 20°
+of dorsiflexion (it would not with 40 %)."""
+STANCE_KNEE = ((0.0, 5.0), (0.12, 15.0), (0.35, 10.0), (0.4, 10.0))
+"""Knee flexion [deg] of a planted leg at shares of the cycle after its heel strike: nearly
+straight at heel strike, flexing to about 15° in loading response, back to 5–10° in mid
+and early terminal stance (Perry & Burnfield 2010, ch. 5). The pelvis height is set so
+the stance knees follow it; later the knee flexes as the pelvis comes down to the other
+heel strike and the heel rises (pre-swing)."""
 
+_LEVEL = 0.8  # share of the swing over which the foot levels out (and turns toes up)
+_BUMP_TOP = 0.4**2 * 0.6**3  # top of s²(1 − s)³, at s = 0.4
 _KEYS_PER_CYCLE = 8
-_REACH = 0.99  # legs straighten to at most 99 % of thigh + shank (knee ≥ ~16°)
-_SOFT = 0.02  # swing legs approach full reach smoothly over the last 2 % of the leg
-_SWING_KEYS = 4  # keyframes of the free leg per swing (toe-off, two in-betweens, heel strike)
 _UPPER_BODY = (
     "spine", "chest", "neck", "head", "l_clavicle", "r_clavicle",
     "l_shoulder", "r_shoulder", "l_elbow", "r_elbow", "l_wrist", "r_wrist",
@@ -139,6 +146,7 @@ class _Body:
     shank: float
     hip_offset: NDArray[np.float64]  # left hip in the pelvis frame (3,)
     toe_offset: NDArray[np.float64]  # ball of the foot in the ankle frame (3,)
+    heel: NDArray[np.float64]  # centre of the heel's sphere in the ankle frame (3,)
     ankle_height: float  # ankle above the floor when the foot is flat [m]
 
     @classmethod
@@ -153,30 +161,45 @@ class _Body:
                 )
         if sk.segments is None or sk.segments[idx["l_ankle"]] is None:
             raise InputError("the walking generator needs foot segments to find the sole")
+        foot = sk.segments[idx["l_ankle"]]
         toe = sk.offsets[idx["l_toe"]]
         lowest = []
         for j, origin in ((idx["l_ankle"], np.zeros(3)), (idx["l_toe"], toe)):
             seg = sk.segments[j]
             if seg is not None:
                 lowest.append(min(seg.start[2], seg.end[2]) + origin[2] - seg.radius)
+        heel = foot.start if foot.start[0] < foot.end[0] else foot.end
         return cls(
             skeleton=sk,
             thigh=float(np.linalg.norm(sk.offsets[idx["l_knee"]])),
             shank=float(np.linalg.norm(sk.offsets[idx["l_ankle"]])),
             hip_offset=sk.offsets[idx["l_hip"]].copy(),
             toe_offset=toe.copy(),
+            heel=heel.copy(),
             ankle_height=-float(min(lowest)),
         )
 
-    @property
-    def reach(self) -> float:
-        """Longest hip-ankle distance used [m]."""
-        return _REACH * (self.thigh + self.shank)
+    def leg_length(self, knee: NDArray) -> NDArray[np.float64]:
+        """Hip-ankle distance ``(N,)`` [m] at knee flexion ``knee (N,)`` [rad]."""
+        l1, l2 = self.thigh, self.shank
+        return np.sqrt(l1 * l1 + l2 * l2 + 2.0 * l1 * l2 * np.cos(knee))
 
-    @property
-    def support_reach(self) -> float:
-        """Longest hip-ankle distance of a stance leg [m]: the soft zone stays free."""
-        return (_REACH - _SOFT) * (self.thigh + self.shank)
+    def knee_angle(self, length: NDArray) -> NDArray[np.float64]:
+        """Knee flexion ``(N,)`` [rad] at hip-ankle distance ``length (N,)`` [m] (clipped)."""
+        l1, l2 = self.thigh, self.shank
+        cos_k = np.clip((length * length - l1 * l1 - l2 * l2) / (2.0 * l1 * l2), -1.0, 1.0)
+        return np.arccos(cos_k)
+
+
+@dataclass(frozen=True)
+class _Foot:
+    """One foot over the walk: planted, or swinging (horizontal path only)."""
+
+    ankle: NDArray[np.float64]  # (N, 3) [m]
+    rotation: NDArray[np.float64]  # (N, 4) world rotation of the foot
+    toes: NDArray[np.float64]  # (N,) toe-joint flexion that keeps the toes flat [rad]
+    stance: NDArray[np.bool_]  # (N,)
+    tau: NDArray[np.float64]  # (N,) share of the cycle since this foot's heel strike
 
 
 def _path(t: NDArray, p: GaitParameters) -> tuple[NDArray, NDArray]:
@@ -191,20 +214,57 @@ def _path(t: NDArray, p: GaitParameters) -> tuple[NDArray, NDArray]:
     return xy, heading
 
 
-def _foot(
-    t: NDArray, side: int, p: GaitParameters, body: _Body, width: float
-) -> tuple[NDArray, NDArray, NDArray, NDArray]:
-    """Ankle position ``(N, 3)``, foot rotation ``(N, 4)``, foot pitch ``(N,)`` and stance mask.
+def _hermite(s: NDArray, p0: ArrayLike, m0: ArrayLike, p1: ArrayLike, m1: ArrayLike) -> NDArray:
+    """Cubic Hermite curve at ``s`` in [0, 1] from ``p0`` (slope ``m0``) to ``p1`` (slope ``m1``).
+
+    Slopes are derivatives with respect to ``s``; arrays broadcast.
+    """
+    s2, s3 = s * s, s * s * s
+    return (
+        (2.0 * s3 - 3.0 * s2 + 1.0) * p0
+        + (s3 - 2.0 * s2 + s) * m0
+        + (3.0 * s2 - 2.0 * s3) * p1
+        + (s3 - s2) * m1
+    )
+
+
+def _stance_pose(
+    tau: NDArray, ankle_flat: NDArray, yaw: NDArray, p: GaitParameters, body: _Body
+) -> tuple[NDArray, NDArray, NDArray]:
+    """Ankle ``(N, 3)``, foot rotation ``(N, 4)`` and pitch ``(N,)`` of a planted foot.
+
+    ``tau`` is the share of the cycle since heel strike; ``ankle_flat`` the
+    ankle when the foot lies flat on its footprint. Heel rocker: the foot lands
+    toes up by ``heel_strike`` and rolls about the heel until ``FOOT_FLAT``; flat
+    until ``HEEL_OFF``; forefoot rocker: the heel rises about the ball of the
+    foot to ``heel_rise`` at toe-off. Eased timing, so the foot is at rest at
+    heel strike, at every change of pivot and at toe-off.
+    """
+    sf = p.stance_fraction
+    loading = -p.heel_strike * (1.0 - ease(Easing.MINIMUM_JERK, tau / FOOT_FLAT))
+    push = p.heel_rise * ease(Easing.EASE_IN_OUT, (tau - HEEL_OFF) / (sf - HEEL_OFF))
+    pitch = np.where(tau < FOOT_FLAT, loading, np.where(tau > HEEL_OFF, push, 0.0))
+    pivot = np.where((pitch < 0.0)[:, None], body.heel, body.toe_offset)
+    q_yaw = _qz(yaw)
+    q = quat_multiply(q_yaw, _qaxis(np.array([0.0, 1.0, 0.0]), pitch))
+    return ankle_flat + quat_apply(q_yaw, pivot) - quat_apply(q, pivot), q, pitch
+
+
+def _foot(t: NDArray, side: int, p: GaitParameters, body: _Body, width: float) -> _Foot:
+    """The planted and the swinging foot of one side at times ``t (N,)`` [s].
 
     ``side`` is +1 for the left foot, −1 for the right. The right foot strikes at
     0, D, 2D…, the left at D/2, 3D/2…; footprint ``i`` lies a quarter cycle ahead
-    on the path.
+    on the path. In swing only the ankle's horizontal path (minimum jerk from
+    the toe-off to the heel-strike ankle) and the foot's rotation are set here;
+    the ankle's height follows from the swing knee (see :func:`_swing_ankles`).
     """
     d = p.cycle_duration
     first = 0.0 if side < 0 else 0.5
     k = np.floor(t / d - first)
     strike = (k + first) * d
     tau = (t - strike) / d
+    sf = p.stance_fraction
 
     def footprint(strike_time: NDArray) -> tuple[NDArray, NDArray]:
         xy, heading = _path(strike_time + d / 4.0, p)
@@ -214,34 +274,29 @@ def _foot(
         )
         return ankle, heading
 
-    ankle_now, yaw_now = footprint(strike)
-    ankle_next, yaw_next = footprint(strike + d)
-    toe_now = ankle_now + quat_apply(_qz(yaw_now), body.toe_offset)
-    ankle_from_toe = -body.toe_offset
-    y_axis = np.array([0.0, 1.0, 0.0])
-    sf = p.stance_fraction
+    flat_now, yaw_now = footprint(strike)
+    flat_next, yaw_next = footprint(strike + d)
+    ankle, q_foot, pitch = _stance_pose(tau, flat_now, yaw_now, p, body)
     stance = tau < sf
 
-    # Stance: the ball of the foot stays put; the heel rises about it late in stance.
-    rise = (tau - HEEL_OFF) / (sf - HEEL_OFF)
-    pitch = np.where(tau > HEEL_OFF, p.heel_rise * ease(Easing.MINIMUM_JERK, rise), 0.0)
-    q_stance = quat_multiply(_qz(yaw_now), _qaxis(y_axis, pitch))
-    ankle_stance = toe_now + quat_apply(q_stance, ankle_from_toe)
-
-    # Swing: from the toe-off ankle to the next footprint, minimum-jerk timing, a lift.
+    # Swing: the ankle from toe-off to heel strike with minimum-jerk timing; the foot
+    # levels out by 60 % of the swing and turns its toes up for the next heel strike.
     s = np.clip((tau - sf) / (1.0 - sf), 0.0, 1.0)
-    q_off = quat_multiply(_qz(yaw_now), _qaxis(y_axis, np.full_like(t, p.heel_rise)))
-    start = toe_now + quat_apply(q_off, ankle_from_toe)
-    u = ease(Easing.MINIMUM_JERK, s)[:, None]
-    ankle_swing = start + (ankle_next - start) * u
-    ankle_swing[:, 2] += p.foot_clearance * 64.0 * (s * (1.0 - s)) ** 3
-    pitch_swing = p.heel_rise * (1.0 - ease(Easing.MINIMUM_JERK, 2.0 * s))
-    yaw_swing = yaw_now + (yaw_next - yaw_now) * u[:, 0]
-    q_swing = quat_multiply(_qz(yaw_swing), _qaxis(y_axis, pitch_swing))
-
-    ankle = np.where(stance[:, None], ankle_stance, ankle_swing)
-    rotation = np.where(stance[:, None], q_stance, q_swing)
-    return ankle, rotation, np.where(stance, pitch, pitch_swing), stance
+    start, _, _ = _stance_pose(np.full_like(t, sf), flat_now, yaw_now, p, body)
+    end, _, _ = _stance_pose(np.zeros_like(t), flat_next, yaw_next, p, body)
+    u = ease(Easing.MINIMUM_JERK, s)
+    ankle_swing = start + (end - start) * u[:, None]
+    toes = p.heel_rise * (1.0 - ease(Easing.MINIMUM_JERK, s / _LEVEL))
+    pitch_swing = toes - p.heel_strike * ease(Easing.MINIMUM_JERK, (s - 1.0 + _LEVEL) / _LEVEL)
+    yaw_swing = yaw_now + (yaw_next - yaw_now) * u
+    q_swing = quat_multiply(_qz(yaw_swing), _qaxis(np.array([0.0, 1.0, 0.0]), pitch_swing))
+    return _Foot(
+        ankle=np.where(stance[:, None], ankle, ankle_swing),
+        rotation=np.where(stance[:, None], q_foot, q_swing),
+        toes=np.where(stance, np.maximum(pitch, 0.0), toes),
+        stance=stance,
+        tau=tau,
+    )
 
 
 def _leg(hip: NDArray, ankle: NDArray, forward: NDArray, body: _Body) -> tuple[NDArray, NDArray]:
@@ -263,78 +318,113 @@ def _leg(hip: NDArray, ankle: NDArray, forward: NDArray, body: _Body) -> tuple[N
     e_x /= np.linalg.norm(e_x, axis=-1, keepdims=True)
     e_y = np.cross(e_z, e_x)
     g_thigh = rotmat_to_quat(np.stack([e_x, e_y, e_z], axis=-1))
-    cos_k = np.clip((l1 * l1 + l2 * l2 - d * d) / (2.0 * l1 * l2), -1.0, 1.0)
-    return g_thigh, np.pi - np.arccos(cos_k)
+    return g_thigh, body.knee_angle(np.linalg.norm(v, axis=-1))
+
+
+def _bridge(values: NDArray, t: NDArray, gaps: NDArray) -> tuple[NDArray, list[slice]]:
+    """``values (N,)`` with each run of ``gaps (N,)`` refilled by a cubic Hermite curve.
+
+    The curve joins the value and the one-sided rate at the frames on either
+    side of the gap, so the result is C¹ there (to the frame spacing); gaps cut
+    by either end of ``t`` are left as they are. Returns the refilled values
+    and the slices of the bridged frames.
+    """
+    out = values.copy()
+    bridged = []
+    edges = np.diff(np.concatenate([[0], gaps.astype(np.int8), [0]]))
+    for a, b in zip(np.flatnonzero(edges == 1), np.flatnonzero(edges == -1), strict=True):
+        if a < 2 or b > len(t) - 2:
+            continue
+        v0 = (values[a - 1] - values[a - 2]) / (t[a - 1] - t[a - 2])
+        v1 = (values[b + 1] - values[b]) / (t[b + 1] - t[b])
+        h = t[b] - t[a - 1]
+        out[a:b] = _hermite((t[a:b] - t[a - 1]) / h, values[a - 1], h * v0, values[b], h * v1)
+        bridged.append(slice(a, b))
+    return out, bridged
 
 
 def _pelvis_height(
-    hips: list[NDArray],
-    ankles: list[NDArray],
-    stances: list[NDArray],
-    body: _Body,
-    window: int,
-    p: GaitParameters,
+    t: NDArray, hips: dict[int, NDArray], feet: dict[int, _Foot], body: _Body, p: GaitParameters
 ) -> NDArray[np.float64]:
-    """Pelvis height ``(N,)`` [m]: as high as the stance legs allow, smoothed from below.
+    """Pelvis height ``(N,)`` [m] that gives the stance knees their flexion.
 
-    A stance leg allows the hip at most ``sqrt(reach² − h²)`` above its ankle
-    (``h`` the horizontal hip-ankle distance); the pelvis takes the lowest
-    allowance, capped at full reach over a flat foot, then a minimum filter and
-    a Gaussian smooth it without exceeding it. This gives the pelvis its rise
-    at mid-stance and its fall in double support. Swing legs do not hold the
-    pelvis down: their ankles are lifted instead (see :func:`_lift_swing`).
+    From its heel strike until ``STANCE_KNEE``'s last key (loading response,
+    mid and early terminal stance) a leg sets the pelvis height: the one at
+    which its knee has the flexion of :data:`STANCE_KNEE` at its phase, so its
+    knee follows that profile exactly. Until the other heel strikes, the
+    trailing knee flexes along a cubic Hermite curve (:func:`_bridge`) from that
+    profile to the flexion it has once the landing leg sets the height, and the
+    pelvis height follows from it: the pelvis comes down to the double support
+    and no knee near full extension sees a kink in its path.
     """
-    reach = body.support_reach
-    allowed = np.full(len(hips[0]), body.ankle_height + reach)
-    for hip, ankle, stance in zip(hips, ankles, stances, strict=True):
-        horizontal = np.linalg.norm(hip[:, :2] - ankle[:, :2], axis=-1)
-        if np.any(horizontal[stance] >= reach):
-            raise InputError(
-                f"step length {p.step_length} m is impossible for a leg of "
-                f"{body.thigh + body.shank:.3f} m: the foot lies beyond the leg's reach; "
-                "shorten the step"
-            )
-        limit = ankle[:, 2] - hip[:, 2] + np.sqrt(np.maximum(reach**2 - horizontal**2, 0.0))
-        allowed = np.where(stance, np.minimum(allowed, limit), allowed)
-    smooth = gaussian_filter1d(minimum_filter1d(allowed, size=2 * window + 1), sigma=window / 3.0)
-    return np.minimum(smooth, allowed)
+    keys = np.array(STANCE_KNEE)
+    lead = np.full(len(t), np.nan)
+    for side in (-1, 1):
+        foot = feet[side]
+        knee = np.interp(foot.tau, keys[:, 0], np.radians(keys[:, 1]))
+        height = _height_for(hips[side], foot.ankle, body.leg_length(knee), body, p)
+        lead = np.where(foot.tau <= keys[-1, 0], height, lead)
+    pelvis = lead.copy()
+    for side in (-1, 1):
+        hip, foot = hips[side], feet[side]
+        knee = np.where(
+            foot.tau <= keys[-1, 0], np.interp(foot.tau, keys[:, 0], np.radians(keys[:, 1])), np.nan
+        )
+        reach = np.linalg.norm(foot.ankle - hip - [0.0, 0.0, 1.0] * lead[:, None], axis=-1)
+        knee = np.where(foot.stance & np.isnan(knee), body.knee_angle(reach), knee)
+        knee, _ = _bridge(knee, t, np.isnan(knee))
+        trailing = foot.stance & np.isnan(lead)
+        height = _height_for(hip, foot.ankle, body.leg_length(knee), body, p)
+        pelvis = np.where(trailing, height, pelvis)
+    known = np.flatnonzero(~np.isnan(pelvis))  # the padding's ends: held, then cut off
+    return np.interp(np.arange(len(t)), known, pelvis[known])
 
 
-def _lift_swing(hip: NDArray, ankle: NDArray, stance: NDArray, body: _Body) -> NDArray:
-    """Swing ankle targets ``(N, 3)`` pulled smoothly within the leg's reach.
-
-    Beyond the support reach ``r0`` the hip-ankle distance ``d`` is mapped to
-    ``r0 + δ (1 − exp(−(d − r0)/δ))`` (C¹, never above ``r0 + δ`` = the full
-    reach), so a swinging leg straightens without a sudden stop; the target
-    moves along the hip-ankle line. Stance frames are untouched.
-    """
-    r0, delta = body.support_reach, body.reach - body.support_reach
-    v = ankle - hip
-    d = np.linalg.norm(v, axis=-1)
-    soft = np.where(d > r0, r0 + delta * (1.0 - np.exp(-(d - r0) / delta)), d)
-    scaled = hip + v * (soft / np.maximum(d, 1e-12))[:, None]
-    return np.where(stance[:, None], ankle, scaled)
-
-
-def _smooth_swing(
-    local: NDArray, joints: NDArray, swing: NDArray, keys: int
+def _height_for(
+    hip: NDArray, ankle: NDArray, length: NDArray, body: _Body, p: GaitParameters
 ) -> NDArray[np.float64]:
-    """Swing-leg rotations ``(N, k, 4)`` re-timed through ``keys`` keyframes per swing.
+    """Pelvis height ``(N,)`` [m] at which the hip-ankle distance is ``length (N,)``.
 
-    The seed's keyframe approach for the free leg: the IK poses at evenly
-    spaced frames of each swing (its first and last frame included) are the
-    keys, and SQUAD in between gives a C¹ joint path; stance frames keep their
-    per-frame IK, so the planted foot stays exact.
+    ``hip (N, 3)`` is the hip with the pelvis at height 0.
     """
-    out = local[:, joints].copy()
-    edges = np.diff(np.concatenate([[0], swing.astype(np.int8), [0]]))
-    for a, b in zip(np.flatnonzero(edges == 1), np.flatnonzero(edges == -1) - 1, strict=True):
-        if b - a < keys:
-            continue
-        key_frames = np.unique(np.round(np.linspace(a, b, keys)).astype(np.intp))
-        frames = np.arange(a, b + 1)
-        out[frames] = quat_squad(local[key_frames][:, joints], key_frames.astype(float), frames)
+    horizontal = np.linalg.norm(hip[:, :2] - ankle[:, :2], axis=-1)
+    if np.any(horizontal >= body.thigh + body.shank):
+        raise InputError(
+            f"step length {p.step_length} m is impossible for a leg of "
+            f"{body.thigh + body.shank:.3f} m: the foot lies beyond the leg's reach; "
+            "shorten the step"
+        )
+    return ankle[:, 2] - hip[:, 2] + np.sqrt(np.maximum(length**2 - horizontal**2, 0.0))
+
+
+def _swing_knee(knee: NDArray, t: NDArray, swing: NDArray, peak: float) -> NDArray[np.float64]:
+    """Knee flexion ``(N,)`` [rad] with each swing replaced by a smooth profile.
+
+    A cubic Hermite curve joins the stance knee's angle and rate at toe-off and
+    at heel strike (:func:`_bridge`), and a bump ``s²(1 − s)³`` (zero value and
+    slope at both ends, its top at 40 % of the swing) lifts the flexion there to
+    ``peak``: the knee is C¹ through toe-off and heel strike by construction,
+    and the swinging foot's height follows from it.
+    """
+    out, swings = _bridge(knee, t, swing)
+    for span in swings:
+        s = (t[span] - t[span.start - 1]) / (t[span.stop] - t[span.start - 1])
+        top = out[span][np.argmin(np.abs(s - 0.4))]
+        out[span] += max(peak - top, 0.0) * s**2 * (1.0 - s) ** 3 / _BUMP_TOP
     return out
+
+
+def _swing_ankles(hip: NDArray, foot: _Foot, knee: NDArray, body: _Body) -> NDArray[np.float64]:
+    """Ankle positions ``(N, 3)``: planted ones as they are, swinging ones at the knee's reach.
+
+    A swinging ankle keeps its horizontal path; its height is the one at which
+    the hip-ankle distance is the leg length for the knee flexion ``knee (N,)``.
+    """
+    length = body.leg_length(knee)
+    horizontal = np.linalg.norm(foot.ankle[:, :2] - hip[:, :2], axis=-1)
+    z = hip[:, 2] - np.sqrt(np.maximum(length**2 - horizontal**2, 0.0))
+    swing = np.concatenate([foot.ankle[:, :2], z[:, None]], axis=-1)
+    return np.where(foot.stance[:, None], foot.ankle, swing)
 
 
 def _upper_body_track(
@@ -394,16 +484,18 @@ def generate_walk(
     sk = standard_humanoid() if skeleton is None else skeleton
     body = _Body.of(sk)
     n = frame_count(p.duration, p.fps)
-    t = np.arange(n) / p.fps
     d = p.cycle_duration
+    # Half a cycle more on each side, so every swing of the walk has stance frames around it.
+    pad = int(np.ceil(0.5 * d * p.fps)) + 2
+    t = np.arange(-pad, n + pad) / p.fps
     scale = p.step_length / 0.7
     sway = 0.02
     yaw_amp = np.radians(4.0) * scale
     width = p.step_width if p.step_width is not None else 0.3 * 2 * body.hip_offset[1] + 0.05
 
     xy, heading = _path(t, p)
-    lateral = np.stack([-np.sin(heading), np.cos(heading), np.zeros(n)], axis=-1)
-    pelvis = np.concatenate([xy, np.zeros((n, 1))], axis=-1)
+    lateral = np.stack([-np.sin(heading), np.cos(heading), np.zeros(len(t))], axis=-1)
+    pelvis = np.concatenate([xy, np.zeros((len(t), 1))], axis=-1)
     pelvis += (-sway * np.sin(2.0 * np.pi * t / d))[:, None] * lateral
     q_pelvis = _qz(heading + yaw_amp * np.cos(2.0 * np.pi * t / d))
 
@@ -416,11 +508,7 @@ def generate_walk(
             for side in (-1, 1)
         }
 
-    hips = hips_at(pelvis)
-    window = max(1, round(p.fps * d / 16))
-    pelvis[:, 2] = _pelvis_height(
-        [hips[-1], hips[1]], [feet[-1][0], feet[1][0]], [feet[-1][3], feet[1][3]], body, window, p
-    )
+    pelvis[:, 2] = _pelvis_height(t, hips_at(pelvis), feet, body, p)
     leg = body.thigh + body.shank
     if pelvis[:, 2].min() < body.ankle_height + 0.8 * leg:
         raise InputError(
@@ -429,41 +517,47 @@ def generate_walk(
         )
     hips = hips_at(pelvis)
 
-    local = np.tile(quat_identity((sk.n_joints,)), (n, 1, 1))
+    local = np.tile(quat_identity((sk.n_joints,)), (len(t), 1, 1))
     local[:, sk.index("pelvis")] = q_pelvis
-    upper = _upper_body_track(t[-1] if n > 1 else d, p, sk, yaw_amp)
-    _, upper_rot = upper.sample(t, Interpolation.SQUAD)  # C¹: no kinks at the keys
-    ub = sk.indices(_UPPER_BODY)
-    local[:, ub] = upper_rot[:, ub]
     for side, prefix in ((-1, "r"), (1, "l")):
-        ankle, q_foot, pitch, stance = feet[side]
-        ankle = _lift_swing(hips[side], ankle, stance, body)
-        forward = quat_apply(q_foot, [1.0, 0.0, 0.0])
+        foot = feet[side]
+        forward = quat_apply(foot.rotation, [1.0, 0.0, 0.0])
         forward[:, 2] = 0.0
-        g_thigh, knee = _leg(hips[side], ankle, forward, body)
+        _, knee = _leg(hips[side], foot.ankle, forward, body)
+        knee = _swing_knee(knee, t, ~foot.stance, p.swing_knee)
+        g_thigh, knee = _leg(hips[side], _swing_ankles(hips[side], foot, knee, body), forward, body)
         knee_j = sk.index(f"{prefix}_knee")
         q_knee = _qaxis(sk.axes[knee_j], knee)
         g_shank = quat_multiply(g_thigh, q_knee)
         local[:, sk.index(f"{prefix}_hip")] = quat_multiply(quat_conjugate(q_pelvis), g_thigh)
         local[:, knee_j] = q_knee
         ankle_j = sk.index(f"{prefix}_ankle")
-        q_ankle = quat_multiply(quat_conjugate(g_shank), q_foot)
-        # In swing the foot follows the ground-based profile only as far as the ankle's
-        # range of motion allows (the shank swings back further than a flat foot can follow).
+        q_ankle = quat_multiply(quat_conjugate(g_shank), foot.rotation)
+        # In swing the foot follows its pitch profile only as far as the ankle's range of
+        # motion allows (the shank swings back further than a flat foot can follow).
         local[:, ankle_j] = q_ankle
         clamped = sk.clamp(local, [ankle_j])[:, ankle_j]
-        local[:, ankle_j] = np.where(stance[:, None], q_ankle, clamped)
+        local[:, ankle_j] = np.where(foot.stance[:, None], q_ankle, clamped)
         toe_j = sk.index(f"{prefix}_toe")
-        local[:, toe_j] = _qaxis(sk.axes[toe_j], pitch)  # keeps the toes flat
-        leg = sk.indices([f"{prefix}_{j}" for j in ("hip", "knee", "ankle", "toe")])
-        local[:, leg] = _smooth_swing(local, leg, ~stance, _SWING_KEYS)
-    motion = Motion(sk, p.fps, pelvis, local)
+        local[:, toe_j] = _qaxis(sk.axes[toe_j], foot.toes)  # keeps the toes flat
+    keep = slice(pad, pad + n)
+    local = local[keep]
+    upper = _upper_body_track(t[keep][-1] if n > 1 else d, p, sk, yaw_amp)
+    _, upper_rot = upper.sample(t[keep], Interpolation.SQUAD)  # C¹: no kinks at the keys
+    ub = sk.indices(_UPPER_BODY)
+    local[:, ub] = upper_rot[:, ub]
+    motion = Motion(sk, p.fps, pelvis[keep], local)
     elapsed = time.perf_counter() - started
-    return _measure(motion, p, body, feet, n / elapsed)
+    planted = {side: (foot.stance[keep], foot.tau[keep]) for side, foot in feet.items()}
+    return _measure(motion, p, body, planted, n / elapsed)
 
 
 def _measure(
-    motion: Motion, p: GaitParameters, body: _Body, feet: dict, gen_fps: float
+    motion: Motion,
+    p: GaitParameters,
+    body: _Body,
+    planted: dict[int, tuple[NDArray, NDArray]],
+    gen_fps: float,
 ) -> WalkResult:
     """Measure the generated walk from its own forward kinematics."""
     sk = motion.skeleton
@@ -480,22 +574,25 @@ def _measure(
 
     chords = [np.linalg.norm(pelvis_at((c + 1) * d) - pelvis_at(c * d)) for c in range(cycles)]
     speed = float(np.sum(chords) / (cycles * d))
-    # Step length and foot skate from the planted feet.
+    # Step length and foot skate from the planted feet: the heel's centre from heel strike
+    # to heel-off, the ball of the foot from foot-flat to toe-off.
     prints, skate = [], 0.0
     for side, prefix in ((-1, "r"), (1, "l")):
-        stance = feet[side][3]
+        stance, tau = planted[side]
+        ankle_j = sk.index(f"{prefix}_ankle")
+        heel = pos[:, ankle_j] + quat_apply(rot[:, ankle_j], body.heel)
         toe = pos[:, sk.index(f"{prefix}_toe"), :2]
-        ankle = pos[:, sk.index(f"{prefix}_ankle"), :2]
-        phase = (t / d - (0.0 if side < 0 else 0.5)) % 1.0
         starts = np.flatnonzero(stance & ~np.roll(stance, 1))
         for s0 in starts:
             run = s0 + np.flatnonzero(~stance[s0:])[0] if np.any(~stance[s0:]) else len(t)
             if s0 == 0 or run == len(t):
                 continue  # a stance cut by the start or end of the motion
-            skate = max(skate, float(np.linalg.norm(toe[s0:run] - toe[s0], axis=-1).max()))
-            flat = s0 + np.flatnonzero(phase[s0:run] <= HEEL_OFF)
-            skate = max(skate, float(np.linalg.norm(ankle[flat] - ankle[s0], axis=-1).max()))
-            prints.append((t[s0], ankle[s0]))
+            on_heel = s0 + np.flatnonzero(tau[s0:run] <= HEEL_OFF)
+            on_ball = s0 + np.flatnonzero(tau[s0:run] >= FOOT_FLAT)
+            slide_heel = np.linalg.norm(heel[on_heel, :2] - heel[s0, :2], axis=-1).max()
+            slide_ball = np.linalg.norm(toe[on_ball] - toe[on_ball[0]], axis=-1).max()
+            skate = max(skate, float(slide_heel), float(slide_ball))
+            prints.append((t[s0], heel[s0, :2]))
     prints.sort(key=lambda x: x[0])
     steps = []
     for (ta, a), (tb, b) in itertools.pairwise(prints):
