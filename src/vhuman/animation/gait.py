@@ -42,7 +42,7 @@ class GaitParameters:
         heel to flat by 10 % of the cycle (the heel rocker).
     heel_rise : float
         Pitch of the foot at toe-off [rad]: the heel lifts about the ball of the
-        foot from 37 % of the cycle after heel strike until toe-off.
+        foot from 31 % of the cycle after heel strike until toe-off.
     swing_knee : float
         Peak knee flexion in swing [rad] (Perry & Burnfield: about 60°); the
         swinging foot's clearance follows from it.

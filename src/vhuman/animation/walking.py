@@ -1,14 +1,19 @@
-"""Parametric walking: footprints, pelvis and swing-ankle paths, legs by analytic IK.
+"""Parametric walking: footprints, foot rockers, pelvis height from the stance knees, legs by IK.
 
 The method follows Chen et al. (seed 004): a gait cycle of two steps with single
 and double support, eight keyframes a cycle for the upper body interpolated by
-quaternion slerp, the pelvis and the swing ankle on paths set by step length
-and speed, and the legs solved by the law of cosines in the hip-knee-ankle
-triangle; the swinging leg is keyframed too (its IK poses at four frames of
-each swing, joined by SQUAD). Additions needed for clean contacts: the stance
-foot's ball (toe joint) never moves; the heel rises about it in terminal
-stance; the pelvis is as high as the stance legs allow, which gives its
-vertical oscillation; in swing the ankle is kept within its range of motion.
+quaternion SQUAD, the pelvis and the feet on paths set by step length and speed,
+and the legs solved by the law of cosines in the hip-knee-ankle triangle. What
+keeps contacts clean and the knees human:
+
+- a planted foot rolls over its heel after heel strike, lies flat, then rises
+  about the ball of the foot (heel, ankle and forefoot rockers); the pivot of
+  each phase never moves;
+- the pelvis height is the one at which the leading stance knee follows
+  :data:`STANCE_KNEE`; towards the other heel strike the trailing knee flexes
+  along a smooth curve and the pelvis comes down with it;
+- the swinging knee is a smooth curve from toe-off to heel strike with a lift to
+  about 60°, and the swinging ankle's height follows from it.
 """
 
 from __future__ import annotations
@@ -37,26 +42,24 @@ from vhuman.skeleton.humanoid import standard_humanoid
 from vhuman.skeleton.motion import Motion, frame_count
 from vhuman.skeleton.skeleton import Skeleton
 
-__all__ = ["FOOT_FLAT", "HEEL_OFF", "STANCE_KNEE", "WalkResult", "generate_walk"]
+__all__ = ["FOOT_FLAT", "HEEL_OFF", "STANCE_KNEE", "WalkResult", "generate_walk", "stance_knee"]
 
 FOOT_FLAT = 0.1
 """Share of the cycle after heel strike at which the forefoot touches down (end of the
 heel rocker; loading response is the first 10 % of the cycle, Perry & Burnfield 2010)."""
-HEEL_OFF = 0.37
-"""Share of the cycle after heel strike at which the heel starts to rise. Perry &
-Burnfield (2010) put heel rise at about 31 %; later, the trailing knee can stay
-straighter into terminal stance and the largest joint step per frame is smaller (at
-1.3 m/s: 9.8° with 31 %, 8.5° with 37 %), while the stance ankle stays within its 20°
-of dorsiflexion (it would not with 40 %)."""
-STANCE_KNEE = ((0.0, 5.0), (0.12, 15.0), (0.35, 10.0), (0.4, 10.0))
+HEEL_OFF = 0.31
+"""Share of the cycle after heel strike at which the heel starts to rise (31 %, the start
+of terminal stance; Perry & Burnfield 2010)."""
+STANCE_KNEE = ((0.0, 5.0), (0.12, 15.0), (0.33, 8.0))
 """Knee flexion [deg] of a planted leg at shares of the cycle after its heel strike: nearly
-straight at heel strike, flexing to about 15° in loading response, back to 5–10° in mid
-and early terminal stance (Perry & Burnfield 2010, ch. 5). The pelvis height is set so
+straight at heel strike, flexing to about 15° in loading response, back to under 10° by
+the end of mid-stance (Perry & Burnfield 2010, ch. 5). The pelvis height is set so
 the stance knees follow it; later the knee flexes as the pelvis comes down to the other
 heel strike and the heel rises (pre-swing)."""
 
 _LEVEL = 0.8  # share of the swing over which the foot levels out (and turns toes up)
-_BUMP_TOP = 0.4**2 * 0.6**3  # top of s²(1 − s)³, at s = 0.4
+_TOE_OFF_RATE = 0.5  # pitch rate of the foot at toe-off, in units of its mean rate in heel rise
+_BUMP = 3.0  # swing knee bump s²(1 − s)^_BUMP: its top at s = 2 / (2 + _BUMP)
 _KEYS_PER_CYCLE = 8
 _UPPER_BODY = (
     "spine", "chest", "neck", "head", "l_clavicle", "r_clavicle",
@@ -214,6 +217,21 @@ def _path(t: NDArray, p: GaitParameters) -> tuple[NDArray, NDArray]:
     return xy, heading
 
 
+def stance_knee(tau: ArrayLike) -> NDArray[np.float64]:
+    """Knee flexion [rad] of a planted leg at shares ``tau`` of the cycle after heel strike.
+
+    :data:`STANCE_KNEE` joined by smoothstep segments: every key is passed at rest, so
+    the knee starts to flex gently at heel strike and turns smoothly at the loading
+    peak; held at the last key after it.
+    """
+    keys = np.array(STANCE_KNEE)
+    tau = np.clip(np.asarray(tau, dtype=np.float64), 0.0, keys[-1, 0])
+    i = np.clip(np.searchsorted(keys[:, 0], tau, side="right") - 1, 0, len(keys) - 2)
+    s = (tau - keys[i, 0]) / (keys[i + 1, 0] - keys[i, 0])
+    flexion = keys[i, 1] + (keys[i + 1, 1] - keys[i, 1]) * ease(Easing.EASE_IN_OUT, s)
+    return np.radians(flexion)
+
+
 def _hermite(s: NDArray, p0: ArrayLike, m0: ArrayLike, p1: ArrayLike, m1: ArrayLike) -> NDArray:
     """Cubic Hermite curve at ``s`` in [0, 1] from ``p0`` (slope ``m0``) to ``p1`` (slope ``m1``).
 
@@ -237,12 +255,14 @@ def _stance_pose(
     ankle when the foot lies flat on its footprint. Heel rocker: the foot lands
     toes up by ``heel_strike`` and rolls about the heel until ``FOOT_FLAT``; flat
     until ``HEEL_OFF``; forefoot rocker: the heel rises about the ball of the
-    foot to ``heel_rise`` at toe-off. Eased timing, so the foot is at rest at
-    heel strike, at every change of pivot and at toe-off.
+    foot to ``heel_rise`` at toe-off. Eased timing: at rest at heel strike and at
+    every change of pivot; at toe-off the heel still rises at ``_TOE_OFF_RATE``
+    times its mean rate, and the swing carries that motion on.
     """
     sf = p.stance_fraction
     loading = -p.heel_strike * (1.0 - ease(Easing.MINIMUM_JERK, tau / FOOT_FLAT))
-    push = p.heel_rise * ease(Easing.EASE_IN_OUT, (tau - HEEL_OFF) / (sf - HEEL_OFF))
+    rise = np.clip((tau - HEEL_OFF) / (sf - HEEL_OFF), 0.0, 1.0)
+    push = p.heel_rise * _hermite(rise, 0.0, 0.0, 1.0, _TOE_OFF_RATE)
     pitch = np.where(tau < FOOT_FLAT, loading, np.where(tau > HEEL_OFF, push, 0.0))
     pivot = np.where((pitch < 0.0)[:, None], body.heel, body.toe_offset)
     q_yaw = _qz(yaw)
@@ -255,9 +275,10 @@ def _foot(t: NDArray, side: int, p: GaitParameters, body: _Body, width: float) -
 
     ``side`` is +1 for the left foot, −1 for the right. The right foot strikes at
     0, D, 2D…, the left at D/2, 3D/2…; footprint ``i`` lies a quarter cycle ahead
-    on the path. In swing only the ankle's horizontal path (minimum jerk from
-    the toe-off to the heel-strike ankle) and the foot's rotation are set here;
-    the ankle's height follows from the swing knee (see :func:`_swing_ankles`).
+    on the path. In swing only the ankle's horizontal path (a cubic Hermite
+    curve from the toe-off ankle, at its speed then, to the heel-strike ankle, at
+    rest) and the foot's rotation are set here; the ankle's height follows from
+    the swing knee (see :func:`_swing_ankles`).
     """
     d = p.cycle_duration
     first = 0.0 if side < 0 else 0.5
@@ -279,15 +300,20 @@ def _foot(t: NDArray, side: int, p: GaitParameters, body: _Body, width: float) -
     ankle, q_foot, pitch = _stance_pose(tau, flat_now, yaw_now, p, body)
     stance = tau < sf
 
-    # Swing: the ankle from toe-off to heel strike with minimum-jerk timing; the foot
-    # levels out by 60 % of the swing and turns its toes up for the next heel strike.
+    # Swing: the ankle from toe-off (at the foot's speed then) to heel strike (at rest); the
+    # foot levels out by _LEVEL of the swing, then turns its toes up for the next heel strike.
     s = np.clip((tau - sf) / (1.0 - sf), 0.0, 1.0)
+    eps = 1e-6
     start, _, _ = _stance_pose(np.full_like(t, sf), flat_now, yaw_now, p, body)
+    before, _, _ = _stance_pose(np.full_like(t, sf - eps), flat_now, yaw_now, p, body)
     end, _, _ = _stance_pose(np.zeros_like(t), flat_next, yaw_next, p, body)
-    u = ease(Easing.MINIMUM_JERK, s)
-    ankle_swing = start + (end - start) * u[:, None]
-    toes = p.heel_rise * (1.0 - ease(Easing.MINIMUM_JERK, s / _LEVEL))
+    velocity = (1.0 - sf) * (start - before) / eps  # per unit of s
+    ankle_swing = _hermite(s[:, None], start, velocity, end, 0.0)
+    rate = _TOE_OFF_RATE * p.heel_rise * (1.0 - sf) / (sf - HEEL_OFF)  # pitch rate per unit s
+    level = np.clip(s / _LEVEL, 0.0, 1.0)
+    toes = p.heel_rise * (1.0 - ease(Easing.MINIMUM_JERK, level)) + rate * s * (1.0 - level) ** 3
     pitch_swing = toes - p.heel_strike * ease(Easing.MINIMUM_JERK, (s - 1.0 + _LEVEL) / _LEVEL)
+    u = ease(Easing.MINIMUM_JERK, s)
     yaw_swing = yaw_now + (yaw_next - yaw_now) * u
     q_swing = quat_multiply(_qz(yaw_swing), _qaxis(np.array([0.0, 1.0, 0.0]), pitch_swing))
     return _Foot(
@@ -361,15 +387,13 @@ def _pelvis_height(
     lead = np.full(len(t), np.nan)
     for side in (-1, 1):
         foot = feet[side]
-        knee = np.interp(foot.tau, keys[:, 0], np.radians(keys[:, 1]))
+        knee = stance_knee(foot.tau)
         height = _height_for(hips[side], foot.ankle, body.leg_length(knee), body, p)
         lead = np.where(foot.tau <= keys[-1, 0], height, lead)
     pelvis = lead.copy()
     for side in (-1, 1):
         hip, foot = hips[side], feet[side]
-        knee = np.where(
-            foot.tau <= keys[-1, 0], np.interp(foot.tau, keys[:, 0], np.radians(keys[:, 1])), np.nan
-        )
+        knee = np.where(foot.tau <= keys[-1, 0], stance_knee(foot.tau), np.nan)
         reach = np.linalg.norm(foot.ankle - hip - [0.0, 0.0, 1.0] * lead[:, None], axis=-1)
         knee = np.where(foot.stance & np.isnan(knee), body.knee_angle(reach), knee)
         knee, _ = _bridge(knee, t, np.isnan(knee))
@@ -407,10 +431,12 @@ def _swing_knee(knee: NDArray, t: NDArray, swing: NDArray, peak: float) -> NDArr
     and the swinging foot's height follows from it.
     """
     out, swings = _bridge(knee, t, swing)
+    top = 2.0 / (2.0 + _BUMP)
     for span in swings:
         s = (t[span] - t[span.start - 1]) / (t[span.stop] - t[span.start - 1])
-        top = out[span][np.argmin(np.abs(s - 0.4))]
-        out[span] += max(peak - top, 0.0) * s**2 * (1.0 - s) ** 3 / _BUMP_TOP
+        base = out[span][np.argmin(np.abs(s - top))]
+        bump = s**2 * (1.0 - s) ** _BUMP / (top**2 * (1.0 - top) ** _BUMP)
+        out[span] += max(peak - base, 0.0) * bump
     return out
 
 
