@@ -180,9 +180,26 @@ def test_heel_touches_down_before_the_toes(straight) -> None:
         assert toe[f] > 5e-3  # and the forefoot still in the air
 
 
-@pytest.mark.xfail(strict=True, reason=_OPEN + " (two-stage CCD not used in the walk)")
-def test_walk_reports_its_two_stage_ccd_solves(straight) -> None:
-    figures = straight.to_dict()
-    assert figures["ik_solver"] == "TwoStageCCD"
-    assert figures["ik_joint_updates"] > 0
-    assert figures["ik_converged"] == figures["ik_solves"]
+def test_seed_ccd_legs_reach_the_analytic_targets() -> None:
+    """The seed's walking IK (CCD on hip → knee → ankle, which ends at the pelvis, the
+    sub-root) reaches the same ankles as the law of cosines, within its tolerance."""
+    params = {"step_length": 0.7, "speed": 1.3, "cycles": 1}
+    analytic = generate_walk(GaitParameters(**params))
+    ccd = generate_walk(GaitParameters(**params, leg_ik="ccd"))
+    figures = ccd.to_dict()
+    assert figures["ik_solver"] == "CCD"
+    assert figures["ik_solves"] == figures["ik_converged"] == 2 * ccd.motion.n_frames
+    assert figures["ik_joint_updates"] > 2 * ccd.motion.n_frames  # it iterates
+    assert analytic.to_dict()["ik_joint_updates"] is None
+    sk = ccd.motion.skeleton
+    ankles = sk.indices(["l_ankle", "r_ankle", "l_toe", "r_toe"])
+    gap = ccd.motion.global_positions[:, ankles] - analytic.motion.global_positions[:, ankles]
+    assert np.linalg.norm(gap, axis=-1).max() < 1e-3
+    assert ccd.foot_skate_mm < 1.0
+    assert ccd.ground_penetration_mm < 1.0
+    assert np.degrees(sk.limit_violation(ccd.motion.local_rotations)).max() < 1.0
+
+
+def test_unknown_leg_ik_is_refused() -> None:
+    with pytest.raises(InputError, match="leg_ik must be one of analytic, ccd"):
+        GaitParameters(leg_ik="fabrik")

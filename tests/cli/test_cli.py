@@ -164,6 +164,19 @@ def test_walk_json_is_strict_json_even_for_one_cycle(tmp_path: Path) -> None:
     assert figures["foot_skate_mm"] < 2.0
 
 
+def test_walk_with_the_seeds_ccd_legs(tmp_path: Path) -> None:
+    args = ["walk", "--cycles", "1", "--leg-ik", "ccd", "-o", str(tmp_path / "w.bvh"), "--json"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    figures = json.loads(result.stdout)
+    assert figures["ik_solver"] == "CCD"
+    assert figures["ik_converged"] == figures["ik_solves"] == 2 * figures["frames"]
+    bad = runner.invoke(app, ["walk", "--leg-ik", "jacobian", "-o", str(tmp_path / "x.bvh")])
+    assert bad.exit_code == 2
+    assert "leg_ik must be one of analytic, ccd" in bad.stderr
+    assert not (tmp_path / "x.bvh").exists()
+
+
 def test_reach_writes_bvh_and_reports_its_figures(tmp_path: Path) -> None:
     out = tmp_path / "reach.bvh"
     result = CliRunner().invoke(

@@ -8,7 +8,10 @@ import numpy as np
 
 from vhuman.errors import InputError
 
-__all__ = ["GaitParameters"]
+__all__ = ["LEG_IK", "GaitParameters"]
+
+LEG_IK = ("analytic", "ccd")
+"""Leg IK methods of the walking generator."""
 
 
 @dataclass(frozen=True)
@@ -48,6 +51,10 @@ class GaitParameters:
         swinging foot's clearance follows from it.
     fps : float
         Frame rate of the generated motion [frames/s].
+    leg_ik : {"analytic", "ccd"}
+        How the legs reach their ankle targets: the law of cosines (exact, the
+        default) or the seed's CCD on the hip-knee-ankle chain, which ends at
+        the pelvis (its sub-root), each frame starting from the previous one.
     """
 
     step_length: float = 0.7
@@ -60,6 +67,7 @@ class GaitParameters:
     heel_rise: float = np.radians(55.0)
     swing_knee: float = np.radians(60.0)
     fps: float = 60.0
+    leg_ik: str = "analytic"
 
     def __post_init__(self) -> None:
         checks = {
@@ -88,6 +96,8 @@ class GaitParameters:
             raise InputError(f"swing_knee must be in (0, 90°], got {np.degrees(self.swing_knee)}°")
         if not (np.isfinite(self.heel_rise) and 0.0 <= self.heel_rise <= np.radians(60.0)):
             raise InputError(f"heel_rise must be in [0, 60°], got {np.degrees(self.heel_rise)}°")
+        if self.leg_ik not in LEG_IK:
+            raise InputError(f"leg_ik must be one of {', '.join(LEG_IK)}, got {self.leg_ik!r}")
         cadence = self.cadence
         if not 40.0 <= cadence <= 160.0:
             raise InputError(

@@ -38,6 +38,7 @@ from vhuman.geometry.quaternion import (
     quat_multiply,
     rotmat_to_quat,
 )
+from vhuman.ik import CCD, Chain, IKResult
 from vhuman.skeleton.humanoid import standard_humanoid
 from vhuman.skeleton.motion import Motion, frame_count
 from vhuman.skeleton.skeleton import Skeleton
@@ -61,6 +62,7 @@ _LEVEL = 0.8  # share of the swing over which the foot levels out (and turns toe
 _TOE_OFF_RATE = 0.5  # pitch rate of the foot at toe-off, in units of its mean rate in heel rise
 _BUMP = 3.0  # swing knee bump s²(1 − s)^_BUMP: its top at s = 2 / (2 + _BUMP)
 _KEYS_PER_CYCLE = 8
+_CCD_TOLERANCE = 5e-4  # [m]: contacts within 0.5 mm when the legs are solved by CCD
 _UPPER_BODY = (
     "spine", "chest", "neck", "head", "l_clavicle", "r_clavicle",
     "l_shoulder", "r_shoulder", "l_elbow", "r_elbow", "l_wrist", "r_wrist",
@@ -95,6 +97,9 @@ class WalkResult:
         Peak-to-peak vertical motion of the pelvis [m].
     generation_fps : float
         Frames generated per second of wall time.
+    ik : IKResult or None
+        With ``leg_ik="ccd"``: the CCD solves of both legs, shape (2, frames)
+        (right, left); None for the analytic legs.
     """
 
     motion: Motion
@@ -107,6 +112,7 @@ class WalkResult:
     max_joint_step_deg: float
     pelvis_excursion_m: float
     generation_fps: float
+    ik: IKResult | None = None
 
     def to_dict(self) -> dict:
         """JSON-ready figures (the `vhuman walk --json` output)."""
@@ -124,6 +130,22 @@ class WalkResult:
             "max_joint_step_deg": self.max_joint_step_deg,
             "pelvis_excursion_m": self.pelvis_excursion_m,
             "generation_fps": self.generation_fps,
+            **self._ik_figures(),
+        }
+
+    def _ik_figures(self) -> dict:
+        """The legs' IK: solver, solves, converged solves, joint updates."""
+        ik = self.ik
+        if ik is None:
+            solves = 2 * self.motion.n_frames
+            return {"ik_solver": "analytic", "ik_solves": solves, "ik_converged": solves,
+                    "ik_joint_updates": None}  # fmt: skip
+        return {
+            "ik_solver": "CCD",
+            "ik_solves": int(ik.converged.size),
+            "ik_converged": int(ik.converged.sum()),
+            "ik_joint_updates": int(ik.joint_updates.sum()),
+            "ik_max_error_mm": 1e3 * float(ik.position_error.max()),
         }
 
 
@@ -543,31 +565,24 @@ def generate_walk(
         )
     hips = hips_at(pelvis)
 
-    local = np.tile(quat_identity((sk.n_joints,)), (len(t), 1, 1))
-    local[:, sk.index("pelvis")] = q_pelvis
+    keep = slice(pad, pad + n)
+    local = np.tile(quat_identity((sk.n_joints,)), (n, 1, 1))
+    local[:, sk.index("pelvis")] = q_pelvis[keep]
+    solves: list[IKResult] = []
     for side, prefix in ((-1, "r"), (1, "l")):
         foot = feet[side]
         forward = quat_apply(foot.rotation, [1.0, 0.0, 0.0])
         forward[:, 2] = 0.0
         _, knee = _leg(hips[side], foot.ankle, forward, body)
         knee = _swing_knee(knee, t, ~foot.stance, p.swing_knee)
-        g_thigh, knee = _leg(hips[side], _swing_ankles(hips[side], foot, knee, body), forward, body)
+        ankle = _swing_ankles(hips[side], foot, knee, body)[keep]
+        g_thigh, knee = _leg(hips[side][keep], ankle, forward[keep], body)
         knee_j = sk.index(f"{prefix}_knee")
-        q_knee = _qaxis(sk.axes[knee_j], knee)
-        g_shank = quat_multiply(g_thigh, q_knee)
-        local[:, sk.index(f"{prefix}_hip")] = quat_multiply(quat_conjugate(q_pelvis), g_thigh)
-        local[:, knee_j] = q_knee
-        ankle_j = sk.index(f"{prefix}_ankle")
-        q_ankle = quat_multiply(quat_conjugate(g_shank), foot.rotation)
-        # In swing the foot follows its pitch profile only as far as the ankle's range of
-        # motion allows (the shank swings back further than a flat foot can follow).
-        local[:, ankle_j] = q_ankle
-        clamped = sk.clamp(local, [ankle_j])[:, ankle_j]
-        local[:, ankle_j] = np.where(foot.stance[:, None], q_ankle, clamped)
-        toe_j = sk.index(f"{prefix}_toe")
-        local[:, toe_j] = _qaxis(sk.axes[toe_j], foot.toes)  # keeps the toes flat
-    keep = slice(pad, pad + n)
-    local = local[keep]
+        local[:, sk.index(f"{prefix}_hip")] = quat_multiply(quat_conjugate(q_pelvis[keep]), g_thigh)
+        local[:, knee_j] = _qaxis(sk.axes[knee_j], knee)
+        if p.leg_ik == "ccd":
+            solves.append(_ccd_leg(local, pelvis[keep], ankle, sk, prefix))
+        _set_foot(local, sk, prefix, foot.rotation[keep], foot.stance[keep], foot.toes[keep])
     upper = _upper_body_track(t[keep][-1] if n > 1 else d, p, sk, yaw_amp)
     _, upper_rot = upper.sample(t[keep], Interpolation.SQUAD)  # C¹: no kinks at the keys
     ub = sk.indices(_UPPER_BODY)
@@ -575,7 +590,66 @@ def generate_walk(
     motion = Motion(sk, p.fps, pelvis[keep], local)
     elapsed = time.perf_counter() - started
     planted = {side: (foot.stance[keep], foot.tau[keep]) for side, foot in feet.items()}
-    return _measure(motion, p, body, planted, n / elapsed)
+    return _measure(motion, p, body, planted, solves, n / elapsed)
+
+
+def _set_foot(
+    local: NDArray, sk: Skeleton, prefix: str, q_foot: NDArray, stance: NDArray, toes: NDArray
+) -> None:
+    """Set the ankle and toe rotations of one leg in ``local (N, J, 4)`` (in place).
+
+    The ankle turns the shank (from the pelvis, hip and knee in ``local``) into the
+    foot's world rotation ``q_foot (N, 4)``; in swing only as far as the ankle's
+    range of motion allows (the shank swings back further than a flat foot can
+    follow). The toe joint bends by ``toes (N,)`` [rad] to keep the toes flat.
+    """
+    g_shank = local[:, sk.index("pelvis")]
+    for joint in ("hip", "knee"):
+        g_shank = quat_multiply(g_shank, local[:, sk.index(f"{prefix}_{joint}")])
+    ankle_j = sk.index(f"{prefix}_ankle")
+    q_ankle = quat_multiply(quat_conjugate(g_shank), q_foot)
+    local[:, ankle_j] = q_ankle
+    clamped = sk.clamp(local, [ankle_j])[:, ankle_j]
+    local[:, ankle_j] = np.where(stance[:, None], q_ankle, clamped)
+    toe_j = sk.index(f"{prefix}_toe")
+    local[:, toe_j] = _qaxis(sk.axes[toe_j], toes)
+
+
+def _ccd_leg(local: NDArray, root: NDArray, ankle: NDArray, sk: Skeleton, prefix: str) -> IKResult:
+    """Re-solve one leg's hip and knee in ``local (N, J, 4)`` by CCD, frame after frame.
+
+    The seed's walking IK: the leg chain hip → knee → ankle ends at the pelvis,
+    its sub-root, so CCD never backtracks into the trunk. Each frame starts from
+    the previous frame's solution (the first from the analytic pose) and drives
+    the ankle to ``ankle (N, 3)``; ``root (N, 3)`` is the pelvis position.
+    Returns the solves stacked over frames.
+    """
+    chain = Chain(sk, f"{prefix}_ankle", start=f"{prefix}_hip")
+    solver = CCD(tolerance=_CCD_TOLERANCE)
+    leg = sk.indices([f"{prefix}_hip", f"{prefix}_knee"])
+    start = local[0].copy()
+    results = []
+    for i in range(len(local)):
+        pose = local[i].copy()
+        pose[leg] = start[leg]
+        result = solver.solve(chain, ankle[i], pose, root[i])
+        start = np.asarray(result.local_rotations)
+        local[i, leg] = start[leg]
+        results.append(result)
+    return _stack(results)
+
+
+def _stack(results: list[IKResult]) -> IKResult:
+    """Position-only IK results stacked along a new first axis."""
+    return IKResult(
+        local_rotations=np.stack([r.local_rotations for r in results]),
+        root_position=np.stack([r.root_position for r in results]),
+        position_error=np.stack([np.asarray(r.position_error, float) for r in results]),
+        orientation_error=None,
+        iterations=np.stack([np.asarray(r.iterations, np.int64) for r in results]),
+        joint_updates=np.stack([np.asarray(r.joint_updates, np.int64) for r in results]),
+        converged=np.stack([np.asarray(r.converged, bool) for r in results]),
+    )
 
 
 def _measure(
@@ -583,6 +657,7 @@ def _measure(
     p: GaitParameters,
     body: _Body,
     planted: dict[int, tuple[NDArray, NDArray]],
+    solves: list[IKResult],
     gen_fps: float,
 ) -> WalkResult:
     """Measure the generated walk from its own forward kinematics."""
@@ -645,4 +720,5 @@ def _measure(
         max_joint_step_deg=float(steps_deg.max()) if len(steps_deg) else 0.0,
         pelvis_excursion_m=float(np.ptp(motion.root_positions[:, 2])),
         generation_fps=gen_fps,
+        ik=_stack(solves) if solves else None,
     )

@@ -168,9 +168,16 @@ def walk(
         float | None, typer.Option(help="Stature [m] (default GB/T 10000 male P50, 1.678 m).")
     ] = None,
     fps: Annotated[float, typer.Option(help="Frame rate of the output.")] = 60.0,
+    leg_ik: Annotated[
+        str,
+        typer.Option(
+            help="Leg IK: 'analytic' (law of cosines, exact) or 'ccd' (the seed's CCD on the "
+            "leg chain up to the pelvis, frame after frame; slower)."
+        ),
+    ] = "analytic",
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
-    """Generate a walk from step length and speed (keyframes + analytic leg IK)."""
+    """Generate a walk from step length and speed (keyframes + leg IK)."""
     from vhuman.animation import GaitParameters, generate_walk
     from vhuman.io import save_motion
     from vhuman.skeleton import standard_humanoid
@@ -178,7 +185,7 @@ def walk(
     with user_errors():
         params = GaitParameters(
             step_length=step_length, speed=speed, cycles=cycles,
-            turn_rate=float(np.radians(turn)), fps=fps,
+            turn_rate=float(np.radians(turn)), fps=fps, leg_ik=leg_ik,
         )  # fmt: skip
         result = generate_walk(params, standard_humanoid(stature=stature))
         save_motion(result.motion, output)
@@ -198,6 +205,12 @@ def walk(
     table.add_row("foot skate", f"{figures['foot_skate_mm']:.3f} mm")
     table.add_row("ground penetration", f"{figures['ground_penetration_mm']:.3f} mm")
     table.add_row("largest joint step", f"{figures['max_joint_step_deg']:.1f}° per frame")
+    updates = figures["ik_joint_updates"]
+    table.add_row(
+        "leg IK",
+        f"{figures['ik_solver']}: {figures['ik_converged']} of {figures['ik_solves']} converged"
+        + ("" if updates is None else f", {updates:,} joint updates"),
+    )
     table.add_row("generation", f"{figures['generation_fps']:,.0f} frames/s")
     console.print(table)
 
