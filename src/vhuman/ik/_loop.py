@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -48,6 +49,22 @@ def check_solver_options(max_iterations: int, tolerance: float, orientation_tole
         )
     if max_step is not None and not (max_step > 0.0):
         raise InputError(f"max_step must be an angle > 0 rad (inf for none), got {max_step}")
+
+
+@dataclass(frozen=True, kw_only=True)
+class SolverOptions:
+    """The options every iterative solver has (documented on :class:`~vhuman.ik.CCD`)."""
+
+    max_iterations: int = 300
+    tolerance: float = 1e-3
+    orientation_tolerance: float = 1e-2
+    max_step: float = 1.0
+    restarts: int = 5
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        check_solver_options(self.max_iterations, self.tolerance, self.orientation_tolerance,
+                             self.max_step, self.restarts)  # fmt: skip
 
 
 def _restart(chain: Chain, st: ChainState, mask: Col, rng: np.random.Generator,

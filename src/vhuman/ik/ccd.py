@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from numpy.typing import ArrayLike
 
-from vhuman.ik._loop import check_solver_options, iterate
+from vhuman.ik._loop import SolverOptions, iterate
 from vhuman.ik._state import ChainState, initial_state, prepare
 from vhuman.ik._sweep import FK, Goal, ccd_sweep, sweep_order
 from vhuman.ik.chain import Chain
@@ -34,8 +34,8 @@ from vhuman.ik.target import Target
 __all__ = ["CCD"]
 
 
-@dataclass(frozen=True)
-class CCD:
+@dataclass(frozen=True, kw_only=True)
+class CCD(SolverOptions):
     """Cyclic coordinate descent on a chain, with joint limits and damping.
 
     Parameters
@@ -69,17 +69,6 @@ class CCD:
     >>> bool(result.converged), float(result.position_error) < 1e-3
     (True, True)
     """
-
-    max_iterations: int = 300
-    tolerance: float = 1e-3
-    orientation_tolerance: float = 1e-2
-    max_step: float = 1.0
-    restarts: int = 5
-    seed: int = 0
-
-    def __post_init__(self) -> None:
-        check_solver_options(self.max_iterations, self.tolerance, self.orientation_tolerance,
-                             self.max_step, self.restarts)  # fmt: skip
 
     def solve(
         self,

@@ -28,7 +28,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from vhuman.errors import InputError
-from vhuman.ik._loop import check_solver_options, iterate
+from vhuman.ik._loop import SolverOptions, iterate
 from vhuman.ik._ops import Backend, Col, Vec, cross, mat_rotate, qaxis, qconj, qmul
 from vhuman.ik._state import ChainState, chain_fk, initial_state, prepare, project_joint
 from vhuman.ik._sweep import FK, sweep_order
@@ -100,8 +100,8 @@ def jacobian(
     return jac.reshape(*problem.batch_shape, 6, jac.shape[-1])
 
 
-@dataclass(frozen=True)
-class DLS:
+@dataclass(frozen=True, kw_only=True)
+class DLS(SolverOptions):
     """Damped least squares IK with error clamping and joint limits.
 
     Parameters
@@ -130,15 +130,9 @@ class DLS:
     damping: float = 0.05
     max_error: float = 0.2
     max_step: float = 0.5
-    max_iterations: int = 300
-    tolerance: float = 1e-3
-    orientation_tolerance: float = 1e-2
-    restarts: int = 5
-    seed: int = 0
 
     def __post_init__(self) -> None:
-        check_solver_options(self.max_iterations, self.tolerance, self.orientation_tolerance,
-                             self.max_step, self.restarts)  # fmt: skip
+        super().__post_init__()
         for name in ("damping", "max_error"):
             value = getattr(self, name)
             if not (np.isfinite(value) and value > 0.0):

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 from numpy.typing import ArrayLike
 
-from vhuman.ik._loop import check_solver_options, iterate
+from vhuman.ik._loop import SolverOptions, check_solver_options, iterate
 from vhuman.ik._ops import (
     Backend,
     Col,
@@ -152,8 +152,8 @@ def _minus(a: Vec, b: Vec) -> Vec:
     return (a[0] - b[0], a[1] - b[1], a[2] - b[2])
 
 
-@dataclass(frozen=True)
-class FABRIK:
+@dataclass(frozen=True, kw_only=True)
+class FABRIK(SolverOptions):
     """FABRIK on joint positions, projected into the joint limits and refined by CCD.
 
     Parameters
@@ -173,17 +173,10 @@ class FABRIK:
         Random restarts of the CCD phase, as for :class:`~vhuman.ik.CCD`.
     """
 
-    max_iterations: int = 300
     fabrik_iterations: int = 20
-    tolerance: float = 1e-3
-    orientation_tolerance: float = 1e-2
-    max_step: float = 1.0
-    restarts: int = 5
-    seed: int = 0
 
     def __post_init__(self) -> None:
-        check_solver_options(self.max_iterations, self.tolerance, self.orientation_tolerance,
-                             self.max_step, self.restarts)  # fmt: skip
+        super().__post_init__()
         check_solver_options(self.fabrik_iterations, self.tolerance, self.orientation_tolerance)
 
     def solve(

@@ -37,7 +37,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from vhuman.errors import InputError
-from vhuman.ik._loop import check_solver_options, iterate
+from vhuman.ik._loop import SolverOptions, iterate
 from vhuman.ik._state import ChainState, initial_state, prepare
 from vhuman.ik._sweep import FK, Goal, ccd_sweep, sweep_order
 from vhuman.ik.chain import Chain
@@ -52,8 +52,8 @@ _SWITCH_RATIO = 0.8
 """Default switching distance as a fraction of the anchor-to-effector length (measured)."""
 
 
-@dataclass(frozen=True)
-class TwoStageCCD:
+@dataclass(frozen=True, kw_only=True)
+class TwoStageCCD(SolverOptions):
     """Two-stage CCD with the pelvis as sub-root (seed 004).
 
     Parameters
@@ -84,16 +84,9 @@ class TwoStageCCD:
     switch_distance: float | None = None
     sub_root: str | None = None
     anchor: str | None = None
-    max_iterations: int = 300
-    tolerance: float = 1e-3
-    orientation_tolerance: float = 1e-2
-    max_step: float = 1.0
-    restarts: int = 5
-    seed: int = 0
 
     def __post_init__(self) -> None:
-        check_solver_options(self.max_iterations, self.tolerance, self.orientation_tolerance,
-                             self.max_step, self.restarts)  # fmt: skip
+        super().__post_init__()
         d = self.switch_distance
         if d is not None and not (np.isfinite(d) and d > 0.0):
             raise InputError(
