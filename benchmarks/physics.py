@@ -1,4 +1,4 @@
-"""Physics benchmark: evolution ablation, closed-loop simulation speed, worker scaling.
+"""Physics benchmark: evolution ablation, simulation speed, worker scaling, keyframe refinement.
 
 Ablation (same seed, same simulation budget, horizon = target cycles):
 - full: the seed-003 evolution (SVM pre-screen, Weibull resampling, density, window);
@@ -10,7 +10,15 @@ Ablation (same seed, same simulation budget, horizon = target cycles):
 Figures: simulations until a walker (an individual surviving the target) first
 appears (None if never), best objectives among walkers, wall time.
 
-Run: ``python benchmarks/physics.py [--budget 120] [--target 4] [--seed 0] [--json]``.
+Refinement (``--refine``): the walk's initial keyframe targets refined with the root held
+(`vhuman.control.refine`, Levenberg–Marquardt) against CMA-ES on the same offset coefficients,
+objective and simulation budget; figures: held-root tracking RMSE of the refined hinges before
+and after, simulations, CPU time; then the shipped controller walking 20 cycles with its own
+(clip) targets and with the refined ones (feedback unchanged): tracking RMSE overall, of the
+refined hinges and of the rest, cycles and speed.
+
+Run: ``python benchmarks/physics.py [--budget 120] [--target 4] [--seed 0] [--pushes] [--refine]
+[--json]``.
 """
 
 from __future__ import annotations
@@ -207,6 +215,66 @@ def push_limits(ctrl) -> dict:
     return out
 
 
+def _cma_refine(ctrl, budget: int, seed: int) -> tuple[float, int]:
+    """Held-root RMSE [rad] CMA-ES reaches on `refine_keyframes`' problem within ``budget``
+    simulations, and the simulations used."""
+    import cma
+
+    from vhuman.control.refine import offset_problem
+
+    problem = offset_problem(ctrl)
+
+    def loss(x: np.ndarray) -> float:
+        return float(np.linalg.norm(problem.residuals(np.asarray(x))))
+
+    x0 = np.zeros(problem.n_coefficients)
+    es = cma.CMAEvolutionStrategy(x0, 0.03, {"seed": seed + 1, "verbose": -9, "maxfevals": budget})
+    best, used = loss(x0), 1
+    while not es.stop() and used + es.popsize <= budget:
+        xs = es.ask()
+        fs = [loss(x) for x in xs]
+        used += len(xs)
+        best = min(best, *fs)
+        es.tell(xs, fs)
+    return best, used
+
+
+def refinement(budget: int, seed: int) -> dict:
+    """Held-root refinement of the walk's keyframes (LM vs CMA-ES) and its effect on walking."""
+    from dataclasses import replace
+
+    from vhuman.control.controller import initial_controller
+    from vhuman.control.refine import keyframe_hinges, refine_keyframes
+
+    ctrl = initial_controller("walk")
+    cpu = time.process_time()
+    refined = refine_keyframes(ctrl, budget)
+    lm_cpu = time.process_time() - cpu
+    cpu = time.process_time()
+    cma_rmse, cma_used = _cma_refine(ctrl, budget, seed)
+    meta = refined.meta["refined"]
+    out: dict = {"budget": budget, "held_rmse_before_rad": meta["held_rmse_before_rad"],
+                 "lm": {"held_rmse_after_rad": meta["held_rmse_after_rad"],
+                        "simulations": meta["simulations"], "cpu_s": lm_cpu},
+                 "cma": {"held_rmse_after_rad": cma_rmse, "simulations": cma_used,
+                         "cpu_s": time.process_time() - cpu}}  # fmt: skip
+    shipped = load_controller(default_controller_path())
+    upper = list(keyframe_hinges(ctrl))
+    rest = [i for i in range(ctrl.targets.shape[1]) if i not in upper]
+    for name, targets in (
+        ("walk_clip_targets", shipped.targets),
+        ("walk_refined", refined.targets),
+    ):
+        r, _ = simulate(replace(shipped, targets=targets), 20.0, record_fps=None)
+        e = np.array(r.tracking_rmse_per_hinge_rad)
+        out[name] = {"cycles": r.cycles_completed, "fell": r.fell,
+                     "tracking_rmse_rad": r.tracking_rmse_rad,
+                     "refined_hinges_rmse_rad": float(np.sqrt(np.mean(e[upper] ** 2))),
+                     "other_hinges_rmse_rad": float(np.sqrt(np.mean(e[rest] ** 2))),
+                     "speed_m_s": r.distance_m / r.duration_s}  # fmt: skip
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--budget", type=int, default=120, help="simulations per method")
@@ -218,6 +286,8 @@ def main() -> None:
     ap.add_argument("--skip-speed", action="store_true")
     ap.add_argument("--pushes", action="store_true", help="bisect the largest pushes survived")
     ap.add_argument("--controller", default=None, help="controller JSON (default: shipped)")
+    ap.add_argument("--refine", action="store_true", help="keyframe refinement, LM vs CMA-ES")
+    ap.add_argument("--refine-budget", type=int, default=300, help="simulations per method")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     os.environ.setdefault("OMP_NUM_THREADS", "1")
@@ -227,6 +297,8 @@ def main() -> None:
     if args.pushes:
         path = args.controller or default_controller_path()
         results["pushes"] = push_limits(load_controller(path))
+    if args.refine:
+        results["refine"] = refinement(args.refine_budget, args.seed)
     if not args.skip_ablation:
         b, tg, s, p = args.budget, args.target, args.seed, args.population
         results["ablation"] = {
@@ -242,6 +314,19 @@ def main() -> None:
         print(f"{k:50s} {v:8.2f}")
     for k, v in results.get("pushes", {}).items():
         print(f"push {k:9s} min {v['min_n']:6.1f} N  per time {v['per_push_time_n']}")
+    if "refine" in results:
+        r = results["refine"]
+        print(f"refine held-root RMSE before {r['held_rmse_before_rad']:.4f} rad; "
+              f"LM {r['lm']['held_rmse_after_rad']:.4f} ({r['lm']['simulations']} sims, "
+              f"{r['lm']['cpu_s']:.1f} s); CMA-ES {r['cma']['held_rmse_after_rad']:.4f} "
+              f"({r['cma']['simulations']} sims, {r['cma']['cpu_s']:.1f} s)")  # fmt: skip
+        for name in ("walk_clip_targets", "walk_refined"):
+            w = r[name]
+            print(
+                f"{name:18s} cycles={w['cycles']} rmse={w['tracking_rmse_rad']:.4f} "
+                f"refined_hinges={w['refined_hinges_rmse_rad']:.4f} "
+                f"others={w['other_hinges_rmse_rad']:.4f} speed={w['speed_m_s']:.2f} m/s"
+            )
     for name, r in results.get("ablation", {}).items():
         print(f"{name:8s} sims={r['simulations']:4d} to_walker={r['simulations_to_walker']} "
               f"max_survived={r['max_survived_cycles']:.2f} best={r['best_objectives']} "

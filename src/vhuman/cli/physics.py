@@ -44,6 +44,12 @@ def optimize(
         float, typer.Option(help="Force [N] of the pushes each individual walks through (0: none).")
     ] = 30.0,
     push_growth: Annotated[float, typer.Option(help="Push force growth per push [N].")] = 0.0,
+    refine_budget: Annotated[
+        int,
+        typer.Option(
+            help="Simulations for refining the keyframe targets before the evolution (0: none)."
+        ),
+    ] = 0,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Evolve the feedback matrix of a walking controller (SVM-screened, multi-objective)."""
@@ -72,7 +78,7 @@ def optimize(
                 clip, generations=generations, population=population,
                 target_cycles=target_cycles, seed=seed, workers=workers, scheduler=scheduler,
                 screen=not no_screen, push_force=push_force,
-                push_growth=push_growth, checkpoint=checkpoint,
+                push_growth=push_growth, refine_budget=refine_budget, checkpoint=checkpoint,
                 on_generation=on_generation,
             )  # fmt: skip
         ctrl.save(output)

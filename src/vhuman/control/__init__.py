@@ -10,6 +10,7 @@ from vhuman.control.controller import (
 from vhuman.control.evolution import Evaluation, EvolutionConfig, EvolutionResult, evolve
 from vhuman.control.model import Humanoid, build_humanoid, skeleton_signature
 from vhuman.control.optimize import WalkProblem, optimize_controller
+from vhuman.control.refine import held_tracking_rmse, refine_keyframes
 from vhuman.control.simulation import Push, SimulationResult, parse_push, simulate
 
 __all__ = [
@@ -24,10 +25,12 @@ __all__ = [
     "build_humanoid",
     "default_controller_path",
     "evolve",
+    "held_tracking_rmse",
     "initial_controller",
     "load_controller",
     "optimize_controller",
     "parse_push",
+    "refine_keyframes",
     "simulate",
     "skeleton_signature",
     "standing_controller",

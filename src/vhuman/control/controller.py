@@ -3,9 +3,11 @@
 Initial controller (seed 003, step 1): ``K`` keyframes of one cycle of a clip
 give per-hinge target angles, interpolated linearly and cyclically in the
 phase; PD servos (see `vhuman.control.model`) turn ``target − current`` into
-torques. Pure tracking of the DeepMimic walk does not keep balance (the
-character falls within 1–2 s whatever the feedback matrix), so a walking
-controller follows SIMBICON (Yin, Loken, van de Panne 2007):
+torques; `vhuman.control.refine` refines the keyframe targets by a space-time
+optimisation (root held) so the simulated hinges follow the clip despite the
+servos' lag and sag. Pure tracking of the DeepMimic walk does not keep
+balance (the character falls within 1–2 s whatever the feedback matrix), so a
+walking controller follows SIMBICON (Yin, Loken, van de Panne 2007):
 
 - a finite-state machine, two states per step: state 0 (early swing) lasts
   ``state_time``; state 1 (late swing) ends when the swing foot touches the
@@ -19,10 +21,11 @@ controller follows SIMBICON (Yin, Loken, van de Panne 2007):
   hinges), with ``τ_torso`` a PD on the pelvis pitch, roll and yaw;
 - the feedback unit: ``F (4, 6)`` times the state
   ``s = (d_x, v_x, d_y, v_y, pitch, roll)`` — centre of mass relative to the
-  stance ankle and its velocity in the heading frame [m, m/s], pelvis attitude
-  [rad] — minus its ideal value, added to the swing hip's world pitch and roll
-  (foot placement, SIMBICON's ``θd = θd0 + c_d·d + c_v·v`` in both planes) and
-  to the stance ankle's pitch and roll targets. The evolution
+  stance ankle and the root's (pelvis's) velocity, in the heading frame [m,
+  m/s], pelvis attitude [rad] — minus its ideal value, added to the swing
+  hip's world pitch and roll (foot placement, SIMBICON's
+  ``θd = θd0 + c_d·d + c_v·v`` in both planes) and to the stance ankle's
+  pitch and roll targets. The evolution
   (`vhuman.control.optimize`) finds ``F``.
 
 A controller without ``gait`` (e.g. :func:`standing_controller`) only tracks

@@ -109,18 +109,24 @@ class WalkProblem:
     energy per cycle [J], torso sway [rad]), the gait cycles survived, and
     whether self-collision lasted over 25 % of the run (the swing foot
     brushing the stance shin is common in this narrow gait).
+
+    ``base`` replaces ``initial_controller(clip, keyframes)`` as the
+    controller the individuals modify (e.g. one with refined keyframes, see
+    `vhuman.control.refine`); it travels with the problem to the workers.
     """
 
     clip: str = "walk"
     keyframes: int = 20
     push_force: float = 0.0
     push_growth: float = 0.0
+    base: Controller | None = None
 
     def controller(self, x: NDArray[np.float64]) -> Controller:
         """The initial controller with individual ``x``'s feedback matrix and stance width."""
         x = np.asarray(x, dtype=np.float64)
         size = FEEDBACK_SHAPE[0] * FEEDBACK_SHAPE[1]
-        ctrl = _initial(self.clip, self.keyframes).with_feedback(x[:size].reshape(FEEDBACK_SHAPE))
+        base = _initial(self.clip, self.keyframes) if self.base is None else self.base
+        ctrl = base.with_feedback(x[:size].reshape(FEEDBACK_SHAPE))
         return replace(ctrl, stance_width=float(x[size]) if x.size > size else 0.0)
 
     def __call__(self, x: NDArray[np.float64], horizon: float) -> Evaluation:
@@ -150,13 +156,17 @@ def optimize_controller(
     screen: bool = True,
     push_force: float = PUSH_FORCE,
     push_growth: float = PUSH_GROWTH,
+    refine_budget: int = 0,
     checkpoint: PathLike | None = None,
     on_generation: Callable[[dict[str, Any]], None] | None = None,
 ) -> tuple[Controller, EvolutionResult]:
     """Evolve the feedback matrix and stance width of the walking controller of ``clip``.
 
     Every individual walks while pushed (``push_force`` [N], growing by
-    ``push_growth`` per push, see :func:`push_series`; 0: no pushes).
+    ``push_growth`` per push, see :func:`push_series`; 0: no pushes). With
+    ``refine_budget`` > 0, the initial controller's keyframe targets are first
+    refined by :func:`vhuman.control.refine.refine_keyframes` with that many
+    simulations at most (the patent's step 1 before the evolution of step 2).
     Returns the controller with the best individual's feedback matrix (its
     ``meta`` records the run) and the evolution's result.
 
@@ -164,7 +174,8 @@ def optimize_controller(
     ------
     InputError
         For an unknown clip or a non-positive budget (generations, population,
-        target cycles, workers) or a negative push force or growth.
+        target cycles, workers), a negative push force or growth, or a refinement
+        budget below one Gauss–Newton iteration.
     """
     for name, value in (("generations", generations), ("population", population),
                         ("workers", workers)):  # fmt: skip
@@ -175,8 +186,15 @@ def optimize_controller(
     if not (np.isfinite(push_force) and push_force >= 0 and np.isfinite(push_growth)
             and push_growth >= 0):  # fmt: skip
         raise InputError(f"push force and growth must be >= 0 N, got {push_force}, {push_growth}")
-    problem = WalkProblem(clip, push_force=float(push_force), push_growth=float(push_growth))
-    problem.controller(SEARCH_X0)  # unknown clip → InputError before any work
+    if int(refine_budget) != refine_budget or refine_budget < 0:
+        raise InputError(f"refinement budget must be a non-negative integer, got {refine_budget}")
+    base = _initial(clip, WalkProblem.keyframes)  # unknown clip → InputError before any work
+    if refine_budget:
+        from vhuman.control.refine import refine_keyframes
+
+        base = refine_keyframes(base, int(refine_budget))
+    problem = WalkProblem(clip, push_force=float(push_force), push_growth=float(push_growth),
+                          base=base)  # fmt: skip
     config = EvolutionConfig(
         lower=SEARCH_LOWER,
         upper=SEARCH_UPPER,

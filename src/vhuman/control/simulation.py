@@ -121,6 +121,8 @@ class SimulationResult:
     steps : int
         Foot strikes of a walking controller (two per gait cycle).
     pushes : tuple of Push
+    tracking_rmse_per_hinge_rad : tuple of float
+        ``tracking_rmse_rad`` per hinge (actuator order; empty without a clip).
     """
 
     cycles_completed: int
@@ -136,6 +138,7 @@ class SimulationResult:
     sim_speed_x_realtime_cpu: float = 0.0
     steps: int = 0
     pushes: tuple[Push, ...] = ()
+    tracking_rmse_per_hinge_rad: tuple[float, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict of the figures."""
@@ -161,6 +164,7 @@ class SimulationResult:
                 }
                 for p in self.pushes
             ],
+            "tracking_rmse_per_hinge_rad": list(self.tracking_rmse_per_hinge_rad),
         }
 
 
@@ -450,6 +454,7 @@ def simulate(
     sim_time = float(data.time)
     energy = float(np.abs(log_f[:n_ctrl] * log_v[:n_ctrl]).sum()) * dt
     err_sq, err_n = 0.0, 0
+    per_hinge: tuple[float, ...] = ()
     if ref is not None and n_ctrl:
         ref_h, n_ref = ref
         fpos = log_phase[:n_ctrl] * n_ref
@@ -458,6 +463,7 @@ def simulate(
         want = (1.0 - frac) * ref_h[i0] + frac * ref_h[i0 + 1]
         dq = np.remainder(log_q[:n_ctrl, 7:] - want + np.pi, two_pi) - np.pi
         err_sq, err_n = float(np.sum(dq * dq)), dq.size
+        per_hinge = tuple(np.sqrt(np.mean(dq * dq, axis=0)).tolist())
     if walking:
         completed = steps // 2
     else:
@@ -478,6 +484,7 @@ def simulate(
         sim_speed_x_realtime_cpu=sim_time / max(cpu, 1e-9),
         steps=steps,
         pushes=push_list,
+        tracking_rmse_per_hinge_rad=per_hinge,
     )
     motion = None
     if record_every is not None and n_ctrl:
