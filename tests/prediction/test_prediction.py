@@ -96,6 +96,24 @@ def test_model_output_shapes(toy, kind):
         )
 
 
+def test_simlpe_equals_the_papers_batch_major_form(toy):
+    torch.manual_seed(2)
+    model = build_model("simlpe", toy, options={"n_blocks": 3})
+    with torch.no_grad():
+        for prm in model.parameters():
+            prm.add_(0.1 * torch.randn_like(prm))
+    q, p = batch_tensors(toy, toy.windows(), slice(0, 4))
+    out = model(q[:, :10], p[:, :10]).positions
+    pj = model.position_joints
+    x = p[:, :10, pj].reshape(4, 10, -1)
+    x = torch.cat([x, x[:, -1:].expand(-1, 25, -1)], dim=1)  # (B, L, D)
+    h = model.fc_in(model.dct @ x)
+    for fc, norm in zip(model.temporal, model.norms, strict=True):
+        h = h + norm(fc(h.transpose(1, 2)).transpose(1, 2))
+    y = model.dct.T @ model.fc_out(h) + x[:, -1:]
+    torch.testing.assert_close(out[:, :, pj], y[:, 10:].reshape(4, 25, len(pj), 3))
+
+
 def test_seed_dct_head_gives_low_pass_offsets(toy):
     torch.manual_seed(1)
     model = build_model("seed", toy, options={**SMALL, "n_dct": 6})
@@ -270,3 +288,19 @@ def test_train_config_observed_length(toy, tmp_path):
     assert model.n_observed == 5
     assert len(history) == 1
     assert load_model(tmp_path / "m5.pt")[0].n_observed == 5
+
+
+def test_train_steps_budget(toy, tmp_path):
+    config = TrainConfig(kind="seed", epochs=1, steps=5, batch_size=8, stride=4, options=SMALL)
+    n_batches = -(-len(toy.windows(split="train", stride=4)) // 8)
+    assert 5 % n_batches  # the last pass is cut short
+    calls = []
+    _, info, history = train(
+        toy, config, output=tmp_path / "s.pt", progress=lambda *a: calls.append(a)
+    )
+    assert [c[0] for c in calls] == [1, 2, 3, 4, 5]
+    assert {c[1] for c in calls} == {5}
+    assert len(history) == -(-5 // n_batches)
+    assert info.train["steps"] == 5
+    with pytest.raises(InputError, match="steps"):
+        TrainConfig(steps=0)

@@ -55,6 +55,14 @@ def train(
     output: Annotated[Path, typer.Option("-o", "--output", help="Model file to write (.pt).")],
     model: Annotated[str, typer.Option("--model", help="seed or simlpe.")] = "seed",
     epochs: Annotated[int, typer.Option("--epochs", help="Passes over the windows.")] = 8,
+    steps: Annotated[
+        int | None,
+        typer.Option("--steps", help="Optimizer steps in all (overrides --epochs; a budget)."),
+    ] = None,
+    lr: Annotated[
+        float | None,
+        typer.Option("--lr", help="Initial learning rate (default: the model kind's)."),
+    ] = None,
     seed: Annotated[int, typer.Option("--seed", help="Random seed.")] = 0,
     device: Annotated[str, typer.Option("--device", help="cpu or cuda.")] = "cpu",
     batch_size: Annotated[int, typer.Option("--batch-size")] = 64,
@@ -86,7 +94,8 @@ def train(
         from vhuman.prediction.data import N_OBSERVED
 
         config = TrainConfig(
-            kind=model, epochs=epochs, batch_size=batch_size, seed=seed, max_windows=max_windows,
+            kind=model, epochs=epochs, steps=steps, lr=lr, batch_size=batch_size, seed=seed,
+            max_windows=max_windows,
             n_observed=N_OBSERVED if observed is None else observed,
         )  # fmt: skip
         with _progress(not as_json) as progress:

@@ -121,7 +121,7 @@ class TorchFK(torch.nn.Module):
             [place[self.parents[j]][1] for j in level] for level in self._levels[1:]
         ]
         order = [j for level in self._levels for j in level]
-        self._unsort: list[int] = list(np.argsort(order))
+        self._unsort: list[int] = [int(i) for i in np.argsort(order)]
 
     def forward(
         self, local_rotations: torch.Tensor, root_positions: torch.Tensor | None = None

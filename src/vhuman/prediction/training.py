@@ -66,6 +66,11 @@ class TrainConfig:
         ``"seed"`` or ``"simlpe"``.
     epochs : int
         Passes over the training windows.
+    steps : int or None
+        Optimizer steps in all, overriding ``epochs`` (the last pass is cut
+        short); None for ``epochs`` full passes. Steps fix the training
+        budget more finely than epochs and stay reproducible, as a wall-time
+        limit would not.
     batch_size : int
     lr : float or None
         Initial learning rate; None for :data:`DEFAULT_LR` of ``kind``.
@@ -83,6 +88,7 @@ class TrainConfig:
 
     kind: str = "seed"
     epochs: int = 8
+    steps: int | None = None
     batch_size: int = 64
     lr: float | None = None
     seed: int = 0
@@ -98,6 +104,8 @@ class TrainConfig:
         for name in ("epochs", "batch_size", "stride", "n_observed"):
             if int(getattr(self, name)) < 1:
                 raise InputError(f"{name} must be an integer ≥ 1, got {getattr(self, name)}")
+        if self.steps is not None and int(self.steps) < 1:
+            raise InputError(f"steps must be an integer ≥ 1, got {self.steps}")
 
     @property
     def learning_rate(self) -> float:
@@ -332,14 +340,15 @@ def train(
         opt.load_state_dict(data["optimizer"])
         start, history = int(data["epoch"]), list(json.loads(data["history"]))
     n_batches = math.ceil(min(len(windows), config.max_windows or len(windows)) / config.batch_size)
-    total = n_batches * config.epochs
-    last = config.epochs if stop_after is None else min(config.epochs, stop_after)
+    total = n_batches * config.epochs if config.steps is None else int(config.steps)
+    n_epochs = math.ceil(total / n_batches)
+    last = n_epochs if stop_after is None else min(n_epochs, stop_after)
     for epoch in range(start, last):
         model.train()
         torch.manual_seed(config.seed * 7_919 + epoch)
         order = _epoch_order(len(windows), config, epoch).numpy()
         losses = []
-        for b in range(n_batches):
+        for b in range(min(n_batches, total - epoch * n_batches)):
             step = epoch * n_batches + b
             for group in opt.param_groups:
                 group["lr"] = _lr_at(step, total, config.learning_rate)
