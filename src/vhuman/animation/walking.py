@@ -405,23 +405,22 @@ def _pelvis_height(
     pelvis height follows from it: the pelvis comes down to the double support
     and no knee near full extension sees a kink in its path.
     """
-    keys = np.array(STANCE_KNEE)
+    last = STANCE_KNEE[-1][0]
+    profile = {
+        side: np.where(f.tau <= last, stance_knee(f.tau), np.nan) for side, f in feet.items()
+    }
     lead = np.full(len(t), np.nan)
-    for side in (-1, 1):
-        foot = feet[side]
-        knee = stance_knee(foot.tau)
-        height = _height_for(hips[side], foot.ankle, body.leg_length(knee), body, p)
-        lead = np.where(foot.tau <= keys[-1, 0], height, lead)
+    for side, foot in feet.items():
+        height = _height_for(hips[side], foot.ankle, body.leg_length(profile[side]), body, p)
+        lead = np.where(np.isnan(profile[side]), lead, height)
     pelvis = lead.copy()
-    for side in (-1, 1):
-        hip, foot = hips[side], feet[side]
-        knee = np.where(foot.tau <= keys[-1, 0], stance_knee(foot.tau), np.nan)
+    for side, foot in feet.items():
+        hip, knee = hips[side], profile[side]
         reach = np.linalg.norm(foot.ankle - hip - [0.0, 0.0, 1.0] * lead[:, None], axis=-1)
         knee = np.where(foot.stance & np.isnan(knee), body.knee_angle(reach), knee)
         knee, _ = _bridge(knee, t, np.isnan(knee))
-        trailing = foot.stance & np.isnan(lead)
         height = _height_for(hip, foot.ankle, body.leg_length(knee), body, p)
-        pelvis = np.where(trailing, height, pelvis)
+        pelvis = np.where(foot.stance & np.isnan(lead), height, pelvis)
     known = np.flatnonzero(~np.isnan(pelvis))  # the padding's ends: held, then cut off
     return np.interp(np.arange(len(t)), known, pelvis[known])
 
