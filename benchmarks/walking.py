@@ -1,10 +1,13 @@
 """Generated walking against real walking (CMU motion capture, DeepMimic clip).
 
-For each real clip: speed, cadence, step length over stature, and the ranges of
-knee and hip flexion measured from joint positions; then the same figures for
-vhuman's walk generated at the same speed and the same step length over
-stature (so the cadence differs only through stature), plus generation speed.
-Prints a table and one JSON line.
+For each real clip: speed, cadence, step length over stature, the ranges of
+knee and hip flexion measured from joint positions, and how fast the knees move
+(the largest and the 99th-percentile change of knee flexion between frames at
+60 fps, both legs); then the same figures for vhuman's walk generated at the
+same speed and the same step length over stature (so the cadence differs only
+through stature), plus generation speed. Then the knee steps of every CMU
+walking trial between 0.9 and 1.5 m/s beside the generated walk at its speed
+and step, and the leg IK table. Prints the tables and one JSON line.
 
 Run: ``.venv/bin/python benchmarks/walking.py``
 """
@@ -57,6 +60,29 @@ def flexion_ranges(motion: Motion, names: tuple[str, ...]) -> tuple[float, float
     return float(knee.min()), float(knee.max()), float(hip.min()), float(hip.max())
 
 
+def knee_steps(motion: Motion, names: tuple[str, ...], fps: float = 60.0) -> tuple[float, float]:
+    """Largest and 99th-percentile change of knee flexion between frames at ``fps`` [deg].
+
+    Knee flexion from joint positions of both legs, resampled to ``fps`` by
+    linear interpolation in time (the CMU files are at 120 fps, the DeepMimic
+    clip at 30).
+    """
+    sk = motion.skeleton
+    p = motion.global_positions
+    times = np.arange(0.0, motion.duration + 1e-9, 1.0 / fps)
+    steps = []
+    for hip, knee, ankle in ((names[2], names[4], names[6]), (names[3], names[5], names[7])):
+        thigh = p[:, sk.index(knee)] - p[:, sk.index(hip)]
+        shank = p[:, sk.index(ankle)] - p[:, sk.index(knee)]
+        cos_k = np.sum(thigh * shank, -1) / (
+            np.linalg.norm(thigh, axis=-1) * np.linalg.norm(shank, axis=-1)
+        )
+        flexion = np.degrees(np.arccos(np.clip(cos_k, -1.0, 1.0)))
+        steps.append(np.abs(np.diff(np.interp(times, motion.times, flexion))))
+    all_steps = np.concatenate(steps)
+    return float(all_steps.max()), float(np.percentile(all_steps, 99))
+
+
 def cadence_and_speed(motion: Motion, names: tuple[str, ...]) -> tuple[float, float]:
     """Steps per minute and speed [m/s] of a straight walk.
 
@@ -86,9 +112,30 @@ def row(label: str, motion: Motion, names: tuple[str, ...], height: float) -> di
     cadence, speed = cadence_and_speed(motion, names)
     kmin, kmax, hmin, hmax = flexion_ranges(motion, names)
     step = speed * 60.0 / cadence
+    knee_max, knee_p99 = knee_steps(motion, names)
     return {"clip": label, "speed_m_s": speed, "cadence_steps_min": cadence,
             "step_over_stature": step / height, "knee_flexion_deg": [kmin, kmax],
-            "hip_flexion_deg": [hmin, hmax]}  # fmt: skip
+            "hip_flexion_deg": [hmin, hmax], "knee_step_deg": [knee_max, knee_p99]}  # fmt: skip
+
+
+def cmu_knee_steps(h: float) -> list[dict]:
+    """Knee steps of every CMU walking trial at 0.9–1.5 m/s and of our walk at its gait."""
+    rows = []
+    for path in sorted(CMU.glob("walking*/*.txt")):
+        m = read_cmu(path)[1:]
+        real = row(path.stem, m, NAMES["cmu"], stature(m, NAMES["cmu"]))
+        if not 0.9 <= real["speed_m_s"] <= 1.5:
+            continue
+        params = GaitParameters(
+            step_length=real["step_over_stature"] * h, speed=real["speed_m_s"], cycles=4
+        )
+        ours = generate_walk(params)
+        rows.append({"clip": path.stem, "speed_m_s": real["speed_m_s"],
+                     "step_over_stature": real["step_over_stature"],
+                     "knee_step_deg": real["knee_step_deg"],
+                     "vhuman_knee_step_deg": list(knee_steps(ours.motion, NAMES["vhuman"])),
+                     "vhuman_max_joint_step_deg": ours.max_joint_step_deg})  # fmt: skip
+    return rows
 
 
 def leg_ik_rows(repeats: int = 3) -> list[dict]:
@@ -136,26 +183,45 @@ def main() -> None:
         try:
             ours = generate_walk(params, body)
         except InputError as exc:
-            rows.append({"clip": "  vhuman: not generated", "reason": str(exc)})
+            rows.append({"clip": "  vhuman: not generated", "of": label, "reason": str(exc)})
             continue
         elapsed = time.perf_counter() - t0
-        mine = row(f"  vhuman at {r['speed_m_s']:.2f} m/s", ours.motion, NAMES["vhuman"], h)
+        mine = row("  vhuman", ours.motion, NAMES["vhuman"], h)
         mine["generation_fps"] = ours.motion.n_frames / elapsed
+        mine["foot_skate_mm"] = ours.foot_skate_mm
         rows.append(mine)
     table = Table(title="Generated vs real walking (left leg; flexion from joint positions)")
-    for col in ("clip", "speed m/s", "cadence /min", "step/stature", "knee flex °", "hip flex °"):
+    for col in ("clip", "speed m/s", "cadence /min", "step/stature", "knee flex °", "hip flex °",
+                "knee °/frame max, p99"):  # fmt: skip
         table.add_column(col)
     for r in rows:
         if "reason" in r:
-            table.add_row(r["clip"], r["reason"][:60], "", "", "", "")
+            table.add_row(r["clip"], "", "", "", "", "", "")
             continue
         table.add_row(
             r["clip"], f"{r['speed_m_s']:.2f}", f"{r['cadence_steps_min']:.0f}",
             f"{r['step_over_stature']:.3f}",
             "{:.0f} … {:.0f}".format(*r["knee_flexion_deg"]),
             "{:.0f} … {:.0f}".format(*r["hip_flexion_deg"]),
+            "{:.1f}, {:.1f}".format(*r["knee_step_deg"]),
         )  # fmt: skip
     Console(width=120).print(table)
+    for r in rows:
+        if "reason" in r:
+            Console(width=120).print(f"vhuman at the gait of {r['of']}: {r['reason']}")
+    knee_rows = cmu_knee_steps(h) if CMU.is_dir() else []
+    if knee_rows:
+        real_p99 = np.array([r["knee_step_deg"][1] for r in knee_rows])
+        ours_p99 = np.array([r["vhuman_knee_step_deg"][1] for r in knee_rows])
+        ours_max = np.array([r["vhuman_max_joint_step_deg"] for r in knee_rows])
+        Console(width=120).print(
+            f"Knee change per frame at 60 fps, {len(knee_rows)} CMU walking trials at "
+            f"0.9–1.5 m/s: 99th percentile {real_p99.min():.1f}–{real_p99.max():.1f}° "
+            f"(median {np.median(real_p99):.1f}°, {np.mean(real_p99 > 5.0):.0%} of trials "
+            f"above 5°); vhuman at the same gaits {ours_p99.min():.1f}–{ours_p99.max():.1f}° "
+            f"(median {np.median(ours_p99):.1f}°), largest joint step "
+            f"{ours_max.min():.1f}–{ours_max.max():.1f}°"
+        )
     ik_rows = leg_ik_rows()
     table = Table(title="Leg IK of the default walk (0.7 m, 1.3 m/s, 4 cycles; best of 3)")
     for col in ("leg IK", "frames/s", "updates/solve", "converged", "ankle gap mm", "skate mm",
@@ -171,7 +237,8 @@ def main() -> None:
     Console(width=120).print(table)
     if not CMU.is_dir():
         Console().print(f"CMU clips skipped: {CMU} is missing")
-    print(json.dumps({"benchmark": "walking", "rows": rows, "leg_ik": ik_rows}))
+    print(json.dumps({"benchmark": "walking", "rows": rows, "cmu_knee_steps": knee_rows,
+                      "leg_ik": ik_rows}))  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -110,6 +110,7 @@ def test_stature_scales_the_walk() -> None:
         ({"speed": 5.0}, "cadence"),
         ({"cycles": 0}, "cycles"),
         ({"turn_rate": float("inf")}, "turn_rate"),
+        ({"double_support": 0.0}, "double_support"),
     ],
 )
 def test_bad_parameters(kwargs, message) -> None:
@@ -120,6 +121,24 @@ def test_bad_parameters(kwargs, message) -> None:
 def test_impossible_step_for_the_leg() -> None:
     with pytest.raises(InputError, match=r"step length 1\.6 m"):
         generate_walk(GaitParameters(step_length=1.6, speed=2.4))
+    with pytest.raises(InputError, match=r"step length 0\.95 m is too long .* toe-off"):
+        generate_walk(GaitParameters(step_length=0.95, speed=1.9))
+
+
+def test_long_steps_keep_the_trailing_knee_bent() -> None:
+    """A step of half the stature (CMU walking_4: 0.50 at 1.64 m/s): the heel rises as far
+    as keeps the trailing knee bent before toe-off, so the foot is never dragged."""
+    result = generate_walk(GaitParameters(step_length=0.84, speed=1.64, cycles=2))
+    assert result.step_length_m == pytest.approx(0.84, rel=0.02)
+    assert result.foot_skate_mm < 2.0
+    assert result.ground_penetration_mm < 1.0
+    assert result.max_joint_step_deg < 15.0  # a flipped joint jumps ~180°; CMU: up to 16.6°
+    m, p = result.motion, result.parameters
+    tau = (m.times / p.cycle_duration) % 1.0  # right heel strikes at 0, D, 2D…
+    pre_swing = (tau >= 0.5) & (tau < p.stance_fraction)
+    knee = _knee_flexion_deg(m, "r_knee")
+    assert pre_swing.sum() > 5
+    assert knee[pre_swing].min() >= 19.9
 
 
 # Issue #3 targets not met yet: strict xfails, so a fix that meets them turns them into

@@ -32,10 +32,10 @@ class GaitParameters:
     turn_rate : float
         Rate of change of heading [rad/s], positive to the left.
     double_support : float
-        Share of the cycle with both feet on the ground (both periods together).
-        Default 0.2: stance 60 %, swing 40 % of the cycle at self-selected
-        speed (J. Perry, J. M. Burnfield, *Gait Analysis: Normal and
-        Pathological Function*, 2nd ed., 2010, ch. 1).
+        Share of the cycle with both feet on the ground (both periods together),
+        0.05 … 0.5. Default 0.2: stance 60 %, swing 40 % of the cycle at
+        self-selected speed (J. Perry, J. M. Burnfield, *Gait Analysis: Normal
+        and Pathological Function*, 2nd ed., 2010, ch. 1).
     step_width : float or None
         Lateral distance between the left and right footprints [m]; default
         0.3 × the hip-joint separation + 0.05 m (about 0.10 m, the typical
@@ -45,7 +45,9 @@ class GaitParameters:
         heel to flat by 10 % of the cycle (the heel rocker).
     heel_rise : float
         Pitch of the foot at toe-off [rad]: the heel lifts about the ball of the
-        foot from 31 % of the cycle after heel strike until toe-off.
+        foot from 31 % of the cycle after heel strike until toe-off; higher
+        where the trailing knee would otherwise straighten before toe-off
+        (long steps).
     swing_knee : float
         Peak knee flexion in swing [rad] (Perry & Burnfield: about 60°); the
         swinging foot's clearance follows from it.
@@ -82,8 +84,11 @@ class GaitParameters:
             raise InputError(f"cycles must be a whole number >= 1, got {self.cycles}")
         if not np.isfinite(self.turn_rate):
             raise InputError(f"turn_rate must be a finite number of rad/s, got {self.turn_rate}")
-        if not 0.0 <= self.double_support < 0.5:
-            raise InputError(f"double_support must be in [0, 0.5), got {self.double_support}")
+        if not 0.05 <= self.double_support < 0.5:
+            raise InputError(
+                f"double_support must be in [0.05, 0.5) (walking; less is the walk-run "
+                f"transition), got {self.double_support}"
+            )
         if self.step_width is not None and not (
             np.isfinite(self.step_width) and self.step_width >= 0
         ):

@@ -8,7 +8,9 @@ keeps contacts clean and the knees human:
 
 - a planted foot rolls over its heel after heel strike, lies flat, then rises
   about the ball of the foot (heel, ankle and forefoot rockers); the pivot of
-  each phase never moves;
+  each phase never moves; before toe-off the heel rises at least as far as
+  keeps the trailing knee bent by 20° (long steps), and the swing carries the
+  foot's motion at toe-off on;
 - the pelvis height is the one at which the leading stance knee follows
   :data:`STANCE_KNEE`; towards the other heel strike the trailing knee flexes
   along a smooth curve and the pelvis comes down with it;
@@ -20,7 +22,7 @@ from __future__ import annotations
 
 import itertools
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -60,6 +62,9 @@ heel strike and the heel rises (pre-swing)."""
 
 _LEVEL = 0.8  # share of the swing over which the foot levels out (and turns toes up)
 _TOE_OFF_RATE = 0.5  # pitch rate of the foot at toe-off, in units of its mean rate in heel rise
+# The trailing knee's least flexion between the other heel strike and toe-off (it flexes to
+# about 40° by toe-off, Perry & Burnfield 2010); only long steps need the heel raised for it.
+_PRE_SWING_KNEE = np.radians(20.0)
 _BUMP = 3.0  # swing knee bump s²(1 − s)^_BUMP: its top at s = 2 / (2 + _BUMP)
 _KEYS_PER_CYCLE = 8
 _CCD_TOLERANCE = 5e-4  # [m]: contacts within 0.5 mm when the legs are solved by CCD
@@ -173,6 +178,7 @@ class _Body:
     toe_offset: NDArray[np.float64]  # ball of the foot in the ankle frame (3,)
     heel: NDArray[np.float64]  # centre of the heel's sphere in the ankle frame (3,)
     ankle_height: float  # ankle above the floor when the foot is flat [m]
+    toe_extension: float  # the toe joint's largest extension: the steepest heel rise [rad]
 
     @classmethod
     def of(cls, sk: Skeleton) -> _Body:
@@ -194,6 +200,7 @@ class _Body:
             if seg is not None:
                 lowest.append(min(seg.start[2], seg.end[2]) + origin[2] - seg.radius)
         heel = foot.start if foot.start[0] < foot.end[0] else foot.end
+        limits = sk.limits[idx["l_toe"]] if sk.limits is not None else np.full((3, 2), np.inf)
         return cls(
             skeleton=sk,
             thigh=float(np.linalg.norm(sk.offsets[idx["l_knee"]])),
@@ -202,6 +209,7 @@ class _Body:
             toe_offset=toe.copy(),
             heel=heel.copy(),
             ankle_height=-float(min(lowest)),
+            toe_extension=float(min(limits[0, 1], np.pi / 2.0)),
         )
 
     def leg_length(self, knee: NDArray) -> NDArray[np.float64]:
@@ -223,8 +231,11 @@ class _Foot:
     ankle: NDArray[np.float64]  # (N, 3) [m]
     rotation: NDArray[np.float64]  # (N, 4) world rotation of the foot
     toes: NDArray[np.float64]  # (N,) toe-joint flexion that keeps the toes flat [rad]
+    pitch: NDArray[np.float64]  # (N,) heel rise (+) or toes up (−) [rad]
     stance: NDArray[np.bool_]  # (N,)
     tau: NDArray[np.float64]  # (N,) share of the cycle since this foot's heel strike
+    ball: NDArray[np.float64]  # (N, 3) ball of the foot on the current footprint [m]
+    yaw: NDArray[np.float64]  # (N,) heading of the current footprint [rad]
 
 
 def _path(t: NDArray, p: GaitParameters) -> tuple[NDArray, NDArray]:
@@ -293,21 +304,17 @@ def _stance_pose(
 
 
 def _foot(t: NDArray, side: int, p: GaitParameters, body: _Body, width: float) -> _Foot:
-    """The planted and the swinging foot of one side at times ``t (N,)`` [s].
+    """The planted foot of one side at times ``t (N,)`` [s], as far as it is prescribed.
 
     ``side`` is +1 for the left foot, −1 for the right. The right foot strikes at
     0, D, 2D…, the left at D/2, 3D/2…; footprint ``i`` lies a quarter cycle ahead
-    on the path. In swing only the ankle's horizontal path (a cubic Hermite
-    curve from the toe-off ankle, at its speed then, to the heel-strike ankle, at
-    rest) and the foot's rotation are set here; the ankle's height follows from
-    the swing knee (see :func:`_swing_ankles`).
+    on the path. The pose follows :func:`_stance_pose` over the whole cycle; from
+    the other heel strike on, :func:`_push_off` and :func:`_swing` replace it.
     """
     d = p.cycle_duration
     first = 0.0 if side < 0 else 0.5
-    k = np.floor(t / d - first)
-    strike = (k + first) * d
+    strike = (np.floor(t / d - first) + first) * d
     tau = (t - strike) / d
-    sf = p.stance_fraction
 
     def footprint(strike_time: NDArray) -> tuple[NDArray, NDArray]:
         xy, heading = _path(strike_time + d / 4.0, p)
@@ -318,33 +325,109 @@ def _foot(t: NDArray, side: int, p: GaitParameters, body: _Body, width: float) -
         return ankle, heading
 
     flat_now, yaw_now = footprint(strike)
-    flat_next, yaw_next = footprint(strike + d)
     ankle, q_foot, pitch = _stance_pose(tau, flat_now, yaw_now, p, body)
-    stance = tau < sf
-
-    # Swing: the ankle from toe-off (at the foot's speed then) to heel strike (at rest); the
-    # foot levels out by _LEVEL of the swing, then turns its toes up for the next heel strike.
-    s = np.clip((tau - sf) / (1.0 - sf), 0.0, 1.0)
-    eps = 1e-6
-    start, _, _ = _stance_pose(np.full_like(t, sf), flat_now, yaw_now, p, body)
-    before, _, _ = _stance_pose(np.full_like(t, sf - eps), flat_now, yaw_now, p, body)
-    end, _, _ = _stance_pose(np.zeros_like(t), flat_next, yaw_next, p, body)
-    velocity = (1.0 - sf) * (start - before) / eps  # per unit of s
-    ankle_swing = _hermite(s[:, None], start, velocity, end, 0.0)
-    rate = _TOE_OFF_RATE * p.heel_rise * (1.0 - sf) / (sf - HEEL_OFF)  # pitch rate per unit s
-    level = np.clip(s / _LEVEL, 0.0, 1.0)
-    toes = p.heel_rise * (1.0 - ease(Easing.MINIMUM_JERK, level)) + rate * s * (1.0 - level) ** 3
-    pitch_swing = toes - p.heel_strike * ease(Easing.MINIMUM_JERK, (s - 1.0 + _LEVEL) / _LEVEL)
-    u = ease(Easing.MINIMUM_JERK, s)
-    yaw_swing = yaw_now + (yaw_next - yaw_now) * u
-    q_swing = quat_multiply(_qz(yaw_swing), _qaxis(np.array([0.0, 1.0, 0.0]), pitch_swing))
     return _Foot(
-        ankle=np.where(stance[:, None], ankle, ankle_swing),
-        rotation=np.where(stance[:, None], q_foot, q_swing),
-        toes=np.where(stance, np.maximum(pitch, 0.0), toes),
-        stance=stance,
+        ankle=ankle,
+        rotation=q_foot,
+        toes=np.maximum(pitch, 0.0),
+        pitch=pitch,
+        stance=tau < p.stance_fraction,
         tau=tau,
+        ball=flat_now + quat_apply(_qz(yaw_now), body.toe_offset),
+        yaw=yaw_now,
     )
+
+
+def _push_off(foot: _Foot, hip: NDArray, body: _Body, p: GaitParameters) -> _Foot:
+    """Pre-swing: the heel rises at least as far as keeps the trailing knee flexed.
+
+    From the other heel strike to toe-off, where the prescribed heel rise would
+    leave the knee straighter than ``_PRE_SWING_KNEE`` (long steps), the foot
+    pitch is raised to the least one that puts the ankle, on its circle about
+    the ball of the foot, within the hip-ankle distance of that flexion from
+    ``hip (N, 3)``.
+
+    The heel rises at most by the toe joint's extension.
+
+    Raises
+    ------
+    InputError
+        If the leg cannot reach the ankle even then: the step is too long.
+    """
+    pre = foot.stance & (foot.tau >= 0.5)
+    if not pre.any():
+        return foot
+    i = np.flatnonzero(pre)
+    q_yaw = _qz(foot.yaw[i])
+    c = quat_apply(quat_conjugate(q_yaw), hip[i] - foot.ball[i])  # hip from the ball
+    o = -body.toe_offset  # ankle from the ball, foot frame
+    length = float(body.leg_length(np.array(_PRE_SWING_KNEE)))
+    # |c − R_y(θ) o|² = |c|² + |o|² − 2 r cos(θ − φ): nearest at θ = φ, so the least pitch
+    # within ``length`` is φ − arccos(ratio).
+    a = c[:, 0] * o[0] + c[:, 2] * o[2]
+    b = c[:, 0] * o[2] - c[:, 2] * o[0]
+    ratio = (0.5 * (np.sum(c * c, axis=-1) + o @ o - length**2) - c[:, 1] * o[1]) / np.hypot(a, b)
+    needed = np.arctan2(b, a) - np.arccos(np.clip(ratio, -1.0, 1.0))
+    needed = np.where(ratio < -1.0, 0.0, needed)  # within reach at any pitch
+    pitch_i = np.clip(np.maximum(foot.pitch[i], needed), None, body.toe_extension)
+    q = quat_multiply(q_yaw, _qaxis(np.array([0.0, 1.0, 0.0]), pitch_i))
+    ankle, rotation, pitch = foot.ankle.copy(), foot.rotation.copy(), foot.pitch.copy()
+    ankle[i] = foot.ball[i] + quat_apply(q, o)
+    if np.any(np.linalg.norm(hip[i] - ankle[i], axis=-1) > body.leg_length(np.zeros(1))):
+        raise InputError(
+            f"step length {p.step_length} m is too long for a leg of "
+            f"{body.thigh + body.shank:.3f} m at double support {p.double_support}: before "
+            f"toe-off the trailing foot would lie beyond the leg's reach even with the heel "
+            f"up by the toes' {np.degrees(body.toe_extension):.0f}°; shorten the step"
+        )
+    rotation[i], pitch[i] = q, pitch_i
+    return replace(foot, ankle=ankle, rotation=rotation, toes=np.maximum(pitch, 0.0), pitch=pitch)
+
+
+def _swing(foot: _Foot, t: NDArray, p: GaitParameters, body: _Body) -> _Foot:
+    """The swinging foot: horizontal ankle path and rotation from toe-off to heel strike.
+
+    Each swing carries on the planted foot's motion at toe-off (its last
+    frames' position, velocity and pitch rate, taken on to the exact toe-off
+    time): the ankle follows a cubic Hermite curve to its heel-strike pose, at
+    rest there; the foot keeps its pitch rate, levels out by ``_LEVEL`` of the
+    swing, then turns its toes up for the heel strike. Only the ankle's
+    horizontal path is set here; its height follows from the swing knee
+    (:func:`_swing_ankles`).
+    """
+    ankle, rotation, pitch = foot.ankle.copy(), foot.rotation.copy(), foot.pitch.copy()
+    toes = foot.toes.copy()
+    d = p.cycle_duration
+    edges = np.diff(np.concatenate([[0], (~foot.stance).astype(np.int8), [0]]))
+    for a, b in zip(np.flatnonzero(edges == 1), np.flatnonzero(edges == -1), strict=True):
+        if a < 2 or b >= len(t):
+            continue  # cut by the padded time line's ends, which are cropped
+        t_off = t[a - 1] + (p.stance_fraction - foot.tau[a - 1]) * d
+        t_on = t[b] - foot.tau[b] * d
+        h = t_on - t_off
+        s = (t[a:b] - t_off) / h
+        dt = t[a - 1] - t[a - 2]
+        velocity = (ankle[a - 1] - ankle[a - 2]) / dt
+        rate = (pitch[a - 1] - pitch[a - 2]) / dt
+        start = ankle[a - 1] + velocity * (t_off - t[a - 1])
+        pitch_off = pitch[a - 1] + rate * (t_off - t[a - 1])
+        flat = foot.ball[b] - quat_apply(_qz(foot.yaw[b]), body.toe_offset)
+        end, _, pitch_on = _stance_pose(np.zeros(1), flat[None], foot.yaw[b : b + 1], p, body)
+        path = _hermite(s[:, None], start, h * velocity, end, 0.0)
+        level = np.clip(s / _LEVEL, 0.0, 1.0)
+        toes_up = ease(Easing.MINIMUM_JERK, (s - 1.0 + _LEVEL) / _LEVEL)
+        # s (1 − s / _LEVEL)³ peaks at 27 _LEVEL / 256: keep the toes within their range.
+        room = max(body.toe_extension - pitch_off, 0.0) * 256.0 / (27.0 * _LEVEL)
+        heel_up = (
+            pitch_off * (1.0 - ease(Easing.MINIMUM_JERK, level))
+            + min(h * rate, room) * s * (1.0 - level) ** 3
+        )
+        yaw = foot.yaw[a - 1] + (foot.yaw[b] - foot.yaw[a - 1]) * ease(Easing.MINIMUM_JERK, s)
+        ankle[a:b] = path
+        toes[a:b] = heel_up  # the toes stay bent as long as the heel is up, flat otherwise
+        pitch[a:b] = heel_up + pitch_on * toes_up
+        rotation[a:b] = quat_multiply(_qz(yaw), _qaxis(np.array([0.0, 1.0, 0.0]), pitch[a:b]))
+    return replace(foot, ankle=ankle, rotation=rotation, toes=toes, pitch=pitch)
 
 
 def _leg(hip: NDArray, ankle: NDArray, forward: NDArray, body: _Body) -> tuple[NDArray, NDArray]:
@@ -419,7 +502,8 @@ def _pelvis_height(
         reach = np.linalg.norm(foot.ankle - hip - [0.0, 0.0, 1.0] * lead[:, None], axis=-1)
         knee = np.where(foot.stance & np.isnan(knee), body.knee_angle(reach), knee)
         knee, _ = _bridge(knee, t, np.isnan(knee))
-        height = _height_for(hip, foot.ankle, body.leg_length(knee), body, p)
+        length = body.leg_length(np.where(foot.stance, knee, np.nan))
+        height = _height_for(hip, foot.ankle, length, body, p)
         pelvis = np.where(foot.stance & np.isnan(lead), height, pelvis)
     known = np.flatnonzero(~np.isnan(pelvis))  # the padding's ends: held, then cut off
     return np.interp(np.arange(len(t)), known, pelvis[known])
@@ -430,10 +514,11 @@ def _height_for(
 ) -> NDArray[np.float64]:
     """Pelvis height ``(N,)`` [m] at which the hip-ankle distance is ``length (N,)``.
 
-    ``hip (N, 3)`` is the hip with the pelvis at height 0.
+    ``hip (N, 3)`` is the hip with the pelvis at height 0; frames where ``length`` is
+    NaN are NaN.
     """
     horizontal = np.linalg.norm(hip[:, :2] - ankle[:, :2], axis=-1)
-    if np.any(horizontal >= body.thigh + body.shank):
+    if np.any(horizontal[np.isfinite(length)] >= body.thigh + body.shank):
         raise InputError(
             f"step length {p.step_length} m is impossible for a leg of "
             f"{body.thigh + body.shank:.3f} m: the foot lies beyond the leg's reach; "
@@ -569,11 +654,12 @@ def generate_walk(
     local[:, sk.index("pelvis")] = q_pelvis[keep]
     solves: list[IKResult] = []
     for side, prefix in ((-1, "r"), (1, "l")):
-        foot = feet[side]
+        foot = _push_off(feet[side], hips[side], body, p)
+        knee = body.knee_angle(np.linalg.norm(foot.ankle - hips[side], axis=-1))
+        knee = _swing_knee(knee, t, ~foot.stance, p.swing_knee)
+        foot = _swing(foot, t, p, body)
         forward = quat_apply(foot.rotation, [1.0, 0.0, 0.0])
         forward[:, 2] = 0.0
-        _, knee = _leg(hips[side], foot.ankle, forward, body)
-        knee = _swing_knee(knee, t, ~foot.stance, p.swing_knee)
         ankle = _swing_ankles(hips[side], foot, knee, body)[keep]
         g_thigh, knee = _leg(hips[side][keep], ankle, forward[keep], body)
         knee_j = sk.index(f"{prefix}_knee")
