@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from vhuman.cli.predict import predict_app
 from vhuman.io import cmu_walking_example, load_motion, save_motion, write_cmu
-from vhuman.prediction import ModelInfo, build_model, save_model
+from vhuman.prediction import ModelInfo, build_model, load_model, save_model
 from vhuman.skeleton import Motion, standard_humanoid
 
 runner = CliRunner()
@@ -101,3 +101,26 @@ def test_train_on_bvh_folder_then_evaluate(tmp_path):
     assert d["horizons_ms"] == [80, 160, 320, 400, 560, 1000]
     assert d["windows"] > 0
     assert np.all(np.isfinite(d["models"]["zero_velocity"]["mpjpe_mm"]))
+
+
+def test_train_regularisation_options(tmp_path):
+    walk = cmu_walking_example()
+    folder = tmp_path / "bvh" / "walk"
+    folder.mkdir(parents=True)
+    for k, a in enumerate((0, 20, 40)):
+        save_motion(walk[a : a + 200], folder / f"walk_{k + 1}.bvh")
+    out = tmp_path / "m.pt"
+    args = ["train", "--data", str(tmp_path / "bvh"), "--epochs", "1", "--max-windows", "16",
+            "--mirror", "--ema", "0.9", "--weight-decay", "0.01", "--json"]  # fmt: skip
+    res = runner.invoke(predict_app, [*args, "--dropout", "0.1", "-o", str(out)])
+    assert res.exit_code == 0, res.output
+    model, info = load_model(out)
+    assert model.options()["dropout"] == 0.1
+    train = info.train
+    assert (train["mirror"], train["ema"], train["weight_decay"]) == (True, 0.9, 0.01)
+    res = runner.invoke(predict_app, [*args, "--ema", "1", "-o", str(out)])
+    assert res.exit_code == 2
+    assert "ema" in res.stderr
+    res = runner.invoke(predict_app, [*args, "--model", "simlpe", "--dropout", "0.1", "-o", "x"])
+    assert res.exit_code == 2
+    assert "dropout" in res.stderr

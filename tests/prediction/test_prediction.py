@@ -24,9 +24,10 @@ from vhuman.prediction import (
     predict_motion,
     train,
 )
+from vhuman.prediction.data import mirror_joints
 from vhuman.prediction.kinematics import quat_to_rotvec_t, rotvec_to_quat_t
-from vhuman.prediction.training import batch_tensors
-from vhuman.skeleton import Motion, forward_kinematics, standard_humanoid
+from vhuman.prediction.training import _epoch_order, batch_tensors, mirror_batch
+from vhuman.skeleton import Motion, Skeleton, forward_kinematics, standard_humanoid
 
 torch.set_num_threads(1)
 SMALL = {"dim": 16, "heads": 2, "ff": 32, "encoder_layers": 1, "decoder_layers": 1}
@@ -304,3 +305,100 @@ def test_train_steps_budget(toy, tmp_path):
     assert info.train["steps"] == 5
     with pytest.raises(InputError, match="steps"):
         TrainConfig(steps=0)
+
+
+def test_mirror_joints_pairs_by_name():
+    sk = cmu_skeleton()
+    swap = mirror_joints(sk)
+    assert [swap[s] for s in swap] == list(range(sk.n_joints))
+    assert swap[sk.index("lhip")] == sk.index("rhip")
+    assert swap[sk.index("rthumb_tip")] == sk.index("lthumb_tip")
+    assert swap[sk.index("head")] == sk.index("head")
+    hum = standard_humanoid()
+    assert mirror_joints(hum)[hum.index("l_knee")] == hum.index("r_knee")
+    lone = Skeleton(("hips", "spine", "head"), [-1, 0, 1], [[0, 0, 1], [0, 0, 0.3], [0, 0, 0.3]])
+    with pytest.raises(InputError, match="cannot mirror"):
+        mirror_joints(lone)
+
+
+def test_mirror_batch_reflects_poses_in_the_sagittal_plane():
+    sk = cmu_skeleton()
+    swap = list(mirror_joints(sk))
+    # A left/right-symmetric version of the CMU skeleton: there the mirror image of the
+    # positions is y → −y with left and right swapped.
+    off = np.array(sk.offsets)
+    for j, s in enumerate(swap):
+        if s == j:
+            off[j, 1] = 0.0
+        elif sk.names[j].startswith("l"):
+            off[s] = off[j] * [1.0, -1.0, 1.0]
+    fk = TorchFK(sk.parents, off)
+    g = torch.Generator().manual_seed(3)
+    q = rotvec_to_quat_t(0.6 * torch.randn(5, 7, sk.n_joints, 3, generator=g))
+    q[..., 0, :] = q.new_tensor([1.0, 0.0, 0.0, 0.0])
+    qm, pm = mirror_batch(q, tuple(swap), fk)
+    torch.testing.assert_close(pm, fk(q)[..., swap, :] * q.new_tensor([1.0, -1.0, 1.0]))
+    torch.testing.assert_close(pm, fk(qm))
+    q2, p2 = mirror_batch(qm, tuple(swap), fk)
+    torch.testing.assert_close(q2, q, rtol=0, atol=0)
+    torch.testing.assert_close(p2, fk(q))
+
+
+def test_mirror_flags_are_seeded_and_leave_the_order(toy):
+    plain = TrainConfig(kind="seed", seed=4)
+    mirrored = TrainConfig(kind="seed", seed=4, mirror=True)
+    order, flip = _epoch_order(500, plain, 2)
+    order_m, flip_m = _epoch_order(500, mirrored, 2)
+    np.testing.assert_array_equal(order, order_m)
+    assert not flip.any()
+    assert 200 < flip_m.sum() < 300
+    np.testing.assert_array_equal(flip_m, _epoch_order(500, mirrored, 2)[1])
+    assert (flip_m != _epoch_order(500, mirrored, 3)[1]).any()
+
+
+def _regularised(**kw):
+    return _config(mirror=True, ema=0.9, weight_decay=0.05, **kw)
+
+
+def test_regularised_training_resumes_exactly_and_saves_the_average(toy, tmp_path):
+    full, _, h_full = train(toy, _regularised(), output=tmp_path / "full.pt")
+    part = tmp_path / "part.pt"
+    train(toy, _regularised(), output=part, stop_after=1)
+    resumed, _, h_res = train(toy, _regularised(), output=part, resume=True)
+    assert h_res == h_full
+    for (k, a), (_, b) in zip(full.state_dict().items(), resumed.state_dict().items(), strict=True):
+        torch.testing.assert_close(a, b, rtol=0, atol=0, msg=k)
+    ckpt = torch.load(tmp_path / "part.pt.ckpt", weights_only=True)
+    saved, info = load_model(part)
+    torch.testing.assert_close(saved.head.weight, ckpt["ema"]["head.weight"], rtol=0, atol=0)
+    assert not torch.equal(ckpt["ema"]["head.weight"], ckpt["state"]["head.weight"])
+    assert info.train["mirror"]
+    assert info.train["ema"] == 0.9
+    assert ckpt["optimizer"]["param_groups"][0]["weight_decay"] == 0.05
+    assert ckpt["optimizer"]["param_groups"][1]["weight_decay"] == 0.0
+    plain, _, _ = train(toy, _config(), output=tmp_path / "plain.pt")
+    assert not torch.equal(plain.head.weight, full.head.weight)
+
+
+def test_regularisation_options_checked(toy):
+    for bad in ({"ema": 1.0}, {"ema": -0.1}, {"weight_decay": -1.0}):
+        with pytest.raises(InputError):
+            TrainConfig(**bad)
+    with pytest.raises(InputError, match="dropout"):
+        build_model("seed", toy, options={**SMALL, "dropout": 1.0})
+
+
+def test_seed_dropout_only_in_training(toy):
+    torch.manual_seed(0)
+    model = build_model("seed", toy, options={**SMALL, "dropout": 0.5})
+    assert model.options()["dropout"] == 0.5
+    for p in model.head.parameters():
+        torch.nn.init.normal_(p, std=0.1)
+    q, p = batch_tensors(toy, toy.windows(stride=20), slice(None))
+    n = model.n_observed
+    model.train()
+    a, b = model(q[:, :n], p[:, :n]).positions, model(q[:, :n], p[:, :n]).positions
+    assert not torch.equal(a, b)
+    model.eval()
+    a, b = model(q[:, :n], p[:, :n]).positions, model(q[:, :n], p[:, :n]).positions
+    torch.testing.assert_close(a, b, rtol=0, atol=0)

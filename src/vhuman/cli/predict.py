@@ -76,6 +76,19 @@ def train(
     threads: Annotated[
         int | None, typer.Option("--threads", help="CPU threads for torch (default: torch's).")
     ] = None,
+    weight_decay: Annotated[
+        float, typer.Option("--weight-decay", help="AdamW weight decay (weights, embeddings).")
+    ] = 0.0,
+    ema: Annotated[
+        float,
+        typer.Option("--ema", help="Decay of a moving average of the weights, saved (0: none)."),
+    ] = 0.0,
+    mirror: Annotated[
+        bool, typer.Option("--mirror", help="Mirror half the windows left/right each epoch.")
+    ] = False,
+    dropout: Annotated[
+        float | None, typer.Option("--dropout", help="Dropout rate (seed model only).")
+    ] = None,
     resume: Annotated[
         bool, typer.Option("--resume", help="Continue from <output>.ckpt if it is there.")
     ] = False,
@@ -97,6 +110,8 @@ def train(
             kind=model, epochs=epochs, steps=steps, lr=lr, batch_size=batch_size, seed=seed,
             max_windows=max_windows,
             n_observed=N_OBSERVED if observed is None else observed,
+            weight_decay=weight_decay, ema=ema, mirror=mirror,
+            options={} if dropout is None else {"dropout": dropout},
         )  # fmt: skip
         with _progress(not as_json) as progress:
             task = progress.add_task(f"train {model}", total=None, info="")

@@ -88,6 +88,7 @@ __all__ = [
     "load_cmu_sequences",
     "load_deepmimic_sequences",
     "load_sequences",
+    "mirror_joints",
     "motion_pose_arrays",
     "validation_trials",
 ]
@@ -163,6 +164,42 @@ def joint_sets(skeleton: Skeleton, positions: NDArray, local_rotations: NDArray)
             "the motions never move a joint relative to the root; prediction needs moving joints"
         )
     return JointSets(position, angle)
+
+
+def mirror_joints(skeleton: Skeleton) -> tuple[int, ...]:
+    """The joint each joint becomes in the left/right mirror image of a pose.
+
+    Left and right joints pair by name (``l…``/``r…`` or ``left…``/``right…``,
+    any case, the rest equal); unpaired joints map to themselves.
+
+    Returns
+    -------
+    tuple of int, length J
+        ``swap[j]``: the mirror joint of ``j`` (``swap[swap[j]] == j``).
+
+    Raises
+    ------
+    InputError
+        If no joints pair or the pairs do not have mirrored parents.
+    """
+    index = {n.lower(): i for i, n in enumerate(skeleton.names)}
+    swap = list(range(skeleton.n_joints))
+    for i, name in enumerate(skeleton.names):
+        low = name.lower()
+        for a, b in (("left", "right"), ("right", "left"), ("l", "r"), ("r", "l")):
+            if low.startswith(a) and (j := index.get(b + low[len(a) :])) is not None:
+                swap[i] = j
+                break
+    parents = [int(p) for p in skeleton.parents]
+    if swap == list(range(skeleton.n_joints)) or any(
+        (parents[swap[j]] if parents[j] < 0 else swap[parents[j]]) != parents[swap[j]]
+        for j in range(len(swap))
+    ):
+        raise InputError(
+            "cannot mirror this skeleton: it needs left/right joints named l…/r… or "
+            "left…/right… with mirrored parents"
+        )
+    return tuple(swap)
 
 
 def motion_pose_arrays(motion: Motion) -> tuple[NDArray[np.float64], NDArray[np.float64]]:

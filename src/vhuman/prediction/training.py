@@ -9,7 +9,21 @@ run would (the window order and any randomness of epoch ``e`` derive from
 ``(seed, e)`` alone; tested).
 
 Schedule: Adam, learning rate cosine-decayed from ``lr`` to ``lr / 100`` over
-all steps, gradient norm clipped at 1.
+all steps, gradient norm clipped at 1. Options (:class:`TrainConfig`), offered
+to every model kind alike:
+
+- ``weight_decay``: AdamW's decoupled weight decay on the parameters of two
+  or more dimensions (weight matrices, embeddings; not biases or norms);
+- ``ema``: an exponential moving average of the weights (decay ``ema``,
+  warmed up as ``min(ema, (1 + s) / (10 + s))`` at step ``s``), kept in the
+  checkpoint and written as the model;
+- ``mirror``: each epoch every training window is mirrored left/right with
+  probability 1/2 (drawn from ``(seed, epoch)``): the pose reflected in the
+  body's sagittal plane (``y → −y``, x forward, z up), left and right joints
+  swapped (:func:`~vhuman.prediction.data.mirror_joints`); a local rotation
+  ``(w, x, y, z)`` becomes ``(w, −x, y, −z)`` at the mirror joint and the
+  positions are recomputed by FK, so they match the skeleton's bone lengths
+  exactly.
 """
 
 from __future__ import annotations
@@ -34,7 +48,9 @@ from vhuman.prediction.data import (
     JointSets,
     PoseSequences,
     Windows,
+    mirror_joints,
 )
+from vhuman.prediction.kinematics import TorchFK
 from vhuman.prediction.models import MODEL_KINDS, MotionPredictor
 
 __all__ = [
@@ -45,6 +61,7 @@ __all__ = [
     "batch_tensors",
     "build_model",
     "load_model",
+    "mirror_batch",
     "save_model",
     "train",
 ]
@@ -84,6 +101,12 @@ class TrainConfig:
         Observed poses per window (the model's input length).
     options : dict
         Model hyper-parameters (see :mod:`vhuman.prediction.models`).
+    weight_decay : float
+        AdamW weight decay of the weight matrices and embeddings (0: Adam).
+    ema : float
+        Decay of the exponential moving average of the weights (0: none); in [0, 1).
+    mirror : bool
+        Mirror each window left/right with probability 1/2 (see the module notes).
     """
 
     kind: str = "seed"
@@ -96,6 +119,9 @@ class TrainConfig:
     max_windows: int | None = None
     n_observed: int = N_OBSERVED
     options: dict[str, Any] = field(default_factory=dict)
+    weight_decay: float = 0.0
+    ema: float = 0.0
+    mirror: bool = False
 
     def __post_init__(self) -> None:
         trainable = sorted(k for k, c in MODEL_KINDS.items() if c.trainable)
@@ -106,6 +132,10 @@ class TrainConfig:
                 raise InputError(f"{name} must be an integer ≥ 1, got {getattr(self, name)}")
         if self.steps is not None and int(self.steps) < 1:
             raise InputError(f"steps must be an integer ≥ 1, got {self.steps}")
+        if not float(self.weight_decay) >= 0.0:
+            raise InputError(f"weight_decay must be ≥ 0, got {self.weight_decay}")
+        if not 0.0 <= float(self.ema) < 1.0:
+            raise InputError(f"ema must be in [0, 1), got {self.ema}")
 
     @property
     def learning_rate(self) -> float:
@@ -259,10 +289,58 @@ def _lr_at(step: int, total: int, lr: float) -> float:
     return lr * (0.01 + 0.99 * 0.5 * (1.0 + math.cos(math.pi * min(step / max(total, 1), 1.0))))
 
 
-def _epoch_order(n: int, config: TrainConfig, epoch: int) -> torch.Tensor:
+def _epoch_order(n: int, config: TrainConfig, epoch: int) -> tuple[np.ndarray, np.ndarray]:
+    """The epoch's window order ``(n,)`` (a seeded subset with ``max_windows``) and mirror flags."""
     g = torch.Generator().manual_seed(config.seed * 1_000_003 + epoch)
     order = torch.randperm(n, generator=g)
-    return order[: config.max_windows] if config.max_windows else order
+    flip = torch.rand(n, generator=g) < 0.5 if config.mirror else torch.zeros(n, dtype=torch.bool)
+    if config.max_windows:
+        order, flip = order[: config.max_windows], flip[: config.max_windows]
+    return order.numpy(), flip.numpy()
+
+
+def mirror_batch(
+    q: torch.Tensor, swap: tuple[int, ...], fk: TorchFK
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Left/right mirror images of poses (see the module notes).
+
+    Parameters
+    ----------
+    q : Tensor, shape (..., J, 4)
+        Local rotations, root the identity.
+    swap : tuple of int, length J
+        :func:`~vhuman.prediction.data.mirror_joints` of the skeleton.
+    fk : TorchFK
+        The skeleton's forward kinematics.
+
+    Returns
+    -------
+    q, p : Tensor, shapes (..., J, 4) and (..., J, 3)
+        Mirrored local rotations and their root-relative positions [m].
+    """
+    qm = q[..., list(swap), :] * q.new_tensor([1.0, -1.0, 1.0, -1.0])
+    with torch.no_grad():
+        return qm, fk(qm)
+
+
+def _optimizer(model: MotionPredictor, config: TrainConfig) -> torch.optim.Optimizer:
+    if not config.weight_decay:
+        return torch.optim.Adam(model.parameters(), lr=config.learning_rate)
+    params = list(model.parameters())
+    groups = [
+        {"params": [p for p in params if p.ndim >= 2], "weight_decay": config.weight_decay},
+        {"params": [p for p in params if p.ndim < 2], "weight_decay": 0.0},
+    ]
+    return torch.optim.AdamW(groups, lr=config.learning_rate)
+
+
+def _ema_update(ema: dict[str, torch.Tensor], model: MotionPredictor, decay: float) -> None:
+    with torch.no_grad():
+        for k, v in model.state_dict().items():
+            if v.is_floating_point():
+                ema[k].lerp_(v, 1.0 - decay)
+            else:
+                ema[k].copy_(v)
 
 
 def train(
@@ -326,7 +404,9 @@ def train(
         sequences.skeleton.names, sequences.sample_fps, PROTOCOL_FPS, sequences.source,
         {**asdict(config), "epochs_done": 0},
     )  # fmt: skip
-    opt = torch.optim.Adam(model.parameters(), lr=config.learning_rate)
+    opt = _optimizer(model, config)
+    ema = {k: v.detach().clone() for k, v in model.state_dict().items()} if config.ema else None
+    swap = mirror_joints(sequences.skeleton) if config.mirror else None
     history: list[float] = []
     start = 0
     if resume and checkpoint.is_file():
@@ -338,6 +418,8 @@ def train(
             )
         model.load_state_dict(data["state"])
         opt.load_state_dict(data["optimizer"])
+        if ema is not None:
+            ema = {k: v.to(device) for k, v in data["ema"].items()}
         start, history = int(data["epoch"]), list(json.loads(data["history"]))
     n_batches = math.ceil(min(len(windows), config.max_windows or len(windows)) / config.batch_size)
     total = n_batches * config.epochs if config.steps is None else int(config.steps)
@@ -346,18 +428,16 @@ def train(
     for epoch in range(start, last):
         model.train()
         torch.manual_seed(config.seed * 7_919 + epoch)
-        order = _epoch_order(len(windows), config, epoch).numpy()
+        order, flip = _epoch_order(len(windows), config, epoch)
         losses = []
         for b in range(min(n_batches, total - epoch * n_batches)):
             step = epoch * n_batches + b
             for group in opt.param_groups:
                 group["lr"] = _lr_at(step, total, config.learning_rate)
-            q, p = batch_tensors(
-                sequences,
-                windows,
-                order[b * config.batch_size : (b + 1) * config.batch_size],
-                device,
-            )
+            batch = slice(b * config.batch_size, (b + 1) * config.batch_size)
+            q, p = batch_tensors(sequences, windows, order[batch], device)
+            if swap is not None and (f := torch.from_numpy(flip[batch]).to(device)).any():
+                q[f], p[f] = mirror_batch(q[f], swap, model.fk)
             n = model.n_observed
             pred = model(q[:, :n], p[:, :n])
             loss = model.loss(pred, q[:, n:], p[:, n:])
@@ -365,6 +445,8 @@ def train(
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
             opt.step()
+            if ema is not None:
+                _ema_update(ema, model, min(config.ema, (1 + step) / (10 + step)))
             losses.append(loss.item())
             if progress is not None:
                 progress(step + 1, total, losses[-1])
@@ -375,12 +457,15 @@ def train(
             "train": json.dumps(asdict(config)),
             "state": {k: v.detach().cpu() for k, v in model.state_dict().items()},
             "optimizer": opt.state_dict(),
+            **({} if ema is None else {"ema": {k: v.detach().cpu() for k, v in ema.items()}}),
             "epoch": epoch + 1,
             "history": json.dumps(history),
         }
         with atomic_path(checkpoint) as tmp:
             torch.save(payload, tmp)
     model.eval()
+    if ema is not None:
+        model.load_state_dict(ema)
     info = ModelInfo(
         info.joint_names, info.sample_fps, info.label_fps, info.data,
         {**asdict(config), "epochs_done": len(history)},
