@@ -344,20 +344,26 @@ def test_mirror_batch_reflects_poses_in_the_sagittal_plane():
     torch.testing.assert_close(p2, fk(q))
 
 
-def test_mirror_flags_are_seeded_and_leave_the_order(toy):
+def test_mirror_and_reverse_flags_are_seeded_and_leave_the_order(toy):
     plain = TrainConfig(kind="seed", seed=4)
-    mirrored = TrainConfig(kind="seed", seed=4, mirror=True)
-    order, flip = _epoch_order(500, plain, 2)
-    order_m, flip_m = _epoch_order(500, mirrored, 2)
-    np.testing.assert_array_equal(order, order_m)
+    both = TrainConfig(kind="seed", seed=4, mirror=True, reverse=True)
+    order, flip, back = _epoch_order(500, plain, 2)
+    order_b, flip_b, back_b = _epoch_order(500, both, 2)
+    np.testing.assert_array_equal(order, order_b)
     assert not flip.any()
-    assert 200 < flip_m.sum() < 300
-    np.testing.assert_array_equal(flip_m, _epoch_order(500, mirrored, 2)[1])
-    assert (flip_m != _epoch_order(500, mirrored, 3)[1]).any()
+    assert not back.any()
+    assert 200 < flip_b.sum() < 300
+    assert 200 < back_b.sum() < 300
+    assert (flip_b != back_b).any()  # independent draws
+    np.testing.assert_array_equal(flip_b, _epoch_order(500, both, 2)[1])
+    np.testing.assert_array_equal(back_b, _epoch_order(500, both, 2)[2])
+    assert (flip_b != _epoch_order(500, both, 3)[1]).any()
+    mirror_only = TrainConfig(kind="seed", seed=4, mirror=True)
+    np.testing.assert_array_equal(flip_b, _epoch_order(500, mirror_only, 2)[1])
 
 
 def _regularised(**kw):
-    return _config(mirror=True, ema=0.9, weight_decay=0.05, **kw)
+    return _config(mirror=True, reverse=True, ema=0.9, weight_decay=0.05, **kw)
 
 
 def test_regularised_training_resumes_exactly_and_saves_the_average(toy, tmp_path):
@@ -373,6 +379,7 @@ def test_regularised_training_resumes_exactly_and_saves_the_average(toy, tmp_pat
     torch.testing.assert_close(saved.head.weight, ckpt["ema"]["head.weight"], rtol=0, atol=0)
     assert not torch.equal(ckpt["ema"]["head.weight"], ckpt["state"]["head.weight"])
     assert info.train["mirror"]
+    assert info.train["reverse"]
     assert info.train["ema"] == 0.9
     assert ckpt["optimizer"]["param_groups"][0]["weight_decay"] == 0.05
     assert ckpt["optimizer"]["param_groups"][1]["weight_decay"] == 0.0

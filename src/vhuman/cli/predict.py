@@ -86,6 +86,9 @@ def train(
     mirror: Annotated[
         bool, typer.Option("--mirror", help="Mirror half the windows left/right each epoch.")
     ] = False,
+    reverse: Annotated[
+        bool, typer.Option("--reverse", help="Play half the windows backwards each epoch.")
+    ] = False,
     dropout: Annotated[
         float | None, typer.Option("--dropout", help="Dropout rate (seed model only).")
     ] = None,
@@ -110,7 +113,7 @@ def train(
             kind=model, epochs=epochs, steps=steps, lr=lr, batch_size=batch_size, seed=seed,
             max_windows=max_windows,
             n_observed=N_OBSERVED if observed is None else observed,
-            weight_decay=weight_decay, ema=ema, mirror=mirror,
+            weight_decay=weight_decay, ema=ema, mirror=mirror, reverse=reverse,
             options={} if dropout is None else {"dropout": dropout},
         )  # fmt: skip
         with _progress(not as_json) as progress:

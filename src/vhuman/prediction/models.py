@@ -69,10 +69,12 @@ The seed's model (Ueda et al. 2022), and what we chose where the paper is vague
 - **Training options** (:mod:`vhuman.prediction.training`; full-budget runs,
   9,000 steps of 16 windows, validation mean MPJPE): left/right mirroring of
   the training windows with an exponential moving average of the weights
-  (decay 0.999) took the seed from 49.3 to 45.4 mm (400 ms: 47.5 → 43.8 mm)
-  and is what the shipped model uses (mirroring alone: 45.6 mm); the
-  validation error then stays flat from the fifth pass on (45.2 mm), so it
-  no longer overfits but does not learn more either. On top of that,
+  (decay 0.999) took the seed from 49.3 to 45.4 mm (400 ms: 47.5 → 43.8 mm;
+  mirroring alone: 45.6 mm), playing half the windows backwards on top to
+  44.3 mm (400 ms 42.6), which the shipped model uses. With mirroring and
+  averaging the validation error stays flat from the fifth pass on (45.2
+  mm), so it no longer overfits but does not learn more either. On top of
+  mirroring and averaging,
   dropout 0.1 with weight decay 0.02 (46.2 mm) and width 48 / feed-forward
   96 at the same wall time (8,300 steps; 46.1 mm) and 2 + 2 layers (5,600
   steps, 839 s; 48.4 mm) were worse. ``dropout`` stays an option, 0 by

@@ -23,7 +23,10 @@ to every model kind alike:
   swapped (:func:`~vhuman.prediction.data.mirror_joints`); a local rotation
   ``(w, x, y, z)`` becomes ``(w, −x, y, −z)`` at the mirror joint and the
   positions are recomputed by FK, so they match the skeleton's bone lengths
-  exactly.
+  exactly;
+- ``reverse``: each epoch every training window is played backwards with
+  probability 1/2 (an independent draw from ``(seed, epoch)``): the motion
+  run in reverse, its last future pose observed first.
 """
 
 from __future__ import annotations
@@ -107,6 +110,8 @@ class TrainConfig:
         Decay of the exponential moving average of the weights (0: none); in [0, 1).
     mirror : bool
         Mirror each window left/right with probability 1/2 (see the module notes).
+    reverse : bool
+        Play each window backwards with probability 1/2 (see the module notes).
     """
 
     kind: str = "seed"
@@ -122,6 +127,7 @@ class TrainConfig:
     weight_decay: float = 0.0
     ema: float = 0.0
     mirror: bool = False
+    reverse: bool = False
 
     def __post_init__(self) -> None:
         trainable = sorted(k for k, c in MODEL_KINDS.items() if c.trainable)
@@ -289,14 +295,18 @@ def _lr_at(step: int, total: int, lr: float) -> float:
     return lr * (0.01 + 0.99 * 0.5 * (1.0 + math.cos(math.pi * min(step / max(total, 1), 1.0))))
 
 
-def _epoch_order(n: int, config: TrainConfig, epoch: int) -> tuple[np.ndarray, np.ndarray]:
-    """The epoch's window order ``(n,)`` (a seeded subset with ``max_windows``) and mirror flags."""
+def _epoch_order(
+    n: int, config: TrainConfig, epoch: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The epoch's window order ``(n,)`` (a seeded subset with ``max_windows``), mirror and
+    time-reversal flags."""
     g = torch.Generator().manual_seed(config.seed * 1_000_003 + epoch)
     order = torch.randperm(n, generator=g)
     flip = torch.rand(n, generator=g) < 0.5 if config.mirror else torch.zeros(n, dtype=torch.bool)
+    back = torch.rand(n, generator=g) < 0.5 if config.reverse else torch.zeros(n, dtype=torch.bool)
     if config.max_windows:
-        order, flip = order[: config.max_windows], flip[: config.max_windows]
-    return order.numpy(), flip.numpy()
+        order, flip, back = (x[: config.max_windows] for x in (order, flip, back))
+    return order.numpy(), flip.numpy(), back.numpy()
 
 
 def mirror_batch(
@@ -428,7 +438,7 @@ def train(
     for epoch in range(start, last):
         model.train()
         torch.manual_seed(config.seed * 7_919 + epoch)
-        order, flip = _epoch_order(len(windows), config, epoch)
+        order, flip, back = _epoch_order(len(windows), config, epoch)
         losses = []
         for b in range(min(n_batches, total - epoch * n_batches)):
             step = epoch * n_batches + b
@@ -438,6 +448,8 @@ def train(
             q, p = batch_tensors(sequences, windows, order[batch], device)
             if swap is not None and (f := torch.from_numpy(flip[batch]).to(device)).any():
                 q[f], p[f] = mirror_batch(q[f], swap, model.fk)
+            if config.reverse and (r := torch.from_numpy(back[batch]).to(device)).any():
+                q[r], p[r] = q[r].flip(1), p[r].flip(1)
             n = model.n_observed
             pred = model(q[:, :n], p[:, :n])
             loss = model.loss(pred, q[:, n:], p[:, n:])
