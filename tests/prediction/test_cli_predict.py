@@ -75,12 +75,17 @@ def test_train_and_evaluate_bad_data(tmp_path):
     assert "seed, simlpe" in res.stderr
 
 
-def test_train_on_bvh_folder_then_evaluate(tmp_path):
+def _bvh_folder(tmp_path, frames):
+    """Three overlapping pieces of the packaged CMU walk as a BVH training folder."""
     walk = cmu_walking_example()
     folder = tmp_path / "bvh" / "walk"
     folder.mkdir(parents=True)
     for k, a in enumerate((0, 20, 40)):
-        save_motion(walk[a : a + 300], folder / f"walk_{k + 1}.bvh")
+        save_motion(walk[a : a + frames], folder / f"walk_{k + 1}.bvh")
+
+
+def test_train_on_bvh_folder_then_evaluate(tmp_path):
+    _bvh_folder(tmp_path, 300)
     out = tmp_path / "m.pt"
     res = runner.invoke(
         predict_app,
@@ -104,20 +109,22 @@ def test_train_on_bvh_folder_then_evaluate(tmp_path):
 
 
 def test_train_regularisation_options(tmp_path):
-    walk = cmu_walking_example()
-    folder = tmp_path / "bvh" / "walk"
-    folder.mkdir(parents=True)
-    for k, a in enumerate((0, 20, 40)):
-        save_motion(walk[a : a + 200], folder / f"walk_{k + 1}.bvh")
+    _bvh_folder(tmp_path, 200)
     out = tmp_path / "m.pt"
     args = ["train", "--data", str(tmp_path / "bvh"), "--epochs", "1", "--max-windows", "16",
-            "--mirror", "--ema", "0.9", "--weight-decay", "0.01", "--json"]  # fmt: skip
+            "--mirror", "--reverse", "--ema", "0.9", "--weight-decay", "0.01",
+            "--json"]  # fmt: skip
     res = runner.invoke(predict_app, [*args, "--dropout", "0.1", "-o", str(out)])
     assert res.exit_code == 0, res.output
     model, info = load_model(out)
     assert model.options()["dropout"] == 0.1
     train = info.train
-    assert (train["mirror"], train["ema"], train["weight_decay"]) == (True, 0.9, 0.01)
+    assert (train["mirror"], train["reverse"], train["ema"], train["weight_decay"]) == (
+        True,
+        True,
+        0.9,
+        0.01,
+    )
     res = runner.invoke(predict_app, [*args, "--ema", "1", "-o", str(out)])
     assert res.exit_code == 2
     assert "ema" in res.stderr

@@ -202,14 +202,20 @@ def _config(**kw):
     return TrainConfig(kind="seed", epochs=2, batch_size=8, seed=3, stride=4, options=SMALL, **kw)
 
 
-def test_checkpoint_resume_equals_uninterrupted(toy, tmp_path):
-    full, _, h_full = train(toy, _config(), output=tmp_path / "full.pt")
+def _resume_equals_uninterrupted(toy, tmp_path, config):
+    """Train ``config`` whole and in two parts; assert equal; return the model and the file."""
+    full, _, h_full = train(toy, config, output=tmp_path / "full.pt")
     part = tmp_path / "part.pt"
-    train(toy, _config(), output=part, stop_after=1)
-    resumed, _, h_res = train(toy, _config(), output=part, resume=True)
+    train(toy, config, output=part, stop_after=1)
+    resumed, _, h_res = train(toy, config, output=part, resume=True)
     assert h_res == h_full
     for (k, a), (_, b) in zip(full.state_dict().items(), resumed.state_dict().items(), strict=True):
         torch.testing.assert_close(a, b, rtol=0, atol=0, msg=k)
+    return full, part
+
+
+def test_checkpoint_resume_equals_uninterrupted(toy, tmp_path):
+    full, part = _resume_equals_uninterrupted(toy, tmp_path, _config())
     loaded, info = load_model(part)
     assert info.train["epochs_done"] == 2
     torch.testing.assert_close(loaded.head.weight, full.head.weight)
@@ -367,13 +373,7 @@ def _regularised(**kw):
 
 
 def test_regularised_training_resumes_exactly_and_saves_the_average(toy, tmp_path):
-    full, _, h_full = train(toy, _regularised(), output=tmp_path / "full.pt")
-    part = tmp_path / "part.pt"
-    train(toy, _regularised(), output=part, stop_after=1)
-    resumed, _, h_res = train(toy, _regularised(), output=part, resume=True)
-    assert h_res == h_full
-    for (k, a), (_, b) in zip(full.state_dict().items(), resumed.state_dict().items(), strict=True):
-        torch.testing.assert_close(a, b, rtol=0, atol=0, msg=k)
+    full, part = _resume_equals_uninterrupted(toy, tmp_path, _regularised())
     ckpt = torch.load(tmp_path / "part.pt.ckpt", weights_only=True)
     saved, info = load_model(part)
     torch.testing.assert_close(saved.head.weight, ckpt["ema"]["head.weight"], rtol=0, atol=0)
