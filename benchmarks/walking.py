@@ -40,16 +40,22 @@ NAMES = {
 }  # fmt: skip
 
 
+def knee_flexion(hip: np.ndarray, knee: np.ndarray, ankle: np.ndarray) -> np.ndarray:
+    """Knee flexion ``(T,)`` [deg]: the angle between thigh and shank, from positions ``(T, 3)``."""
+    thigh, shank = knee - hip, ankle - knee
+    cos_k = (
+        np.sum(thigh * shank, -1) / np.linalg.norm(thigh, axis=-1) / np.linalg.norm(shank, axis=-1)
+    )
+    return np.degrees(np.arccos(np.clip(cos_k, -1.0, 1.0)))
+
+
 def flexion_ranges(motion: Motion, names: tuple[str, ...]) -> tuple[float, float, float, float]:
     """Knee flexion (min, max) and hip flexion (min, max) of the left leg [deg]."""
     sk = motion.skeleton
     p = motion.global_positions
     pel, tho, lhip, rhip, lknee, _, lankle, _, _ = (p[:, sk.index(n)] for n in names)
-    thigh, shank = lknee - lhip, lankle - lknee
-    cos_k = (
-        np.sum(thigh * shank, -1) / np.linalg.norm(thigh, axis=-1) / np.linalg.norm(shank, axis=-1)
-    )
-    knee = np.degrees(np.arccos(np.clip(cos_k, -1, 1)))
+    thigh = lknee - lhip
+    knee = knee_flexion(lhip, lknee, lankle)
     lateral = lhip - rhip
     lateral /= np.linalg.norm(lateral, axis=-1, keepdims=True)
     up = tho - pel
@@ -71,13 +77,8 @@ def knee_steps(motion: Motion, names: tuple[str, ...], fps: float = 60.0) -> tup
     p = motion.global_positions
     times = np.arange(0.0, motion.duration + 1e-9, 1.0 / fps)
     steps = []
-    for hip, knee, ankle in ((names[2], names[4], names[6]), (names[3], names[5], names[7])):
-        thigh = p[:, sk.index(knee)] - p[:, sk.index(hip)]
-        shank = p[:, sk.index(ankle)] - p[:, sk.index(knee)]
-        cos_k = np.sum(thigh * shank, -1) / (
-            np.linalg.norm(thigh, axis=-1) * np.linalg.norm(shank, axis=-1)
-        )
-        flexion = np.degrees(np.arccos(np.clip(cos_k, -1.0, 1.0)))
+    for leg in ((names[2], names[4], names[6]), (names[3], names[5], names[7])):
+        flexion = knee_flexion(*(p[:, sk.index(n)] for n in leg))
         steps.append(np.abs(np.diff(np.interp(times, motion.times, flexion))))
     all_steps = np.concatenate(steps)
     return float(all_steps.max()), float(np.percentile(all_steps, 99))

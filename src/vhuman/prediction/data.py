@@ -169,8 +169,9 @@ def joint_sets(skeleton: Skeleton, positions: NDArray, local_rotations: NDArray)
 def mirror_joints(skeleton: Skeleton) -> tuple[int, ...]:
     """The joint each joint becomes in the left/right mirror image of a pose.
 
-    Left and right joints pair by name (``l…``/``r…`` or ``left…``/``right…``,
-    any case, the rest equal); unpaired joints map to themselves.
+    The skeleton's own pairing (:attr:`~vhuman.skeleton.Skeleton.mirror`),
+    checked for training: some joints must pair and the pairs must hang from
+    mirrored parents.
 
     Returns
     -------
@@ -182,16 +183,9 @@ def mirror_joints(skeleton: Skeleton) -> tuple[int, ...]:
     InputError
         If no joints pair or the pairs do not have mirrored parents.
     """
-    index = {n.lower(): i for i, n in enumerate(skeleton.names)}
-    swap = list(range(skeleton.n_joints))
-    for i, name in enumerate(skeleton.names):
-        low = name.lower()
-        for a, b in (("left", "right"), ("right", "left"), ("l", "r"), ("r", "l")):
-            if low.startswith(a) and (j := index.get(b + low[len(a) :])) is not None:
-                swap[i] = j
-                break
+    swap = tuple(int(j) for j in skeleton.mirror)
     parents = [int(p) for p in skeleton.parents]
-    if swap == list(range(skeleton.n_joints)) or any(
+    if swap == tuple(range(skeleton.n_joints)) or any(
         (parents[swap[j]] if parents[j] < 0 else swap[parents[j]]) != parents[swap[j]]
         for j in range(len(swap))
     ):
@@ -199,7 +193,7 @@ def mirror_joints(skeleton: Skeleton) -> tuple[int, ...]:
             "cannot mirror this skeleton: it needs left/right joints named l…/r… or "
             "left…/right… with mirrored parents"
         )
-    return tuple(swap)
+    return swap
 
 
 def motion_pose_arrays(motion: Motion) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
