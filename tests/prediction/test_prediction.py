@@ -26,7 +26,12 @@ from vhuman.prediction import (
 )
 from vhuman.prediction.data import mirror_joints
 from vhuman.prediction.kinematics import quat_to_rotvec_t, rotvec_to_quat_t
-from vhuman.prediction.training import _epoch_order, batch_tensors, mirror_batch
+from vhuman.prediction.training import (
+    _epoch_order,
+    batch_tensors,
+    mirror_batch,
+    resample_batch,
+)
 from vhuman.skeleton import Motion, Skeleton, forward_kinematics, standard_humanoid
 
 torch.set_num_threads(1)
@@ -353,8 +358,8 @@ def test_mirror_batch_reflects_poses_in_the_sagittal_plane():
 def test_mirror_and_reverse_flags_are_seeded_and_leave_the_order(toy):
     plain = TrainConfig(kind="seed", seed=4)
     both = TrainConfig(kind="seed", seed=4, mirror=True, reverse=True)
-    order, flip, back = _epoch_order(500, plain, 2)
-    order_b, flip_b, back_b = _epoch_order(500, both, 2)
+    order, flip, back, _ = _epoch_order(500, plain, 2)
+    order_b, flip_b, back_b, _ = _epoch_order(500, both, 2)
     np.testing.assert_array_equal(order, order_b)
     assert not flip.any()
     assert not back.any()
@@ -368,8 +373,50 @@ def test_mirror_and_reverse_flags_are_seeded_and_leave_the_order(toy):
     np.testing.assert_array_equal(flip_b, _epoch_order(500, mirror_only, 2)[1])
 
 
+def test_speed_factors_are_seeded_log_uniform_and_leave_the_order():
+    plain = TrainConfig(kind="seed", seed=4, mirror=True)
+    fast = TrainConfig(kind="seed", seed=4, mirror=True, speed=0.25)
+    order, flip, _, factor = _epoch_order(2000, plain, 2)
+    order_s, flip_s, _, factor_s = _epoch_order(2000, fast, 2)
+    np.testing.assert_array_equal(order, order_s)
+    np.testing.assert_array_equal(flip, flip_s)
+    np.testing.assert_array_equal(factor, 1.0)
+    assert 1 / 1.25 <= factor_s.min() < 0.81
+    assert 1.24 < factor_s.max() <= 1.25
+    assert abs(np.mean(np.log(factor_s))) < 0.01  # as often slower as faster
+    np.testing.assert_array_equal(factor_s, _epoch_order(2000, fast, 2)[3])
+    assert (factor_s != _epoch_order(2000, fast, 3)[3]).any()
+    for bad in (-0.1, 1.5, float("nan")):
+        with pytest.raises(InputError, match="speed"):
+            TrainConfig(speed=bad)
+
+
+def test_resampled_windows_take_poses_every_factor_frames(toy):
+    w = toy.windows(split="train")
+    fk = TorchFK(toy.skeleton.parents, toy.skeleton.offsets)
+    index = np.array([0, 5, len(w) - 1])
+    q1, p1 = resample_batch(toy, w, index, np.ones(3), fk)
+    q0, p0 = batch_tensors(toy, w, index)
+    torch.testing.assert_close(q1, q0)
+    torch.testing.assert_close(p1, p0, atol=1e-6, rtol=0)
+    # half speed: every second pose is a recorded frame, the others lie between two
+    q_half, _ = resample_batch(toy, w, index, np.full(3, 0.5), fk)
+    torch.testing.assert_close(q_half[:, ::2], q0[:, :18])
+    between = (q_half[:, 1::2] * q0[:, :17]).sum(-1).abs()
+    assert (between >= (q0[:, 1:18] * q0[:, :17]).sum(-1).abs() - 1e-6).all()
+    # faster: poses every 1.5 frames, reaching past the window but never past the trial
+    index = np.array([0, 20, len(w) - 1])
+    q_fast, p_fast = resample_batch(toy, w, index, np.full(3, 1.5), fk)
+    recorded = torch.from_numpy(toy.local_rotations[:60].astype(np.float32))
+    recorded[..., 0, :] = recorded.new_tensor([1.0, 0.0, 0.0, 0.0])
+    torch.testing.assert_close(q_fast[0, ::2], recorded[0:52:3])
+    torch.testing.assert_close(q_fast[1, -1], recorded[59])  # slowed to end on the last frame
+    torch.testing.assert_close(q_fast[2], batch_tensors(toy, w, index[2:])[0][0])
+    torch.testing.assert_close(p_fast, fk(q_fast))
+
+
 def _regularised(**kw):
-    return _config(mirror=True, reverse=True, ema=0.9, weight_decay=0.05, **kw)
+    return _config(mirror=True, reverse=True, speed=0.2, ema=0.9, weight_decay=0.05, **kw)
 
 
 def test_regularised_training_resumes_exactly_and_saves_the_average(toy, tmp_path):

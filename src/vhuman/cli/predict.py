@@ -81,7 +81,11 @@ def train(
     ] = 0.0,
     ema: Annotated[
         float,
-        typer.Option("--ema", help="Decay of a moving average of the weights, saved (0: none)."),
+        typer.Option(
+            "--ema",
+            help="Decay of a moving average of the weights, saved (0: none); at step s "
+            "it is min(EMA, (1+s)/(10+s)), so 0.999 is reached after 9,000 steps.",
+        ),
     ] = 0.0,
     mirror: Annotated[
         bool, typer.Option("--mirror", help="Mirror half the windows left/right each epoch.")
@@ -89,6 +93,13 @@ def train(
     reverse: Annotated[
         bool, typer.Option("--reverse", help="Play half the windows backwards each epoch.")
     ] = False,
+    speed: Annotated[
+        float,
+        typer.Option(
+            "--speed",
+            help="Play each window at a random speed in [1/(1+S), 1+S] each epoch (0: never).",
+        ),
+    ] = 0.0,
     dropout: Annotated[
         float | None, typer.Option("--dropout", help="Dropout rate (seed model only).")
     ] = None,
@@ -114,6 +125,7 @@ def train(
             max_windows=max_windows,
             n_observed=N_OBSERVED if observed is None else observed,
             weight_decay=weight_decay, ema=ema, mirror=mirror, reverse=reverse,
+            speed=speed,
             options={} if dropout is None else {"dropout": dropout},
         )  # fmt: skip
         with _progress(not as_json) as progress:

@@ -26,7 +26,13 @@ to every model kind alike:
   exactly;
 - ``reverse``: each epoch every training window is played backwards with
   probability 1/2 (an independent draw from ``(seed, epoch)``): the motion
-  run in reverse, its last future pose observed first.
+  run in reverse, its last future pose observed first;
+- ``speed``: each epoch every training window is played at a speed factor
+  drawn log-uniformly from ``[1 / (1 + speed), 1 + speed]`` (an independent
+  draw from ``(seed, epoch)``): its poses are taken every ``factor`` frames
+  from its first one (rotations interpolated between the two nearest frames
+  by normalised linear interpolation, positions by FK); a window near its
+  trial's end is sped up only as far as the trial reaches.
 """
 
 from __future__ import annotations
@@ -65,6 +71,7 @@ __all__ = [
     "build_model",
     "load_model",
     "mirror_batch",
+    "resample_batch",
     "save_model",
     "train",
 ]
@@ -112,6 +119,9 @@ class TrainConfig:
         Mirror each window left/right with probability 1/2 (see the module notes).
     reverse : bool
         Play each window backwards with probability 1/2 (see the module notes).
+    speed : float
+        Play each window at a speed factor in ``[1 / (1 + speed), 1 + speed]``
+        (0: never; see the module notes).
     """
 
     kind: str = "seed"
@@ -128,6 +138,7 @@ class TrainConfig:
     ema: float = 0.0
     mirror: bool = False
     reverse: bool = False
+    speed: float = 0.0
 
     def __post_init__(self) -> None:
         trainable = sorted(k for k, c in MODEL_KINDS.items() if c.trainable)
@@ -142,6 +153,8 @@ class TrainConfig:
             raise InputError(f"weight_decay must be ≥ 0, got {self.weight_decay}")
         if not 0.0 <= float(self.ema) < 1.0:
             raise InputError(f"ema must be in [0, 1), got {self.ema}")
+        if not 0.0 <= float(self.speed) <= 1.0:
+            raise InputError(f"speed must be in [0, 1], got {self.speed}")
 
     @property
     def learning_rate(self) -> float:
@@ -297,16 +310,65 @@ def _lr_at(step: int, total: int, lr: float) -> float:
 
 def _epoch_order(
     n: int, config: TrainConfig, epoch: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The epoch's window order ``(n,)`` (a seeded subset with ``max_windows``), mirror and
-    time-reversal flags."""
+    time-reversal flags and speed factors."""
     g = torch.Generator().manual_seed(config.seed * 1_000_003 + epoch)
     order = torch.randperm(n, generator=g)
     flip = torch.rand(n, generator=g) < 0.5 if config.mirror else torch.zeros(n, dtype=torch.bool)
     back = torch.rand(n, generator=g) < 0.5 if config.reverse else torch.zeros(n, dtype=torch.bool)
+    log_speed = math.log1p(config.speed)
+    factor = torch.exp(log_speed * (2.0 * torch.rand(n, generator=g, dtype=torch.float64) - 1.0))
     if config.max_windows:
-        order, flip, back = (x[: config.max_windows] for x in (order, flip, back))
-    return order.numpy(), flip.numpy(), back.numpy()
+        order, flip, back, factor = (x[: config.max_windows] for x in (order, flip, back, factor))
+    return order.numpy(), flip.numpy(), back.numpy(), factor.numpy()
+
+
+def resample_batch(
+    sequences: PoseSequences,
+    windows: Windows,
+    index: np.ndarray,
+    factors: np.ndarray,
+    fk: TorchFK,
+    device: str = "cpu",
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Windows ``index`` played at speed ``factors`` (see the module notes).
+
+    Parameters
+    ----------
+    sequences : PoseSequences
+    windows : Windows
+    index : ndarray of int, shape (B,)
+        Windows to take.
+    factors : ndarray, shape (B,)
+        Speed factors (> 0): pose ``k`` of a window is taken at frame
+        ``start + factor · k``; a factor that would run past the trial's last
+        frame is reduced to reach it exactly.
+    fk : TorchFK
+        The skeleton's forward kinematics (on ``device``).
+    device : str
+
+    Returns
+    -------
+    q, p : Tensor, shapes (B, L, J, 4) and (B, L, J, 3)
+        Local rotations (root the identity) and root-relative positions [m].
+    """
+    starts = windows.starts[index]
+    last = sequences.trial_starts[windows.trial[index] + 1] - 1
+    span = windows.length - 1
+    factor = np.minimum(factors, (last - starts) / span)
+    t = starts[:, None] + factor[:, None] * np.arange(windows.length)
+    lo = np.minimum(np.floor(t).astype(np.intp), last[:, None])
+    hi = np.minimum(lo + 1, last[:, None])
+    w = (t - lo)[..., None, None]
+    q0, q1 = sequences.local_rotations[lo], sequences.local_rotations[hi]
+    q1 = np.where((q0 * q1).sum(-1, keepdims=True) < 0.0, -q1, q1)
+    q = (1.0 - w) * q0 + w * q1
+    q = torch.from_numpy((q / np.linalg.norm(q, axis=-1, keepdims=True)).astype(np.float32))
+    q[..., 0, :] = q.new_tensor([1.0, 0.0, 0.0, 0.0])
+    q = q.to(device)
+    with torch.no_grad():
+        return q, fk(q)
 
 
 def mirror_batch(
@@ -438,14 +500,19 @@ def train(
     for epoch in range(start, last):
         model.train()
         torch.manual_seed(config.seed * 7_919 + epoch)
-        order, flip, back = _epoch_order(len(windows), config, epoch)
+        order, flip, back, factor = _epoch_order(len(windows), config, epoch)
         losses = []
         for b in range(min(n_batches, total - epoch * n_batches)):
             step = epoch * n_batches + b
             for group in opt.param_groups:
                 group["lr"] = _lr_at(step, total, config.learning_rate)
             batch = slice(b * config.batch_size, (b + 1) * config.batch_size)
-            q, p = batch_tensors(sequences, windows, order[batch], device)
+            if config.speed:
+                q, p = resample_batch(
+                    sequences, windows, order[batch], factor[batch], model.fk, device
+                )
+            else:
+                q, p = batch_tensors(sequences, windows, order[batch], device)
             if swap is not None and (f := torch.from_numpy(flip[batch]).to(device)).any():
                 q[f], p[f] = mirror_batch(q[f], swap, model.fk)
             if config.reverse and (r := torch.from_numpy(back[batch]).to(device)).any():
