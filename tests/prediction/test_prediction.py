@@ -25,7 +25,7 @@ from vhuman.prediction import (
     train,
 )
 from vhuman.prediction.data import mirror_joints
-from vhuman.prediction.kinematics import quat_to_rotvec_t, rotvec_to_quat_t
+from vhuman.prediction.kinematics import quat_multiply_t, quat_to_rotvec_t, rotvec_to_quat_t
 from vhuman.prediction.training import (
     _epoch_order,
     batch_tensors,
@@ -62,6 +62,47 @@ def test_torch_fk_equals_numpy_fk():
     fk = TorchFK(sk.parents, sk.offsets).double()
     p_t = fk(torch.tensor(q), torch.tensor(root)).numpy()
     np.testing.assert_allclose(p_t, p_np, atol=1e-6)
+
+
+def test_torch_fk_jacobian_equals_finite_differences():
+    sk = cmu_skeleton()
+    fk = TorchFK(sk.parents, sk.offsets).double()
+    g = torch.Generator().manual_seed(0)
+    q = rotvec_to_quat_t(0.5 * torch.randn(2, sk.n_joints, 3, generator=g, dtype=torch.float64))
+    q[..., 0, :] = q.new_tensor([1.0, 0.0, 0.0, 0.0])
+    pj, aj = [3, 7, 10, 20, 27], [1, 2, 12, 18, 19, 25]
+    jac = fk.jacobian(q, pj, aj)
+    assert jac.shape == (2, 15, 18)
+    eps = 1e-6
+    for k, a in enumerate(aj):
+        for c in range(3):
+            turned = q.clone()
+            turned[:, a] = quat_multiply_t(
+                rotvec_to_quat_t(eps * torch.eye(3)[c].double()), q[:, a]
+            )
+            moved = ((fk(turned) - fk(q))[:, pj] / eps).reshape(2, -1)
+            torch.testing.assert_close(jac[:, :, 3 * k + c], moved, atol=1e-5, rtol=0)
+    pos, mats = fk.frames(q)
+    torch.testing.assert_close(pos, fk(q))
+    torch.testing.assert_close(mats @ mats.transpose(-1, -2), torch.eye(3).double().expand_as(mats))
+
+
+def test_seed_jacobian_features_recover_a_single_joint_turn(toy):
+    model = build_model("seed", toy, options={**SMALL, "jacobian_features": True})
+    q, _ = batch_tensors(toy, toy.windows(split="train"), slice(0, 3))
+    q_last = q[:, 9]
+    knee = toy.skeleton.index("lknee")
+    r = torch.tensor([0.02, 0.0, 0.0])  # a small flexion of the left knee only
+    turned = q_last.clone()
+    turned[:, knee] = quat_multiply_t(rotvec_to_quat_t(r), q_last[:, knee])
+    pj = model.position_joints
+    dp = (model.fk(turned) - model.fk(q_last))[:, None, pj]
+    rotvecs = model._position_rotvecs(q_last, dp)[:, 0]  # (B, A, 3)
+    a = model.angle_joints.index(knee)
+    # the knee's rotation dominates, recovered to within the damping's shrinkage
+    torch.testing.assert_close(rotvecs[:, a], r.expand(3, 3), atol=4e-3, rtol=0)
+    others = torch.cat([rotvecs[:, :a], rotvecs[:, a + 1 :]], dim=1)
+    assert others.norm(dim=-1).max() < 0.2 * r.norm()
 
 
 def test_windows_shapes_and_split(toy):
@@ -143,9 +184,10 @@ def test_seed_dct_head_gives_low_pass_offsets(toy):
         build_model("seed", toy, options={**SMALL, "n_dct": 26})
 
 
-def test_seed_model_overfits_tiny_batch(toy):
+@pytest.mark.parametrize("jacobian", [False, True])
+def test_seed_model_overfits_tiny_batch(toy, jacobian):
     torch.manual_seed(0)
-    model = build_model("seed", toy, options=SMALL)
+    model = build_model("seed", toy, options={**SMALL, "jacobian_features": jacobian})
     q, p = batch_tensors(toy, toy.windows(split="train", stride=8), slice(0, 4))
     zero = build_model("zero_velocity", toy)
     base = zero.loss(zero(q[:, :10], p[:, :10]), q[:, 10:], p[:, 10:]).item()

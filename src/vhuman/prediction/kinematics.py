@@ -122,6 +122,11 @@ class TorchFK(torch.nn.Module):
         ]
         order = [j for level in self._levels for j in level]
         self._unsort: list[int] = [int(i) for i in np.argsort(order)]
+        ancestor = np.zeros((len(self.parents), len(self.parents)), dtype=bool)
+        for j in range(1, len(self.parents)):
+            ancestor[:, j] = ancestor[:, self.parents[j]]
+            ancestor[self.parents[j], j] = True
+        self._ancestor = torch.from_numpy(ancestor)  # [a, i]: a is a strict ancestor of i
 
     def forward(
         self, local_rotations: torch.Tensor, root_positions: torch.Tensor | None = None
@@ -129,6 +134,15 @@ class TorchFK(torch.nn.Module):
         """World positions ``(..., J, 3)`` [m] from local rotations ``(..., J, 4)``.
 
         ``root_positions`` ``(..., 3)`` defaults to the origin (root-relative positions).
+        """
+        return self.frames(local_rotations, root_positions)[0]
+
+    def frames(
+        self, local_rotations: torch.Tensor, root_positions: torch.Tensor | None = None
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """World positions ``(..., J, 3)`` [m] and rotation matrices ``(..., J, 3, 3)`` of joints.
+
+        See :meth:`forward`; joint ``j``'s matrix maps its own frame to the world.
         """
         rot = quat_to_rotmat_t(local_rotations)  # (..., J, 3, 3)
         offsets = self.offsets.to(rot.dtype)
@@ -139,10 +153,45 @@ class TorchFK(torch.nn.Module):
             else root_positions.expand(*lead, 3).to(rot.dtype)[..., None, :]
         )
         glob = rot[..., :1, :, :]
-        pos = [root]
+        pos, mats = [root], [glob]
         for level, slots in zip(self._levels[1:], self._parent_slot, strict=True):
             g_par = glob[..., slots, :, :]
             p = pos[-1][..., slots, :] + (g_par @ offsets[level][..., None])[..., 0]
             glob = g_par @ rot[..., level, :, :]
             pos.append(p)
-        return torch.cat(pos, dim=-2)[..., self._unsort, :]
+            mats.append(glob)
+        return (
+            torch.cat(pos, dim=-2)[..., self._unsort, :],
+            torch.cat(mats, dim=-3)[..., self._unsort, :, :],
+        )
+
+    def jacobian(
+        self, local_rotations: torch.Tensor, position_joints: list[int], angle_joints: list[int]
+    ) -> torch.Tensor:
+        """Jacobian ``(..., 3P, 3A)`` of joint positions with respect to joint rotation vectors.
+
+        The derivative, at ``r = 0``, of the positions of ``position_joints``
+        (P) when each joint ``a`` of ``angle_joints`` (A) turns as
+        ``q_a ← exp(r_a) ⊗ q_a`` (``r_a`` in its parent's frame, as the
+        seed's eq. 3): a joint ``i`` below ``a`` moves by
+        ``(R_parent(a) r_a) × (p_i − p_a)``; others do not move. Rows are
+        ``(joint, xyz)`` of the positions, columns ``(joint, xyz)`` of the
+        rotation vectors.
+
+        Parameters
+        ----------
+        local_rotations : Tensor, shape (..., J, 4)
+            The pose at which to differentiate.
+        position_joints, angle_joints : list of int
+        """
+        pos, mats = self.frames(local_rotations)
+        lever = pos[..., None, position_joints, :] - pos[..., angle_joints, None, :]  # (…, A, P, 3)
+        x, y, z = lever.unbind(-1)
+        zero = torch.zeros_like(x)
+        skew = torch.stack([zero, -z, y, z, zero, -x, -y, x, zero], -1).unflatten(-1, (3, 3))
+        parent_mats = mats[..., [self.parents[a] for a in angle_joints], None, :, :]
+        below = self._ancestor[angle_joints][:, position_joints].to(pos.device)  # (A, P)
+        block = -(skew @ parent_mats) * below[..., None, None].to(pos.dtype)  # (…, A, P, 3, 3)
+        lead = block.shape[:-4]
+        n_a, n_p = len(angle_joints), len(position_joints)
+        return block.movedim(-4, -2).reshape(*lead, n_p * 3, n_a * 3)

@@ -352,12 +352,18 @@ class SeedTransformer(MotionPredictor):
         Weight of the velocity (position step) error in the loss.
     skip_spatial : bool
         Mix the linear skip path's coefficients across joints.
+    jacobian_features : bool
+        Add to the angle tokens the rotation vectors that the position offsets
+        imply through the FK Jacobian at the last observed pose (damped least
+        squares, damping :attr:`JACOBIAN_DAMPING`).
     dropout : float
         Dropout rate of every residual branch (attention and feed-forward) in training.
     """
 
     kind = "seed"
     trainable = True
+    JACOBIAN_DAMPING: ClassVar[float] = 1e-3
+    """Damping λ [m²] of the Jacobian features' least squares (a lever arm of about 3 cm)."""
 
     def __init__(
         self,
@@ -374,6 +380,7 @@ class SeedTransformer(MotionPredictor):
         velocity_features: bool = True,
         velocity_weight: float = 1.0,
         skip_spatial: bool = True,
+        jacobian_features: bool = False,
         dropout: float = 0.0,
     ) -> None:
         super().__init__(*args)
@@ -398,8 +405,10 @@ class SeedTransformer(MotionPredictor):
             "velocity_features": bool(velocity_features),
             "velocity_weight": float(velocity_weight),
             "skip_spatial": bool(skip_spatial),
+            "jacobian_features": bool(jacobian_features),
             "dropout": float(dropout),
         }
+        self.jacobian_features = bool(jacobian_features)
         self.skip_spatial = bool(skip_spatial)
         if not 0 <= int(n_dct) <= self.n_future:
             raise InputError(f"n_dct must be in 0 … n_future ({self.n_future}), got {n_dct}")
@@ -412,9 +421,10 @@ class SeedTransformer(MotionPredictor):
             raise InputError(f"dim must be a multiple of heads, got dim={dim}, heads={heads}")
         self.angle_weight = float(angle_weight)
         n_p, n_a = len(self.position_joints), len(self.angle_joints)
-        c = 9 if self.velocity_features else 6
+        c = 9 if self.velocity_features else 6  # offset, last pose [, step] × xyz
+        c_a = c + (c - 3) * self.jacobian_features  # [rotation vectors from positions, step]
         self.embed_p = nn.Linear(c * f, dim)
-        self.embed_a = nn.Linear(c * f, dim)
+        self.embed_a = nn.Linear(c_a * f, dim)
         self.joint_p = nn.Parameter(torch.randn(n_p, dim) * 0.02)
         self.joint_a = nn.Parameter(torch.randn(n_a, dim) * 0.02)
         self.time_p = nn.Parameter(torch.randn(length, 1, dim) * 0.02)
@@ -455,6 +465,20 @@ class SeedTransformer(MotionPredictor):
         f = self.frames_per_token
         return x.view(b, n // f, f, j, c).transpose(2, 3).reshape(b, n // f, j, f * c)
 
+    def _position_rotvecs(self, q_last: torch.Tensor, dp: torch.Tensor) -> torch.Tensor:
+        """Rotation vectors ``(B, L, A, 3)`` that best explain position offsets ``dp`` (B, L, P, 3).
+
+        ``(JᵀJ + λI)⁻¹ Jᵀ dp`` with ``J`` the FK Jacobian at the last observed
+        pose ``q_last`` (B, J, 4): the seed's linear map between positions and
+        Lie-algebra angles near the last pose (its eqs. 11–13), inverted.
+        """
+        jac = self.fk.jacobian(q_last, self.position_joints, self.angle_joints)
+        normal = jac.transpose(-1, -2) @ jac
+        eye = torch.eye(normal.shape[-1], dtype=normal.dtype, device=normal.device)
+        inverse = torch.linalg.solve(normal + self.JACOBIAN_DAMPING * eye, jac.transpose(-1, -2))
+        b, n = dp.shape[:2]
+        return torch.einsum("bap,blp->bla", inverse, dp.reshape(b, n, -1)).reshape(b, n, -1, 3)
+
     def forward(self, q_obs: torch.Tensor, p_obs: torch.Tensor) -> Prediction:
         """See :meth:`MotionPredictor.forward`."""
         pj, aj = self.position_joints, self.angle_joints
@@ -468,6 +492,9 @@ class SeedTransformer(MotionPredictor):
         if self.velocity_features:
             p_feat.append(_velocity(p))
             r_feat.append(_velocity(r))
+        if self.jacobian_features:
+            r_jac = self._position_rotvecs(q_last, p - p_last)
+            r_feat += [r_jac, _velocity(r_jac)] if self.velocity_features else [r_jac]
         enc = self.embed_p(self._tokens(torch.cat(p_feat, -1)))
         enc = enc + self.joint_p + self.time_p
         for layer in self.encoder:
