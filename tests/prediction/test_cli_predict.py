@@ -113,7 +113,7 @@ def test_train_regularisation_options(tmp_path):
     out = tmp_path / "m.pt"
     args = ["train", "--data", str(tmp_path / "bvh"), "--epochs", "1", "--max-windows", "16",
             "--mirror", "--reverse", "--ema", "0.9", "--weight-decay", "0.01",
-            "--speed", "0.2", "--json"]  # fmt: skip
+            "--speed", "0.2", "--warmup", "4", "--json"]  # fmt: skip
     res = runner.invoke(predict_app, [*args, "--dropout", "0.1", "-o", str(out)])
     assert res.exit_code == 0, res.output
     model, info = load_model(out)
@@ -125,13 +125,16 @@ def test_train_regularisation_options(tmp_path):
         0.9,
         0.01,
     )
-    assert train["speed"] == 0.2
+    assert (train["speed"], train["warmup"]) == (0.2, 4)
     res = runner.invoke(predict_app, [*args, "--ema", "1", "-o", str(out)])
     assert res.exit_code == 2
     assert "ema" in res.stderr
     res = runner.invoke(predict_app, [*args, "--speed", "-0.1", "-o", str(out)])
     assert res.exit_code == 2
     assert "speed" in res.stderr
+    res = runner.invoke(predict_app, [*args, "--warmup", "-1", "-o", str(out)])
+    assert res.exit_code == 2
+    assert "warmup" in res.stderr
     res = runner.invoke(predict_app, [*args, "--model", "simlpe", "--dropout", "0.1", "-o", "x"])
     assert res.exit_code == 2
     assert "dropout" in res.stderr

@@ -29,6 +29,7 @@ from vhuman.prediction.kinematics import quat_multiply_t, quat_to_rotvec_t, rotv
 from vhuman.prediction.training import (
     _epoch_order,
     batch_tensors,
+    lr_at,
     mirror_batch,
     resample_batch,
 )
@@ -345,7 +346,9 @@ def test_train_config_observed_length(toy, tmp_path):
 
 
 def test_train_steps_budget(toy, tmp_path):
-    config = TrainConfig(kind="seed", epochs=1, steps=5, batch_size=8, stride=4, options=SMALL)
+    config = TrainConfig(
+        kind="seed", epochs=1, steps=5, batch_size=8, stride=4, warmup=10, options=SMALL
+    )
     n_batches = -(-len(toy.windows(split="train", stride=4)) // 8)
     assert 5 % n_batches  # the last pass is cut short
     calls = []
@@ -356,6 +359,8 @@ def test_train_steps_budget(toy, tmp_path):
     assert {c[1] for c in calls} == {5}
     assert len(history) == -(-5 // n_batches)
     assert info.train["steps"] == 5
+    last_lr = torch.load(tmp_path / "s.pt.ckpt", weights_only=True)["optimizer"]["param_groups"]
+    assert last_lr[0]["lr"] == pytest.approx(lr_at(4, 5, config.learning_rate, 10))  # ramping
     with pytest.raises(InputError, match="steps"):
         TrainConfig(steps=0)
 
@@ -458,7 +463,21 @@ def test_resampled_windows_take_poses_every_factor_frames(toy):
 
 
 def _regularised(**kw):
-    return _config(mirror=True, reverse=True, speed=0.2, ema=0.9, weight_decay=0.05, **kw)
+    return _config(mirror=True, reverse=True, speed=0.2, ema=0.9, weight_decay=0.05, warmup=3, **kw)
+
+
+def test_lr_schedule_ramps_up_then_follows_the_cosine():
+    total, lr, warmup = 100, 2e-3, 10
+    plain = np.array([lr_at(s, total, lr) for s in range(total + 1)])
+    ramped = np.array([lr_at(s, total, lr, warmup) for s in range(total + 1)])
+    assert plain[0] == pytest.approx(lr)
+    assert plain[-1] == pytest.approx(lr / 100)
+    assert np.all(np.diff(plain) < 0)
+    np.testing.assert_allclose(ramped[:warmup], plain[:warmup] * np.arange(1, warmup + 1) / warmup)
+    assert np.all(np.diff(ramped[:warmup]) > 0)
+    np.testing.assert_array_equal(ramped[warmup - 1 :], plain[warmup - 1 :])
+    with pytest.raises(InputError, match="warmup"):
+        TrainConfig(warmup=-1)
 
 
 def test_regularised_training_resumes_exactly_and_saves_the_average(toy, tmp_path):
@@ -472,6 +491,7 @@ def test_regularised_training_resumes_exactly_and_saves_the_average(toy, tmp_pat
     assert info.train["ema"] == 0.9
     assert ckpt["optimizer"]["param_groups"][0]["weight_decay"] == 0.05
     assert ckpt["optimizer"]["param_groups"][1]["weight_decay"] == 0.0
+    assert info.train["warmup"] == 3
     plain, _, _ = train(toy, _config(), output=tmp_path / "plain.pt")
     assert not torch.equal(plain.head.weight, full.head.weight)
 

@@ -100,6 +100,12 @@ def train(
             help="Play each window at a random speed in [1/(1+S), 1+S] each epoch (0: never).",
         ),
     ] = 0.0,
+    warmup: Annotated[
+        int,
+        typer.Option(
+            "--warmup", help="Steps over which the learning rate ramps up linearly (0: none)."
+        ),
+    ] = 0,
     dropout: Annotated[
         float | None, typer.Option("--dropout", help="Dropout rate (seed model only).")
     ] = None,
@@ -125,7 +131,7 @@ def train(
             max_windows=max_windows,
             n_observed=N_OBSERVED if observed is None else observed,
             weight_decay=weight_decay, ema=ema, mirror=mirror, reverse=reverse,
-            speed=speed,
+            speed=speed, warmup=warmup,
             options={} if dropout is None else {"dropout": dropout},
         )  # fmt: skip
         with _progress(not as_json) as progress:

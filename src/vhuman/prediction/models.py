@@ -12,13 +12,13 @@ The seed's model (Ueda et al. 2022), and what we chose where the paper is vague
   LTD does). Position tokens, one per *position joint* and frame: ``p_t − p_N``
   and ``p_N`` (root-relative, metres). Angle tokens, one per *angle joint* and
   frame: ``r_t = log(q_t ⊗ q_N⁻¹)`` (the Lie-algebra rotation vector of eq. 3,
-  left-multiplied as ``M' = exp([r]∧) M``) and ``log(q_N)``. By default we
-  feed positions and angles as inputs and the cross-attention learns the link
-  between them; with ``jacobian_features`` the angle tokens also get the
-  paper's linear map (eqs. 11–13) inverted: the rotation vectors that explain
-  the position offsets through the FK Jacobian at the last observed pose
-  (damped least squares; validation mean MPJPE 43.05 → 42.4 mm with
-  ``--speed 0.2``, not yet the shipped model's setting).
+  left-multiplied as ``M' = exp([r]∧) M``) and ``log(q_N)``. The
+  cross-attention learns the link between positions and angles, and with
+  ``jacobian_features`` (the default) the angle tokens also get the paper's
+  linear map (eqs. 11–13) inverted: the rotation vectors that explain the
+  position offsets through the FK Jacobian at the last observed pose (damped
+  least squares; validation mean MPJPE 43.05 → 42.4 mm with ``--speed 0.2``,
+  inference 5.0 → 6.7 ms per sequence).
 - **Tokens of 5 frames.** Each token holds ``frames_per_token`` = 5
   consecutive frames of one joint (the window's 35 frames give 7 tokens per
   joint), our choice for speed: per-frame tokens cost 5× more and could not
@@ -76,7 +76,10 @@ The seed's model (Ueda et al. 2022), and what we chose where the paper is vague
   (decay 0.999) took the seed from 49.3 to 45.4 mm (400 ms: 47.5 → 43.8 mm;
   mirroring alone: 45.6 mm), playing half the windows backwards on top to
   44.3 mm (400 ms 42.6), and a learning rate of 3e-3 to 43.9 mm (400 ms
-  42.1), which the shipped model uses. With mirroring and
+  42.1). Playing each window at a random speed (``--speed 0.2``) gave 43.05
+  mm, the Jacobian features 42.4 and a linear learning-rate warm-up over 500
+  steps 42.0 (400 ms 39.5), the shipped setting; a learning rate of 5e-3 (42.9)
+  or an angle weight of 0.15 (43.2) or 0 (43.0) were worse. With mirroring and
   averaging the validation error stays flat from the fifth pass on (45.2
   mm), so it no longer overfits but does not learn more either. On top of
   mirroring and averaging,
@@ -384,7 +387,7 @@ class SeedTransformer(MotionPredictor):
         velocity_features: bool = True,
         velocity_weight: float = 1.0,
         skip_spatial: bool = True,
-        jacobian_features: bool = False,
+        jacobian_features: bool = True,
         dropout: float = 0.0,
     ) -> None:
         super().__init__(*args)

@@ -9,7 +9,9 @@ run would (the window order and any randomness of epoch ``e`` derive from
 ``(seed, e)`` alone; tested).
 
 Schedule: Adam, learning rate cosine-decayed from ``lr`` to ``lr / 100`` over
-all steps, gradient norm clipped at 1. Options (:class:`TrainConfig`), offered
+all steps (with ``warmup``, first ramped up linearly: step ``s`` takes
+``(s + 1) / warmup`` of that rate until ``s + 1 = warmup``), gradient norm
+clipped at 1. Options (:class:`TrainConfig`), offered
 to every model kind alike:
 
 - ``weight_decay``: AdamW's decoupled weight decay on the parameters of two
@@ -122,6 +124,8 @@ class TrainConfig:
     speed : float
         Play each window at a speed factor in ``[1 / (1 + speed), 1 + speed]``
         (0: never; see the module notes).
+    warmup : int
+        Steps over which the learning rate ramps up linearly (0: none).
     """
 
     kind: str = "seed"
@@ -139,6 +143,7 @@ class TrainConfig:
     mirror: bool = False
     reverse: bool = False
     speed: float = 0.0
+    warmup: int = 0
 
     def __post_init__(self) -> None:
         trainable = sorted(k for k, c in MODEL_KINDS.items() if c.trainable)
@@ -155,6 +160,8 @@ class TrainConfig:
             raise InputError(f"ema must be in [0, 1), got {self.ema}")
         if not 0.0 <= float(self.speed) <= 1.0:
             raise InputError(f"speed must be in [0, 1], got {self.speed}")
+        if int(self.warmup) < 0:
+            raise InputError(f"warmup must be an integer ≥ 0, got {self.warmup}")
 
     @property
     def learning_rate(self) -> float:
@@ -304,8 +311,29 @@ def load_model(path: PathLike) -> tuple[MotionPredictor, ModelInfo]:
     return model, info
 
 
-def _lr_at(step: int, total: int, lr: float) -> float:
-    return lr * (0.01 + 0.99 * 0.5 * (1.0 + math.cos(math.pi * min(step / max(total, 1), 1.0))))
+def lr_at(step: int, total: int, lr: float, warmup: int = 0) -> float:
+    """Learning rate of step ``step`` of ``total`` (see the module notes).
+
+    Parameters
+    ----------
+    step : int
+        Step index, from 0.
+    total : int
+        Steps in the whole run.
+    lr : float
+        Initial (peak) learning rate.
+    warmup : int
+        Steps of the linear ramp up (0: none).
+
+    Returns
+    -------
+    float
+        The cosine schedule from ``lr`` down to ``lr / 100`` at ``total``, times
+        ``min(1, (step + 1) / warmup)``.
+    """
+    ramp = min(1.0, (step + 1) / warmup) if warmup > 0 else 1.0
+    cosine = 0.5 * (1.0 + math.cos(math.pi * min(step / max(total, 1), 1.0)))
+    return ramp * lr * (0.01 + 0.99 * cosine)
 
 
 def _epoch_order(
@@ -505,7 +533,7 @@ def train(
         for b in range(min(n_batches, total - epoch * n_batches)):
             step = epoch * n_batches + b
             for group in opt.param_groups:
-                group["lr"] = _lr_at(step, total, config.learning_rate)
+                group["lr"] = lr_at(step, total, config.learning_rate, int(config.warmup))
             batch = slice(b * config.batch_size, (b + 1) * config.batch_size)
             if config.speed:
                 q, p = resample_batch(
