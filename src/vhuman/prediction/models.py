@@ -62,7 +62,10 @@ The seed's model (Ueda et al. 2022), and what we chose where the paper is vague
 - **Size** (chosen by 5–7-minute CPU runs against siMLPe at equal wall
   time): width 32, 4 heads, feed-forward 64, one encoder and one decoder
   layer; wider (48) or deeper (2 + 2) models learned less within the
-  budget, 25 observed poses instead of 10 did not help. Within a fixed
+  budget, 25 observed poses instead of 10 did not help. With all the
+  training options of the shipped model, width 48 / feed-forward 96 scored
+  41.1 and 43.2 mm with two training seeds (width 32: 42.0 and 42.3), no
+  gain on average. Within a fixed
   budget more, smaller updates helped most (3.5-minute runs, one thread,
   validation mean MPJPE: batch 64 57.5 mm, batch 32 53.6 mm, batch 16
   50.2 mm); width 24 was better at batch 32 (51.8 mm) but not at batch 16
