@@ -18,7 +18,7 @@ The seed's model (Ueda et al. 2022), and what we chose where the paper is vague
   linear map (eqs. 11–13) inverted: the rotation vectors that explain the
   position offsets through the FK Jacobian at the last observed pose (damped
   least squares; validation mean MPJPE 43.05 → 42.4 mm with ``--speed 0.2``,
-  inference 5.0 → 6.7 ms per sequence).
+  inference 5.0 → about 7 ms per sequence).
 - **Tokens of 5 frames.** Each token holds ``frames_per_token`` = 5
   consecutive frames of one joint (the window's 35 frames give 7 tokens per
   joint), our choice for speed: per-frame tokens cost 5× more and could not

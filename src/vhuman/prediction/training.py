@@ -72,6 +72,7 @@ __all__ = [
     "batch_tensors",
     "build_model",
     "load_model",
+    "lr_at",
     "mirror_batch",
     "resample_batch",
     "save_model",
