@@ -2,16 +2,17 @@
 
 One run on the held-out trials (the highest-numbered trial of each action, see
 ``vhuman.prediction.data``): the seed's Transformer and siMLPe (the shipped
-models, or the files given), zero velocity and constant velocity; MPJPE [mm]
+models, or the files given), LTD when its file is given (none is shipped),
+zero velocity and constant velocity; MPJPE [mm]
 at 80/160/320/400/560/1000 ms (protocol labels, as at 25 fps: frames 2 … 25
 after the last observed one, every second frame of the 120 fps files kept, so
 truly 33/67/133/167/233/417 ms, which the table shows too) and their mean,
 the Euler-angle error at 400 ms, bone-length drift, and inference time per
 sequence (batch of one) on one core; then the issue's two checks (the seed's
-gain over zero velocity at 400 ms, its mean MPJPE minus siMLPe's) and how
-each model was trained. Prints a table and one JSON line.
+gain over zero velocity at 400 ms, its mean MPJPE minus siMLPe's and LTD's)
+and how each model was trained. Prints a table and one JSON line.
 
-Run: ``.venv/bin/python benchmarks/prediction.py [SEED_MODEL.pt [SIMLPE_MODEL.pt]]``
+Run: ``.venv/bin/python benchmarks/prediction.py [SEED.pt [SIMLPE.pt [LTD.pt]]]``
 """
 
 from __future__ import annotations
@@ -37,16 +38,18 @@ def main() -> None:
         print(json.dumps({"skipped": f"needs the CMU data in {CMU}"}))
         return
     seed_path = Path(sys.argv[1]) if len(sys.argv) > 1 else default_model_path("seed")
-    simlpe_path = Path(sys.argv[2]) if len(sys.argv) > 2 else default_model_path("simlpe")
+    files = {"seed": seed_path}
+    files["simlpe"] = Path(sys.argv[2]) if len(sys.argv) > 2 else default_model_path("simlpe")
+    if len(sys.argv) > 3:
+        files["ltd"] = Path(sys.argv[3])
     sequences = load_cmu_sequences(CMU)
-    seed, seed_info = load_model(seed_path)
-    simlpe, simlpe_info = load_model(simlpe_path)
-    models = {
-        "seed": seed,
-        "simlpe": simlpe,
-        "zero_velocity": build_model("zero_velocity", sequences),
-        "constant_velocity": build_model("constant_velocity", sequences),
-    }
+    models, infos = {}, {}
+    for kind, path in files.items():
+        models[kind], infos[kind] = load_model(path)
+        if models[kind].kind != kind:
+            raise SystemExit(f"{path} holds a {models[kind].kind!r} model, not {kind!r}")
+    models["zero_velocity"] = build_model("zero_velocity", sequences)
+    models["constant_velocity"] = build_model("constant_velocity", sequences)
     result = evaluate(models, sequences, timing_runs=50).to_dict()
     table = Table(
         title=f"CMU motion prediction, {result['windows']} validation windows, MPJPE [mm] over "
@@ -77,12 +80,15 @@ def main() -> None:
     seed_400 = result["models"]["seed"]["mpjpe_mm"][i400]
     result["seed_gain_vs_zero_velocity_at_400ms"] = 1.0 - seed_400 / zero_400
     gain = 100 * result["seed_gain_vs_zero_velocity_at_400ms"]
-    means = {k: result["models"][k]["mpjpe_mean_mm"] for k in ("seed", "simlpe")}
-    result["seed_minus_simlpe_mean_mm"] = means["seed"] - means["simlpe"]
-    result["training"] = {"seed": seed_info.train, "simlpe": simlpe_info.train}
+    mean = {k: s["mpjpe_mean_mm"] for k, s in result["models"].items()}
+    gaps = ""
+    for kind, label in (("simlpe", "siMLPe"), ("ltd", "LTD")):
+        if kind in files:
+            result[f"seed_minus_{kind}_mean_mm"] = mean["seed"] - mean[kind]
+            gaps += f"; seed − {label} mean MPJPE: {mean['seed'] - mean[kind]:+.1f} mm"
+    result["training"] = {k: info.train for k, info in infos.items()}
     console.print(
-        f"seed vs zero velocity at 400 ms: {gain:.1f}% better; seed − siMLPe mean MPJPE: "
-        f"{result['seed_minus_simlpe_mean_mm']:+.1f} mm; {result['protocol']}"
+        f"seed vs zero velocity at 400 ms: {gain:.1f}% better{gaps}; {result['protocol']}"
     )
     print(json.dumps(result))
 

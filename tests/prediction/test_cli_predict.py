@@ -86,23 +86,30 @@ def _bvh_folder(tmp_path, frames):
 
 def test_train_on_bvh_folder_then_evaluate(tmp_path):
     _bvh_folder(tmp_path, 300)
-    out = tmp_path / "m.pt"
+    files = {}
+    for kind in ("seed", "simlpe", "ltd"):
+        files[kind] = tmp_path / f"{kind}.pt"
+        res = runner.invoke(
+            predict_app,
+            ["train", "--data", str(tmp_path / "bvh"), "--epochs", "1", "--max-windows", "16",
+             "--model", kind, "-o", str(files[kind]), "--json"],
+        )  # fmt: skip
+        assert res.exit_code == 0, res.output
+        assert files[kind].is_file()
+        assert (tmp_path / f"{kind}.pt.ckpt").is_file()
+    data = ["evaluate", "--data", str(tmp_path / "bvh")]
     res = runner.invoke(
         predict_app,
-        ["train", "--data", str(tmp_path / "bvh"), "--epochs", "1", "--max-windows", "16",
-         "--model", "simlpe", "-o", str(out), "--json"],
-    )  # fmt: skip
-    assert res.exit_code == 0, res.output
-    assert out.is_file()
-    assert (tmp_path / "m.pt.ckpt").is_file()
-    res = runner.invoke(
-        predict_app,
-        ["evaluate", "--data", str(tmp_path / "bvh"), "--model", str(out), "--simlpe", str(out),
-         "--json"],
+        [*data, "--model", str(files["seed"]), "--simlpe", str(files["simlpe"]),
+         "--ltd", str(files["ltd"]), "--json"],
     )  # fmt: skip
     assert res.exit_code == 0, res.output
     d = json.loads(res.stdout)
-    assert set(d["models"]) == {"seed", "zero_velocity", "constant_velocity", "simlpe"}
+    assert set(d["models"]) == {"seed", "zero_velocity", "constant_velocity", "simlpe", "ltd"}
+    # A model file of another kind than the option asks for is refused.
+    res = runner.invoke(predict_app, [*data, "--ltd", str(files["simlpe"])])
+    assert res.exit_code == 2
+    assert "--ltd needs a model of kind 'ltd'" in res.stderr
     assert d["horizons_ms"] == [80, 160, 320, 400, 560, 1000]
     assert d["windows"] > 0
     assert np.all(np.isfinite(d["models"]["zero_velocity"]["mpjpe_mm"]))

@@ -37,6 +37,7 @@ from vhuman.skeleton import Motion, Skeleton, forward_kinematics, standard_human
 
 torch.set_num_threads(1)
 SMALL = {"dim": 16, "heads": 2, "ff": 32, "encoder_layers": 1, "decoder_layers": 1}
+SMALL_LTD = {"hidden": 32, "n_blocks": 2}
 
 
 def test_exp_log_round_trip_matches_geometry():
@@ -127,13 +128,14 @@ def test_windows_shapes_and_split(toy):
         toy.windows(split="test")
 
 
-@pytest.mark.parametrize("kind", ["seed", "simlpe", "zero_velocity", "constant_velocity"])
+@pytest.mark.parametrize("kind", ["seed", "simlpe", "ltd", "zero_velocity", "constant_velocity"])
 def test_model_output_shapes(toy, kind):
-    model = build_model(kind, toy, options=SMALL if kind == "seed" else None)
+    options = {"seed": SMALL, "ltd": SMALL_LTD}.get(kind)
+    model = build_model(kind, toy, options=options)
     q, p = batch_tensors(toy, toy.windows(), slice(0, 3))
     out = model(q[:, :10], p[:, :10])
     assert out.positions.shape == (3, 25, toy.skeleton.n_joints, 3)
-    if kind == "simlpe":
+    if kind in ("simlpe", "ltd"):
         assert out.rotations is None
     else:
         assert out.rotations.shape == (3, 25, toy.skeleton.n_joints, 4)
@@ -162,6 +164,36 @@ def test_simlpe_equals_the_papers_batch_major_form(toy):
     torch.testing.assert_close(out[:, :, pj], y[:, 10:].reshape(4, 25, len(pj), 3))
 
 
+def test_ltd_with_a_silent_last_layer_holds_the_last_pose(toy):
+    # The residual in DCT space returns the padded input exactly: zero velocity.
+    model = build_model("ltd", toy, options=SMALL_LTD).eval()
+    with torch.no_grad():
+        model.last.weight.zero_()
+        model.last.bias.zero_()
+    q, p = batch_tensors(toy, toy.windows(), slice(0, 3))
+    out = model(q[:, :10], p[:, :10]).positions
+    torch.testing.assert_close(out, p[:, 9:10].expand(-1, 25, -1, -1), atol=1e-5, rtol=0)
+
+
+def test_ltd_adjacency_mixes_nodes_and_dropout_only_in_training(toy):
+    torch.manual_seed(0)
+    model = build_model("ltd", toy, options=SMALL_LTD)
+    q, p = batch_tensors(toy, toy.windows(stride=20), slice(None))
+    pj = model.position_joints
+    model.eval()
+    base = model(q[:, :10], p[:, :10]).positions
+    moved = p.clone()
+    moved[:, :10, pj[0], 0] += 0.05  # one coordinate of one joint
+    out = model(q[:, :10], moved[:, :10]).positions
+    # The learned (dense) adjacency spreads the change to every other joint.
+    assert (out - base)[:, :, pj[1:]].abs().amax(dim=(0, 1, 3)).min() > 0
+    model.train()
+    a, b = model(q[:, :10], p[:, :10]).positions, model(q[:, :10], p[:, :10]).positions
+    assert not torch.equal(a, b)
+    with pytest.raises(InputError, match="dropout"):
+        build_model("ltd", toy, options={**SMALL_LTD, "dropout": 1.0})
+
+
 def test_seed_dct_head_gives_low_pass_offsets(toy):
     torch.manual_seed(1)
     model = build_model("seed", toy, options={**SMALL, "n_dct": 6})
@@ -185,15 +217,22 @@ def test_seed_dct_head_gives_low_pass_offsets(toy):
         build_model("seed", toy, options={**SMALL, "n_dct": 26})
 
 
-@pytest.mark.parametrize("jacobian", [False, True])
-def test_seed_model_overfits_tiny_batch(toy, jacobian):
+@pytest.mark.parametrize(
+    ("kind", "options"),
+    [
+        ("seed", {**SMALL, "jacobian_features": False}),
+        ("seed", {**SMALL, "jacobian_features": True}),
+        ("ltd", {**SMALL_LTD, "dropout": 0.0}),
+    ],
+)
+def test_model_overfits_tiny_batch(toy, kind, options):
     torch.manual_seed(0)
-    model = build_model("seed", toy, options={**SMALL, "jacobian_features": jacobian})
+    model = build_model(kind, toy, options=options)
     q, p = batch_tensors(toy, toy.windows(split="train", stride=8), slice(0, 4))
     zero = build_model("zero_velocity", toy)
     base = zero.loss(zero(q[:, :10], p[:, :10]), q[:, 10:], p[:, 10:]).item()
     opt = torch.optim.Adam(model.parameters(), lr=3e-3)
-    for _ in range(80):
+    for _ in range(150):
         loss = model.loss(model(q[:, :10], p[:, :10]), q[:, 10:], p[:, 10:])
         opt.zero_grad()
         loss.backward()

@@ -13,6 +13,7 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from vhuman.cli.errors import user_errors
+from vhuman.errors import InputError
 
 __all__ = ["default_model_path", "predict_app"]
 
@@ -53,7 +54,7 @@ def _progress(enabled: bool) -> Progress:
 def train(
     data: DataOption,
     output: Annotated[Path, typer.Option("-o", "--output", help="Model file to write (.pt).")],
-    model: Annotated[str, typer.Option("--model", help="seed or simlpe.")] = "seed",
+    model: Annotated[str, typer.Option("--model", help="seed, simlpe or ltd.")] = "seed",
     epochs: Annotated[int, typer.Option("--epochs", help="Passes over the windows.")] = 8,
     steps: Annotated[
         int | None,
@@ -107,7 +108,8 @@ def train(
         ),
     ] = 0,
     dropout: Annotated[
-        float | None, typer.Option("--dropout", help="Dropout rate (seed model only).")
+        float | None,
+        typer.Option("--dropout", help="Dropout rate (seed: default 0; ltd: default 0.5)."),
     ] = None,
     resume: Annotated[
         bool, typer.Option("--resume", help="Continue from <output>.ckpt if it is there.")
@@ -183,6 +185,10 @@ def evaluate(
         Path | None,
         typer.Option("--simlpe", help="siMLPe model file (default: the shipped one)."),
     ] = None,
+    ltd: Annotated[
+        Path | None,
+        typer.Option("--ltd", help="LTD model file, evaluated too (none is shipped)."),
+    ] = None,
     as_json: JsonOption = False,
 ) -> None:
     """MPJPE (mm) and Euler error at 80…1000 ms for the model and every baseline."""
@@ -191,15 +197,27 @@ def evaluate(
         from vhuman.prediction import evaluate as evaluate_models
 
         sequences = load_sequences(data)
-        seed_model, _ = load_model(model or default_model_path("seed"))
-        simlpe_model, _ = load_model(simlpe or default_model_path("simlpe"))
+        files = {"seed": model or default_model_path("seed")}
+        files["simlpe"] = simlpe or default_model_path("simlpe")
+        if ltd is not None:
+            files["ltd"] = ltd
+        trained = {}
+        for kind, path in files.items():
+            trained[kind], _ = load_model(path)
+            if trained[kind].kind != kind:
+                option = "--model" if kind == "seed" else f"--{kind}"
+                raise InputError(
+                    f"{option} needs a model of kind {kind!r}; {path} holds one of kind "
+                    f"{trained[kind].kind!r}"
+                )
+        seed_model = trained.pop("seed")
         models = {"seed": seed_model}
         for kind in ("zero_velocity", "constant_velocity"):
             models[kind] = build_model(
                 kind, sequences, None, n_observed=seed_model.n_observed,
                 n_future=seed_model.n_future,
             )  # fmt: skip
-        models["simlpe"] = simlpe_model
+        models.update(trained)
         with _progress(not as_json) as progress:
             task = progress.add_task("evaluate", total=len(models), info="")
 

@@ -1,4 +1,4 @@
-"""Human motion prediction: the seed's spatio-temporal Transformer, siMLPe, baselines, metrics."""
+"""Human motion prediction: the seed's Transformer, siMLPe, LTD, simple baselines, metrics."""
 
 from vhuman.prediction.data import (
     HORIZON_FRAMES,
@@ -18,6 +18,7 @@ from vhuman.prediction.evaluation import EvaluationResult, ModelScores, evaluate
 from vhuman.prediction.kinematics import TorchFK
 from vhuman.prediction.metrics import bone_length_drift, euler_error, foot_skating, mpjpe
 from vhuman.prediction.models import (
+    LTD,
     MODEL_KINDS,
     ConstantVelocity,
     MotionPredictor,
@@ -38,6 +39,7 @@ from vhuman.prediction.training import (
 __all__ = [
     "HORIZONS_MS",
     "HORIZON_FRAMES",
+    "LTD",
     "MODEL_KINDS",
     "N_FUTURE",
     "N_OBSERVED",

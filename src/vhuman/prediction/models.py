@@ -1,4 +1,4 @@
-"""Motion predictors: the seed's spatio-temporal Transformer, siMLPe, and two simple baselines.
+"""Motion predictors: the seed's spatio-temporal Transformer, siMLPe, LTD, two simple baselines.
 
 Every predictor maps the observed body poses of a window to the future ones:
 ``forward(q_obs (B, N, J, 4), p_obs (B, N, J, 3)) → Prediction``, with local
@@ -102,6 +102,25 @@ only (no rotations, bones may stretch): joints outside the position set are
 filled from the last pose (fixed ones) or copied from the joint they
 duplicate.
 
+LTD (Mao et al. 2019), re-implemented
+-------------------------------------
+The coordinates of the position joints are the graph's nodes (``3P``; 75 on
+the CMU skeleton), each with its trajectory padded to ``L = N + M`` frames
+with the last pose and turned into all ``L`` DCT coefficients (LTD's setting
+for 25 future frames on CMU), in millimetres as in LTD's code. A graph
+convolution ``A (X W) + b`` with a learned dense adjacency ``A`` (nodes ×
+nodes) lifts the coefficients to ``hidden`` = 256 features, 12 residual
+blocks of two graph convolutions follow (each convolution followed by batch
+normalisation over nodes × features, tanh and dropout 0.5), a last graph
+convolution maps back to ``L`` coefficients and adds the input ones, and the
+inverse DCT gives the trajectories. Like siMLPe it predicts positions only.
+What we chose: the loss is the mean per-joint position error of the future
+frames, as for the other models here (LTD's also scores the observed frames
+it reconstructs), and it is trained by our loop (schedule and options of
+:mod:`vhuman.prediction.training`) with LTD's Adam learning rate 5e-4 by
+default. Its file (2.7 M parameters and 1 M batch-norm statistics, about
+15 MB) is too large to ship beside the others.
+
 References
 ----------
 Ueda, I., Shishido, H., Kitahara, I. (2022). Spatio-temporal aggregation of
@@ -135,6 +154,7 @@ from vhuman.prediction.kinematics import (
 )
 
 __all__ = [
+    "LTD",
     "MODEL_KINDS",
     "ConstantVelocity",
     "MotionPredictor",
@@ -552,7 +572,41 @@ class SeedTransformer(MotionPredictor):
         return loss
 
 
-class SiMLPe(MotionPredictor):
+class _PositionPredictor(MotionPredictor):
+    """A predictor of positions only: joints outside the position set are filled in.
+
+    A joint outside the position set copies the joint it duplicates (a fixed
+    one, at zero offset from its parent); any other keeps its last observed
+    position.
+    """
+
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*args)
+        offsets = np.asarray(self.fk.offsets)
+        source = list(range(self.n_joints))
+        for j in range(1, self.n_joints):
+            if j not in self.position_joints and np.linalg.norm(offsets[j]) < 1e-6:
+                source[j] = source[self.fk.parents[j]]
+        self.source = source
+
+    def _complete(self, p_obs: torch.Tensor, future: torch.Tensor) -> Prediction:
+        """All joints' positions from the position joints' ``future`` (B, M, P, 3)."""
+        full = p_obs[:, -1:].expand(-1, self.n_future, -1, -1).clone()
+        full[:, :, self.position_joints] = future
+        return Prediction(None, full[:, :, self.source])
+
+    def loss(self, pred: Prediction, q_true: torch.Tensor, p_true: torch.Tensor) -> torch.Tensor:
+        """Position L2 plus ``velocity_weight`` × velocity L2 (siMLPe's ℓ_re + ℓ_v)."""
+        j = self.position_joints
+        p_hat, p = pred.positions[..., j, :], p_true[..., j, :]
+        err = (p_hat - p).norm(dim=-1).mean()
+        if not self.velocity_weight:
+            return err
+        vel = (torch.diff(p_hat, dim=1) - torch.diff(p, dim=1)).norm(dim=-1).mean()
+        return err + self.velocity_weight * vel
+
+
+class SiMLPe(_PositionPredictor):
     """siMLPe: DCT + MLP on joint positions (see the module notes).
 
     Parameters
@@ -579,14 +633,6 @@ class SiMLPe(MotionPredictor):
         self.fc_out = nn.Linear(d, d)
         nn.init.xavier_uniform_(self.fc_out.weight, gain=1e-8)
         nn.init.zeros_(self.fc_out.bias)
-        # Which joint each joint outside the position set copies (itself if fixed).
-        parents = self.fk.parents
-        offsets = np.asarray(self.fk.offsets)
-        source = list(range(self.n_joints))
-        for j in range(1, self.n_joints):
-            if j not in self.position_joints and np.linalg.norm(offsets[j]) < 1e-6:
-                source[j] = source[parents[j]]
-        self.source = source
 
     def options(self) -> dict[str, Any]:
         """See :meth:`MotionPredictor.options`."""
@@ -605,20 +651,109 @@ class SiMLPe(MotionPredictor):
             h = h + norm(torch.addmm(fc.bias[:, None], fc.weight, h.view(n, b * d)).view(n, b, d))
         h = self.fc_out(h).view(n, b * d)
         y = (self.dct.T @ h).view(n, b, d).transpose(0, 1) + x[:, -1:]
-        future = y[:, self.n_observed :].reshape(b, self.n_future, len(pj), 3)
-        full = p_obs[:, -1:].expand(-1, self.n_future, -1, -1).clone()
-        full[:, :, pj] = future
-        return Prediction(None, full[:, :, self.source])
+        return self._complete(p_obs, y[:, self.n_observed :].reshape(b, self.n_future, len(pj), 3))
 
-    def loss(self, pred: Prediction, q_true: torch.Tensor, p_true: torch.Tensor) -> torch.Tensor:
-        """Position L2 plus ``velocity_weight`` × velocity L2 (siMLPe's ℓ_re + ℓ_v)."""
-        j = self.position_joints
-        p_hat, p = pred.positions[..., j, :], p_true[..., j, :]
-        vel = (torch.diff(p_hat, dim=1) - torch.diff(p, dim=1)).norm(dim=-1).mean()
-        return (p_hat - p).norm(dim=-1).mean() + self.velocity_weight * vel
+
+class _GraphConv(nn.Module):
+    """LTD's graph convolution: ``A (x W) + b`` with a learned, dense adjacency ``A``."""
+
+    def __init__(self, n_in: int, n_out: int, nodes: int) -> None:
+        super().__init__()
+        bound = 1.0 / math.sqrt(n_out)
+        self.weight = nn.Parameter(torch.empty(n_in, n_out).uniform_(-bound, bound))
+        self.adjacency = nn.Parameter(torch.empty(nodes, nodes).uniform_(-bound, bound))
+        self.bias = nn.Parameter(torch.empty(n_out).uniform_(-bound, bound))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.adjacency @ (x @ self.weight) + self.bias
+
+
+class _GraphBlock(nn.Module):
+    """Graph convolution, batch norm over nodes × features, tanh, dropout; [× 2], plus ``x``."""
+
+    def __init__(self, n_in: int, n_out: int, nodes: int, dropout: float) -> None:
+        super().__init__()
+        self.conv = _GraphConv(n_in, n_out, nodes)
+        self.norm = nn.BatchNorm1d(nodes * n_out)
+        self.drop = nn.Dropout(dropout)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = self.conv(x)
+        b, n, f = y.shape
+        return self.drop(torch.tanh(self.norm(y.reshape(b, n * f)).view(b, n, f)))
+
+
+class LTD(_PositionPredictor):
+    """LTD: DCT + graph convolutions on joint coordinates (see the module notes).
+
+    Parameters
+    ----------
+    hidden : int
+        Features per node in the residual blocks (256 in the paper).
+    n_blocks : int
+        Residual blocks of two graph convolutions (12 in the paper).
+    dropout : float
+        Dropout after every hidden graph convolution in training (0.5 in the paper).
+    velocity_weight : float
+        Weight of the velocity loss (0 in the paper).
+    """
+
+    kind = "ltd"
+    trainable = True
+    SCALE: ClassVar[float] = 1000.0
+    """Coordinates inside the network are in millimetres, as in LTD's code: its
+    initialisation (output noise of order one) assumes that scale."""
+
+    def __init__(
+        self,
+        *args: Any,
+        hidden: int = 256,
+        n_blocks: int = 12,
+        dropout: float = 0.5,
+        velocity_weight: float = 0.0,
+    ) -> None:
+        super().__init__(*args)
+        if not 0.0 <= float(dropout) < 1.0:
+            raise InputError(f"dropout must be in [0, 1), got {dropout}")
+        self._opts = {
+            "hidden": hidden,
+            "n_blocks": n_blocks,
+            "dropout": float(dropout),
+            "velocity_weight": float(velocity_weight),
+        }
+        self.velocity_weight = float(velocity_weight)
+        length = self.n_observed + self.n_future
+        nodes = 3 * len(self.position_joints)
+        self.register_buffer("dct", dct_matrix(length))
+        self.first = _GraphBlock(length, hidden, nodes, dropout)
+        self.blocks = nn.ModuleList(
+            nn.Sequential(
+                _GraphBlock(hidden, hidden, nodes, dropout),
+                _GraphBlock(hidden, hidden, nodes, dropout),
+            )
+            for _ in range(n_blocks)
+        )
+        self.last = _GraphConv(hidden, length, nodes)
+
+    def options(self) -> dict[str, Any]:
+        """See :meth:`MotionPredictor.options`."""
+        return dict(self._opts)
+
+    def forward(self, q_obs: torch.Tensor, p_obs: torch.Tensor) -> Prediction:
+        """See :meth:`MotionPredictor.forward`."""
+        pj = self.position_joints
+        b = p_obs.shape[0]
+        x = p_obs[:, :, pj].reshape(b, self.n_observed, -1)
+        x = torch.cat([x, x[:, -1:].expand(-1, self.n_future, -1)], dim=1)  # (B, L, D)
+        c = (self.dct @ (x * self.SCALE)).transpose(1, 2)  # (B, D nodes, L coefficients)
+        h = self.first(c)
+        for block in self.blocks:
+            h = h + block(h)
+        y = self.dct.T @ (self.last(h) + c).transpose(1, 2) / self.SCALE  # (B, L, D) [m]
+        return self._complete(p_obs, y[:, self.n_observed :].reshape(b, self.n_future, len(pj), 3))
 
 
 MODEL_KINDS: dict[str, type[MotionPredictor]] = {
-    cls.kind: cls for cls in (SeedTransformer, SiMLPe, ZeroVelocity, ConstantVelocity)
+    cls.kind: cls for cls in (SeedTransformer, SiMLPe, LTD, ZeroVelocity, ConstantVelocity)
 }
 """Predictor classes by ``kind``."""

@@ -82,8 +82,8 @@ __all__ = [
 MODEL_FORMAT = "vhuman.prediction/1"
 """The ``format`` entry of model and checkpoint files."""
 
-DEFAULT_LR = {"seed": 2e-3, "simlpe": 3e-4}
-"""Initial learning rate by model kind (siMLPe's paper uses 3e-4)."""
+DEFAULT_LR = {"seed": 2e-3, "simlpe": 3e-4, "ltd": 5e-4}
+"""Initial learning rate by model kind (siMLPe's paper uses 3e-4, LTD's 5e-4)."""
 
 
 @dataclass(frozen=True)
@@ -93,7 +93,7 @@ class TrainConfig:
     Attributes
     ----------
     kind : str
-        ``"seed"`` or ``"simlpe"``.
+        ``"seed"``, ``"simlpe"`` or ``"ltd"``.
     epochs : int
         Passes over the training windows.
     steps : int or None
