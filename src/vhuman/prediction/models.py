@@ -669,7 +669,7 @@ class _GraphConv(nn.Module):
 
 
 class _GraphBlock(nn.Module):
-    """Graph convolution, batch norm over nodes × features, tanh, dropout; [× 2], plus ``x``."""
+    """Graph convolution, then batch normalisation over nodes × features, tanh and dropout."""
 
     def __init__(self, n_in: int, n_out: int, nodes: int, dropout: float) -> None:
         super().__init__()
