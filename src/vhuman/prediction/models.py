@@ -580,6 +580,8 @@ class _PositionPredictor(MotionPredictor):
     position.
     """
 
+    _opts: dict[str, Any]
+
     def __init__(self, *args: Any) -> None:
         super().__init__(*args)
         offsets = np.asarray(self.fk.offsets)
@@ -588,6 +590,15 @@ class _PositionPredictor(MotionPredictor):
             if j not in self.position_joints and np.linalg.norm(offsets[j]) < 1e-6:
                 source[j] = source[self.fk.parents[j]]
         self.source = source
+
+    def options(self) -> dict[str, Any]:
+        """See :meth:`MotionPredictor.options`."""
+        return dict(self._opts)
+
+    def _padded(self, p_obs: torch.Tensor) -> torch.Tensor:
+        """Position joints flattened per frame, padded with the last pose: (B, N + M, 3P)."""
+        x = p_obs[:, :, self.position_joints].flatten(2)
+        return torch.cat([x, x[:, -1:].expand(-1, self.n_future, -1)], dim=1)
 
     def _complete(self, p_obs: torch.Tensor, future: torch.Tensor) -> Prediction:
         """All joints' positions from the position joints' ``future`` (B, M, P, 3)."""
@@ -634,16 +645,11 @@ class SiMLPe(_PositionPredictor):
         nn.init.xavier_uniform_(self.fc_out.weight, gain=1e-8)
         nn.init.zeros_(self.fc_out.bias)
 
-    def options(self) -> dict[str, Any]:
-        """See :meth:`MotionPredictor.options`."""
-        return dict(self._opts)
-
     def forward(self, q_obs: torch.Tensor, p_obs: torch.Tensor) -> Prediction:
         """See :meth:`MotionPredictor.forward`."""
         pj = self.position_joints
-        b = p_obs.shape[0]
-        x = p_obs[:, :, pj].reshape(b, self.n_observed, -1)
-        x = torch.cat([x, x[:, -1:].expand(-1, self.n_future, -1)], dim=1)  # (B, L, D)
+        x = self._padded(p_obs)  # (B, L, D)
+        b = x.shape[0]
         n, d = x.shape[1], x.shape[2]
         # Time-major (L, B·D) layout: each temporal FC is one matrix product, no transposes.
         h = self.fc_in((self.dct @ x.transpose(0, 1).reshape(n, b * d)).view(n, b, d))
@@ -735,16 +741,11 @@ class LTD(_PositionPredictor):
         )
         self.last = _GraphConv(hidden, length, nodes)
 
-    def options(self) -> dict[str, Any]:
-        """See :meth:`MotionPredictor.options`."""
-        return dict(self._opts)
-
     def forward(self, q_obs: torch.Tensor, p_obs: torch.Tensor) -> Prediction:
         """See :meth:`MotionPredictor.forward`."""
         pj = self.position_joints
-        b = p_obs.shape[0]
-        x = p_obs[:, :, pj].reshape(b, self.n_observed, -1)
-        x = torch.cat([x, x[:, -1:].expand(-1, self.n_future, -1)], dim=1)  # (B, L, D)
+        x = self._padded(p_obs)  # (B, L, D)
+        b = x.shape[0]
         c = (self.dct @ (x * self.SCALE)).transpose(1, 2)  # (B, D nodes, L coefficients)
         h = self.first(c)
         for block in self.blocks:
