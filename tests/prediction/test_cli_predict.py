@@ -106,13 +106,13 @@ def test_train_on_bvh_folder_then_evaluate(tmp_path):
     assert res.exit_code == 0, res.output
     d = json.loads(res.stdout)
     assert set(d["models"]) == {"seed", "zero_velocity", "constant_velocity", "simlpe", "ltd"}
+    assert d["horizons_ms"] == [80, 160, 320, 400, 560, 1000]
+    assert d["windows"] > 0
+    assert np.all(np.isfinite(d["models"]["zero_velocity"]["mpjpe_mm"]))
     # A model file of another kind than the option asks for is refused.
     res = runner.invoke(predict_app, [*data, "--ltd", str(files["simlpe"])])
     assert res.exit_code == 2
     assert "--ltd needs a model of kind 'ltd'" in res.stderr
-    assert d["horizons_ms"] == [80, 160, 320, 400, 560, 1000]
-    assert d["windows"] > 0
-    assert np.all(np.isfinite(d["models"]["zero_velocity"]["mpjpe_mm"]))
 
 
 def test_train_regularisation_options(tmp_path):
