@@ -270,6 +270,12 @@ class ConstantVelocity(MotionPredictor):
         return Prediction(q, self.fk(q))
 
 
+def _check_dropout(rate: float) -> None:
+    """Refuse a dropout rate outside ``[0, 1)``."""
+    if not 0.0 <= float(rate) < 1.0:
+        raise InputError(f"dropout must be in [0, 1), got {rate}")
+
+
 def _velocity(x: torch.Tensor) -> torch.Tensor:
     """Frame-to-frame differences along axis 1, the first frame's set to zero."""
     return torch.cat([torch.zeros_like(x[:, :1]), torch.diff(x, dim=1)], dim=1)
@@ -445,8 +451,7 @@ class SeedTransformer(MotionPredictor):
         self.n_dct = int(n_dct)
         self.velocity_features = bool(velocity_features)
         self.velocity_weight = float(velocity_weight)
-        if not 0.0 <= float(dropout) < 1.0:
-            raise InputError(f"dropout must be in [0, 1), got {dropout}")
+        _check_dropout(dropout)
         if dim % heads:
             raise InputError(f"dim must be a multiple of heads, got dim={dim}, heads={heads}")
         self.angle_weight = float(angle_weight)
@@ -719,8 +724,7 @@ class LTD(_PositionPredictor):
         velocity_weight: float = 0.0,
     ) -> None:
         super().__init__(*args)
-        if not 0.0 <= float(dropout) < 1.0:
-            raise InputError(f"dropout must be in [0, 1), got {dropout}")
+        _check_dropout(dropout)
         self._opts = {
             "hidden": hidden,
             "n_blocks": n_blocks,
