@@ -3,14 +3,20 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Annotated, Any
 
 import numpy as np
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
+from typer import Abort
+
+# Typer runs on its own copy of click; its exceptions are the ones raised here.
+from typer._click.exceptions import ClickException, NoArgsIsHelpError, UsageError
 
 from vhuman import __version__
 from vhuman.cli.errors import stderr, user_errors
@@ -158,20 +164,20 @@ def walk(
     output: Annotated[
         Path, typer.Option("-o", "--output", help="Motion file (.bvh or .npz).")
     ] = Path("walk.bvh"),
-    step_length: Annotated[float, typer.Option(help="Step length [m].")] = 0.7,
+    step_length: Annotated[float, typer.Option(help="Step length (m).")] = 0.7,
     speed: Annotated[
-        float, typer.Option(help="Walking speed [m/s]; cadence = speed / step.")
+        float, typer.Option(help="Walking speed (m/s); cadence = speed / step.")
     ] = 1.3,
     cycles: Annotated[int, typer.Option(help="Gait cycles (two steps each).")] = 4,
-    turn: Annotated[float, typer.Option(help="Turning rate [deg/s], positive to the left.")] = 0.0,
+    turn: Annotated[float, typer.Option(help="Turning rate (deg/s), positive to the left.")] = 0.0,
     stature: Annotated[
-        float | None, typer.Option(help="Stature [m] (default GB/T 10000 male P50, 1.678 m).")
+        float | None, typer.Option(help="Stature in m (default GB/T 10000 male P50, 1.678 m).")
     ] = None,
     fps: Annotated[float, typer.Option(help="Frame rate of the output.")] = 60.0,
     leg_ik: Annotated[
         str,
         typer.Option(
-            help="Leg IK: 'analytic' (law of cosines, exact) or 'ccd' (the seed's CCD on the "
+            help="Leg IK: 'analytic' (law of cosines, exact) or 'ccd' (Chen et al.'s CCD on the "
             "leg chain up to the pelvis, frame after frame; slower)."
         ),
     ] = "analytic",
@@ -326,5 +332,30 @@ def demo(
 
 
 def main() -> None:
-    """Entry point of the `vhuman` console script."""
-    app()
+    """Entry point of the `vhuman` console script.
+
+    Usage errors (an unknown option, a value of the wrong type, a missing
+    argument) are one line on stderr naming the command and the option, with
+    exit status 2, instead of Typer's framed box.
+    """
+    try:
+        code = app(standalone_mode=False)
+    except NoArgsIsHelpError as exc:
+        if exc.format_message().strip():  # Typer's rich help is printed already
+            exc.show()
+        sys.exit(2)
+    except UsageError as exc:
+        where = exc.ctx.command_path if exc.ctx is not None else "vhuman"
+        stderr.print(
+            f"[bold red]error:[/] {escape(where)}: {escape(exc.format_message())} "
+            f"(see {escape(where)} --help)",
+            soft_wrap=True,
+        )
+        sys.exit(2)
+    except ClickException as exc:
+        stderr.print(f"[bold red]error:[/] {escape(exc.format_message())}", soft_wrap=True)
+        sys.exit(exc.exit_code)
+    except Abort:
+        stderr.print("aborted")
+        sys.exit(130)
+    sys.exit(code if isinstance(code, int) else 0)

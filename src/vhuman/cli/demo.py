@@ -68,8 +68,8 @@ def _walk_section(
     save_motion(motion, npz)
     step()
     back_bvh, back_npz = load_motion(bvh), load_motion(npz)
-    err_bvh = float(np.abs(back_bvh.global_positions - motion.global_positions).max())
-    err_npz = float(np.abs(back_npz.global_positions - motion.global_positions).max())
+    err_bvh = float(motion.position_difference(back_bvh).max())
+    err_npz = float(motion.position_difference(back_npz).max())
     step()
     mid = motion.n_frames // 2
     pose_png, traj_png, curve_png = (out / f"{name}_{k}.png" for k in ("pose", "paths", "angles"))

@@ -6,9 +6,11 @@ import json
 from pathlib import Path
 from typing import Annotated
 
+import numpy as np
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
 
 from vhuman.cli.errors import user_errors
 
@@ -29,7 +31,7 @@ def optimize(
     clip: Annotated[str, typer.Option(help="DeepMimic clip name.")] = "walk",
     generations: Annotated[int, typer.Option(help="Generation budget.")] = 10,
     population: Annotated[int, typer.Option(help="Parents and offspring per generation.")] = 12,
-    target_cycles: Annotated[float, typer.Option(help="Target window [cycles].")] = 20.0,
+    target_cycles: Annotated[float, typer.Option(help="Target window (cycles).")] = 20.0,
     workers: Annotated[int, typer.Option(help="Local worker processes.")] = 1,
     scheduler: Annotated[
         str | None, typer.Option(help="Dask scheduler address (instead of --workers).")
@@ -41,13 +43,15 @@ def optimize(
     log: Annotated[Path | None, typer.Option(help="Per-generation log (JSON lines).")] = None,
     no_screen: Annotated[bool, typer.Option("--no-screen", help="Ablation: no SVM.")] = False,
     push_force: Annotated[
-        float, typer.Option(help="Force [N] of the pushes each individual walks through (0: none).")
+        float, typer.Option(help="Force (N) of the pushes each individual walks through (0: none).")
     ] = 30.0,
-    push_growth: Annotated[float, typer.Option(help="Push force growth per push [N].")] = 0.0,
+    push_growth: Annotated[float, typer.Option(help="Push force growth per push (N).")] = 0.0,
     refine_budget: Annotated[
         int,
         typer.Option(
-            help="Simulations for refining the keyframe targets before the evolution (0: none)."
+            help="Simulations for refining the keyframe targets before the evolution "
+            "(0: none; otherwise at least one Jacobian's worth: 128 for the walk clip).",
+            min=0,
         ),
     ] = 0,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
@@ -97,15 +101,19 @@ def optimize(
 @physics_app.command()
 def simulate(
     output: Annotated[
-        Path | None, typer.Option("-o", "--output", help="Simulated motion (.bvh/.npz).")
-    ] = None,
+        Path,
+        typer.Option("-o", "--output", help="Simulated motion to write (.bvh or .npz)."),
+    ] = Path("simulate.bvh"),
     controller: Annotated[
         Path | None, typer.Option(help="Controller JSON (default: the shipped walk).")
     ] = None,
-    cycles: Annotated[float, typer.Option(help="Cycles to simulate.")] = 20.0,
+    cycles: Annotated[float, typer.Option(help="Gait cycles to simulate (two steps each).")] = 20.0,
     push: Annotated[
         list[str] | None,
-        typer.Option(help="Push FORCE_N:DURATION_S:AT_S[:lateral|frontal]; repeatable."),
+        typer.Option(
+            help="Push on the chest FORCE_N:DURATION_S:AT_S[:lateral|frontal] "
+            "(e.g. 200:0.2:4.0:lateral); repeatable."
+        ),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
@@ -118,14 +126,38 @@ def simulate(
         ctrl = load_controller(controller or default_controller_path())
         pushes = [parse_push(p) for p in push or []]
         result, motion = run(ctrl, cycles, pushes=pushes, record_fps=30.0)
-        if output is not None and motion is not None:
+        if motion is not None:
             from vhuman.io import save_motion
 
             save_motion(motion, output)
-    summary = result.to_dict()
+    summary = {"output": None if motion is None else str(output), **result.to_dict()}
     if as_json:
         print(json.dumps(summary))
         return
-    for key, value in summary.items():
-        if key != "pushes":
-            console.print(f"{key}: {value}")
+    Console(highlight=False).print(simulation_table(summary, cycles))
+
+
+def simulation_table(summary: dict, asked_cycles: float) -> Table:
+    """The figures of `vhuman physics simulate` as a two-column table for people."""
+    table = Table(
+        title=f"physics simulate → {summary['output'] or '(no motion)'}", show_header=False
+    )
+    fell = summary["fell"]
+    table.add_row("cycles completed", f"{summary['cycles_completed']} of {asked_cycles:g}")
+    table.add_row("fell", f"yes, at {summary['fall_time_s']:.2f} s" if fell else "no")
+    table.add_row("simulated time", f"{summary['duration_s']:.2f} s")
+    distance, duration = summary["distance_m"], summary["duration_s"]
+    speed = distance / duration if duration > 0 else 0.0
+    table.add_row("distance", f"{distance:.2f} m ({speed:.2f} m/s)")
+    rmse = summary["tracking_rmse_rad"]
+    table.add_row("tracking RMSE", f"{rmse:.3f} rad ({np.degrees(rmse):.1f}°), all hinges")
+    table.add_row("torso sway", f"{summary['torso_sway_rad']:.3f} rad (RMS pitch and roll)")
+    table.add_row("energy", f"{summary['energy_j']:,.0f} J")
+    table.add_row("self-collision", f"{summary['self_collision_s']:.2f} s")
+    for p in summary["pushes"]:
+        table.add_row(
+            "push",
+            f"{p['force_n']:g} N for {p['duration_s']:g} s at {p['at_s']:g} s, {p['direction']}",
+        )
+    table.add_row("speed", f"{summary['sim_speed_x_realtime']:.0f}× real time")
+    return table

@@ -14,6 +14,7 @@ from rich.console import Console
 from rich.table import Table
 
 from vhuman.cli.errors import stderr, user_errors
+from vhuman.cli.tables import print_table
 from vhuman.errors import InputError
 
 if TYPE_CHECKING:
@@ -159,7 +160,7 @@ def posture(
     ] = None,
     target: Annotated[
         tuple[float, float, float] | None,
-        typer.Option(help="Replace the scene's target position X Y Z [m]."),
+        typer.Option(help="Replace the scene's target position X Y Z, in m."),
     ] = None,
     seed: Annotated[int, typer.Option(help="Seed of the arm NSGA-II.")] = 0,
     jobs: Annotated[int, typer.Option(min=1, help="Local worker processes.")] = 2,
@@ -211,4 +212,4 @@ def posture(
             f"{o['reach_orientation_error_deg']:.2f}", str(o["reba_score"]),
             str(o["rula_score"]), f"{o['solve_time_s']:.2f}",
         )  # fmt: skip
-    Console(width=max(console.width, 140), highlight=False).print(table)
+    print_table(table, console)

@@ -13,6 +13,7 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from vhuman.cli.errors import user_errors
+from vhuman.cli.tables import print_table
 from vhuman.errors import InputError
 
 __all__ = ["default_model_path", "predict_app"]
@@ -32,7 +33,9 @@ DataOption = Annotated[
     str,
     typer.Option(
         "--data",
-        help="Folder of CMU exp-map files ([train/]<action>/*.txt) or BVH files, or 'deepmimic'.",
+        help="Folder of CMU exp-map files (ACTION/*.txt, optionally under train/) or of BVH "
+        "files, or 'deepmimic' (pybullet's clips); default: $VHUMAN_CMU_DATA.",
+        envvar="VHUMAN_CMU_DATA",
     ),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
@@ -66,7 +69,9 @@ def train(
     ] = None,
     seed: Annotated[int, typer.Option("--seed", help="Random seed.")] = 0,
     device: Annotated[str, typer.Option("--device", help="cpu or cuda.")] = "cpu",
-    batch_size: Annotated[int, typer.Option("--batch-size")] = 64,
+    batch_size: Annotated[
+        int, typer.Option("--batch-size", min=1, help="Windows per optimizer step.")
+    ] = 64,
     observed: Annotated[
         int | None,
         typer.Option("--observed", help="Observed poses per window (default: the protocol's)."),
@@ -228,7 +233,7 @@ def evaluate(
     if as_json:
         print(json.dumps(result))
         return
-    console.print(_table(result))
+    print_table(_table(result), console)
     console.print(
         f"MPJPE in mm over {len(result['joints']['position'])} joints; {result['protocol']}"
     )

@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.table import Table
 
 from vhuman.cli.errors import stderr, user_errors
+from vhuman.cli.tables import print_table
 from vhuman.errors import InputError
 
 __all__ = ["reach", "swivel_app"]
@@ -29,7 +30,7 @@ _KINDS = ("mlp", "lsq", "mean")
 def reach(
     target: Annotated[
         tuple[float, float, float],
-        typer.Option(help="Hand target X Y Z in the world [m]; the body stands at the origin."),
+        typer.Option(help="Hand target X Y Z in the world, in m; the body stands at the origin."),
     ],
     output: Annotated[
         Path, typer.Option("-o", "--output", help="Motion file (.bvh or .npz).")
@@ -38,18 +39,18 @@ def reach(
     target_rpy: Annotated[
         tuple[float, float, float] | None,
         typer.Option(
-            help="Hand roll pitch yaw [deg] about a forward, palm-down hand "
+            help="Hand roll pitch yaw in degrees about a forward, palm-down hand "
             "(default: in line with the forearm, thumb up)."
         ),
     ] = None,
     start: Annotated[
         tuple[float, float, float] | None,
-        typer.Option(help="Start hand X Y Z [m] (default: elbow at 90°, forearm forward)."),
+        typer.Option(help="Start hand X Y Z in m (default: elbow at 90°, forearm forward)."),
     ] = None,
-    duration: Annotated[float, typer.Option(help="Movement time [s].")] = 1.0,
+    duration: Annotated[float, typer.Option(help="Movement time (s).")] = 1.0,
     fps: Annotated[float, typer.Option(help="Frame rate of the output.")] = 60.0,
     stature: Annotated[
-        float | None, typer.Option(help="Stature [m] (default GB/T 10000 male P50, 1.678 m).")
+        float | None, typer.Option(help="Stature in m (default GB/T 10000 male P50, 1.678 m).")
     ] = None,
     model: Annotated[
         Path | None, typer.Option(help="Swivel predictor file (default: the shipped deep MLP).")
@@ -116,17 +117,26 @@ def _held_out(data: Path) -> tuple[Any, Any]:
 
 @swivel_app.command("train")
 def swivel_train(
-    data: Annotated[Path, typer.Option(help="CMU data folder (holding train/<action>/*.txt).")],
+    data: Annotated[
+        Path,
+        typer.Option(
+            help="CMU data folder (holding train/ACTION/*.txt); default: $VHUMAN_CMU_DATA.",
+            envvar="VHUMAN_CMU_DATA",
+        ),
+    ],
     output: Annotated[Path, typer.Option("-o", "--output", help="Model file (.npz) to write.")],
     model: Annotated[str, typer.Option(help=f"Predictor kind: {', '.join(_KINDS)}.")] = "mlp",
     hidden: Annotated[
         list[int] | None,
         typer.Option(
-            min=1, help="MLP hidden units per layer, repeatable (default: the seed's 40)."
+            min=1, help="MLP hidden units per layer, repeatable (default: 40, as Xia et al. 2021)."
         ),
     ] = None,
     rotation: Annotated[
-        str, typer.Option(help="MLP input for the hand orientation: rotvec (the seed) or matrix.")
+        str,
+        typer.Option(
+            help="MLP input for the hand orientation: rotvec (Xia et al. 2021) or matrix."
+        ),
     ] = "rotvec",
     epochs: Annotated[int, typer.Option(min=1, help="MLP training epochs.")] = 300,
     seed: Annotated[int, typer.Option(help="Seed of the MLP's initialisation and batches.")] = 0,
@@ -167,14 +177,20 @@ def swivel_train(
 
 @swivel_app.command("evaluate")
 def swivel_evaluate(
-    data: Annotated[Path, typer.Option(help="CMU data folder (holding train/<action>/*.txt).")],
+    data: Annotated[
+        Path,
+        typer.Option(
+            help="CMU data folder (holding train/ACTION/*.txt); default: $VHUMAN_CMU_DATA.",
+            envvar="VHUMAN_CMU_DATA",
+        ),
+    ],
     model: Annotated[
         list[Path] | None,
         typer.Option(help="Model file (repeatable; default: the shipped MLPs and least squares)."),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
-    """MAE, RMSE, MSE [deg] on the held-out trials, beside a training-mean baseline."""
+    """MAE, RMSE (deg) and MSE (deg²) on the held-out trials, beside a training-mean baseline."""
     from vhuman.reaching import MeanPredictor, evaluate, load_predictor
     from vhuman.reaching.reach import default_predictor
 
@@ -203,7 +219,7 @@ def swivel_evaluate(
         table.add_column(col, justify="left" if col == "model" else "right")
     for name, s in result["models"].items():
         table.add_row(name, f"{s['mae_deg']:.2f}", f"{s['rmse_deg']:.2f}", f"{s['mse_deg2']:.1f}")
-    console.print(table)
+    print_table(table, console)
     activities = sorted(next(iter(scores.values()))["per_activity"])
     per = Table(title="MAE ° per activity")
     per.add_column("activity")
@@ -211,4 +227,4 @@ def swivel_evaluate(
         per.add_column(name, justify="right")
     for act in activities:
         per.add_row(act, *(f"{scores[n]['per_activity'][act]['mae_deg']:.2f}" for n in scores))
-    console.print(per)
+    print_table(per, console)

@@ -8,7 +8,8 @@ and :mod:`vhuman.prediction.data` for the joint sets.
 
 :func:`predict_motion` continues a :class:`~vhuman.skeleton.Motion`: the body
 pose from the model, the root (translation and rotation, which the protocol
-removes) extrapolated at its last observed velocity.
+removes) extrapolated at the pace of the last half second observed
+(:mod:`vhuman.prediction.root`).
 """
 
 from __future__ import annotations
@@ -25,10 +26,6 @@ from numpy.typing import NDArray
 from vhuman.errors import InputError
 from vhuman.geometry import (
     quat_apply,
-    quat_conjugate,
-    quat_multiply,
-    quat_to_rotvec,
-    rotvec_to_quat,
 )
 from vhuman.prediction.data import (
     CMU_DOWNSAMPLE,
@@ -40,6 +37,7 @@ from vhuman.prediction.data import (
 )
 from vhuman.prediction.metrics import bone_length_drift, euler_error, foot_skating, mpjpe
 from vhuman.prediction.models import MotionPredictor
+from vhuman.prediction.root import extrapolate_root
 from vhuman.prediction.training import ModelInfo, batch_tensors
 from vhuman.skeleton import Motion
 
@@ -297,7 +295,10 @@ def predict_motion(
 
     ``motion`` is resampled to ``info.sample_fps`` and its last
     ``model.n_observed`` frames are observed. Predictions longer than the
-    model's horizon are made by feeding predictions back in.
+    model's horizon are made by feeding predictions back in. The model
+    predicts the body's pose; the root's path is extrapolated by
+    :func:`~vhuman.prediction.root.extrapolate_root` (the horizontal velocity
+    and turning rate of the last half second, height and tilt held).
 
     Raises
     ------
@@ -340,13 +341,8 @@ def predict_motion(
             p_hist = torch.cat([p_hist, pred.positions], dim=1)
             done += model.n_future
     q_future = np.concatenate(out)[:n_frames]
-    # Root: last observed linear and angular velocity, continued.
-    root, rot = m.root_positions, m.local_rotations[:, 0]
-    if m.n_frames >= 2:
-        v = root[-1] - root[-2]
-        w = quat_to_rotvec(quat_multiply(rot[-1], quat_conjugate(rot[-2])))
-    else:
-        v, w = np.zeros(3), np.zeros(3)
-    k = np.arange(1, n_frames + 1)[:, None]
-    q_future[:, 0] = quat_multiply(rotvec_to_quat(k * w), rot[-1])
-    return Motion(sk, info.sample_fps, root[-1] + k * v, q_future)
+    # The models predict root-relative poses; the root goes on at the observed pace.
+    root, q_future[:, 0] = extrapolate_root(
+        m.root_positions, m.local_rotations[:, 0], info.sample_fps, n_frames
+    )
+    return Motion(sk, info.sample_fps, root, q_future)

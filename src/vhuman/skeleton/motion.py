@@ -232,3 +232,38 @@ class Motion:
     def joint_trajectory(self, joints: Sequence[str]) -> NDArray[np.float64]:
         """World positions ``(T, len(joints), 3)`` [m] of the named joints."""
         return self.global_positions[:, self.skeleton.indices(joints)]
+
+    def position_difference(self, other: Motion) -> NDArray[np.float64]:
+        """Distance between the same-named joints of two motions, frame by frame.
+
+        Joints are matched by name, so a file that lists the joints in another
+        order (a BVH writer's depth-first order, say) compares as the same body.
+
+        Parameters
+        ----------
+        other : Motion
+            A motion of the same frames whose skeleton has at least this one's
+            joint names.
+
+        Returns
+        -------
+        ndarray, shape (T, J)
+            ``|p_self - p_other|`` [m] for each of this motion's joints.
+
+        Raises
+        ------
+        InputError
+            If the frame counts differ or ``other`` lacks one of the joints.
+        """
+        if other.n_frames != self.n_frames:
+            raise InputError(
+                f"cannot compare motions of {self.n_frames} and {other.n_frames} frames"
+            )
+        missing = [n for n in self.skeleton.names if n not in set(other.skeleton.names)]
+        if missing:
+            raise InputError(
+                f"the other motion lacks joint(s) {', '.join(missing)}; it has: "
+                f"{', '.join(other.skeleton.names)}"
+            )
+        theirs = other.global_positions[:, other.skeleton.indices(self.skeleton.names)]
+        return np.linalg.norm(self.global_positions - theirs, axis=-1)
