@@ -7,6 +7,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Annotated, Any
 
+import numpy as np
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
@@ -251,23 +252,35 @@ def run(
     ] = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Predict the frames that follow the end of --input and write them (BVH by default)."""
+    """Predict the frames that follow the end of --input and write them (BVH by default).
+
+    The model predicts the body's pose; the root goes on at the horizontal
+    velocity and turning rate of the last half second observed.
+    """
     with user_errors():
         from vhuman.io import load_motion, save_motion
         from vhuman.prediction import load_model, predict_motion
+        from vhuman.prediction.root import ROOT_WINDOW_S
 
         predictor, info = load_model(model or default_model_path("seed"))
         motion = load_motion(input)
         future = predict_motion(predictor, info, motion, frames)
         save_motion(future, output)
+    root = np.concatenate([motion.root_positions[-1:], future.root_positions])
+    speed = float(np.linalg.norm(np.diff(root[:, :2], axis=0), axis=1).mean() * future.fps)
     result = {
         "input": str(input),
         "output": str(output),
         "frames": future.n_frames,
         "fps": future.fps,
         "observed": predictor.n_observed,
+        "root_speed_m_s": speed,
     }
     if as_json:
         print(json.dumps(result))
         return
-    console.print(f"wrote {output}: {future.n_frames} predicted frames at {future.fps:g} fps")
+    console.print(
+        f"wrote {output}: {future.n_frames} predicted frames at {future.fps:g} fps; the body's "
+        f"pose predicted, its root extrapolated at {speed:.2f} m/s (the pace of the last "
+        f"{ROOT_WINDOW_S:g} s observed)"
+    )
