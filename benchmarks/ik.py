@@ -2,23 +2,40 @@
 
 The same seeded random reachable targets for every solver, on a 7-DOF arm and
 on whole-body reaches of the standard humanoid; see `vhuman.ik.benchmark` for
-the problems and the targets of the issue. This script is `vhuman ik bench`
-on one core.
+the problems and the targets. The tables are those of `vhuman ik bench`, on
+one core, followed by one JSON line.
 
-Run: ``.venv/bin/python benchmarks/ik.py [--targets N] [--batch B] [--seed S] [--json]
-[--sweep-switch]``
+Run: ``.venv/bin/python benchmarks/ik.py [--targets N] [--batch B] [--seed S] [--sweep-switch]``
 """
 
 from __future__ import annotations
 
 import os
-import sys
 
 # One core: set before numpy loads its BLAS.
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-from vhuman.cli import app
+import argparse
+import json
+
+from rich.console import Console
+
+from vhuman.cli.app import print_ik_tables
+from vhuman.ik.benchmark import run_benchmark
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--targets", type=int, default=200, help="targets solved one at a time")
+    parser.add_argument("--batch", type=int, default=1000, help="targets solved in one call")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the random targets")
+    parser.add_argument("--sweep-switch", action="store_true", help="sweep the switch distance")
+    args = parser.parse_args()
+    result = run_benchmark(args.targets, args.batch, args.seed, sweep=args.sweep_switch)
+    print_ik_tables(result, Console(width=150, highlight=False))
+    print(json.dumps({"benchmark": "ik", **result}, default=str))
+
 
 if __name__ == "__main__":
-    app(["ik", "bench", *sys.argv[1:]], prog_name="benchmarks/ik.py")
+    main()

@@ -17,8 +17,9 @@ and after, simulations, CPU time; then the shipped controller walking 20 cycles 
 (clip) targets and with the refined ones (feedback unchanged): tracking RMSE overall, of the
 refined hinges and of the rest, cycles and speed.
 
-Run: ``python benchmarks/physics.py [--budget 120] [--target 4] [--seed 0] [--pushes] [--refine]
-[--json]``.
+Run: ``python benchmarks/physics.py`` runs every part (about N minutes on one core); each
+``--skip-{speed,pushes,refine,ablation}`` leaves one out, ``--budget``, ``--seeds``,
+``--target`` size the ablation. Prints the tables, then one JSON line.
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
+from rich.console import Console
+from rich.table import Table
 
 from vhuman.control.controller import default_controller_path, load_controller
 from vhuman.control.evolution import EvolutionConfig, evolve
@@ -275,62 +278,98 @@ def refinement(budget: int, seed: int) -> dict:
     return out
 
 
+def _tables(results: dict) -> list[Table]:
+    """The benchmark's figures as tables for people."""
+    tables = []
+    if "speed" in results:
+        t = Table(title="closed-loop simulation speed (shipped walker)", show_header=False)
+        for k, v in results["speed"].items():
+            t.add_row(k, f"{v:.2f}")
+        tables.append(t)
+    if "pushes" in results:
+        t = Table(title="largest 0.2 s chest push survived (N), by push start time")
+        t.add_column("direction")
+        for at in PUSH_TIMES:
+            t.add_column(f"at {at:g} s", justify="right")
+        t.add_column("smallest", justify="right")
+        for name, v in results["pushes"].items():
+            t.add_row(
+                name, *(f"{f:.0f}" for f in v["per_push_time_n"].values()), f"{v['min_n']:.0f}"
+            )
+        tables.append(t)
+    if "refine" in results:
+        r = results["refine"]
+        t = Table(title=f"refinement, held-root RMSE {r['held_rmse_before_rad']:.4f} rad before")
+        for col in ("method", "RMSE after rad", "simulations", "CPU s"):
+            t.add_column(col, justify="left" if col == "method" else "right")
+        for name in ("lm", "cma"):
+            m = r[name]
+            t.add_row(
+                name, f"{m['held_rmse_after_rad']:.4f}", str(m["simulations"]), f"{m['cpu_s']:.1f}"
+            )
+        tables.append(t)
+        w = Table(title="shipped walker, 20 cycles, clip vs refined keyframe targets")
+        for col in ("targets", "cycles", "RMSE rad", "refined hinges", "other hinges", "m/s"):
+            w.add_column(col, justify="left" if col == "targets" else "right")
+        for name in ("walk_clip_targets", "walk_refined"):
+            v = r[name]
+            w.add_row(name, str(v["cycles"]), f"{v['tracking_rmse_rad']:.4f}",
+                      f"{v['refined_hinges_rmse_rad']:.4f}", f"{v['other_hinges_rmse_rad']:.4f}",
+                      f"{v['speed_m_s']:.2f}")  # fmt: skip
+        tables.append(w)
+    if "ablation" in results:
+        t = Table(
+            title="ablation: simulations until the first walker (none: not within the budget)"
+        )
+        t.add_column("method")
+        seeds = list(results["ablation"])
+        for seed in seeds:
+            t.add_column(f"seed {seed}", justify="right")
+        for method in results["ablation"][seeds[0]]:
+            t.add_row(method, *(str(results["ablation"][s][method]["simulations_to_walker"])
+                                for s in seeds))  # fmt: skip
+        tables.append(t)
+    return tables
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--budget", type=int, default=120, help="simulations per method")
+    ap.add_argument("--budget", type=int, default=240, help="ablation: simulations per method")
     ap.add_argument("--population", type=int, default=12)
     ap.add_argument("--target", type=float, default=20.0, help="target cycles")
-    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2], help="ablation seeds")
     ap.add_argument("--speed-seconds", type=float, default=20.0)
     ap.add_argument("--skip-ablation", action="store_true")
     ap.add_argument("--skip-speed", action="store_true")
-    ap.add_argument("--pushes", action="store_true", help="bisect the largest pushes survived")
+    ap.add_argument("--skip-pushes", action="store_true", help="no push bisection")
     ap.add_argument("--controller", default=None, help="controller JSON (default: shipped)")
-    ap.add_argument("--refine", action="store_true", help="keyframe refinement, LM vs CMA-ES")
+    ap.add_argument("--skip-refine", action="store_true", help="no keyframe refinement")
     ap.add_argument("--refine-budget", type=int, default=300, help="simulations per method")
-    ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     results: dict = {}
     if not args.skip_speed:
         results["speed"] = speed(args.speed_seconds)
-    if args.pushes:
+    if not args.skip_pushes:
         path = args.controller or default_controller_path()
         results["pushes"] = push_limits(load_controller(path))
-    if args.refine:
-        results["refine"] = refinement(args.refine_budget, args.seed)
+    if not args.skip_refine:
+        results["refine"] = refinement(args.refine_budget, args.seeds[0])
     if not args.skip_ablation:
-        b, tg, s, p = args.budget, args.target, args.seed, args.population
+        b, tg, p = args.budget, args.target, args.population
         results["ablation"] = {
-            "full": run_evolution(True, b, tg, s, p),
-            "no_svm": run_evolution(False, b, tg, s, p),
-            "nsga2": run_nsga2(b, tg, s, p),
-            "cma": run_cma(b, tg, s, p),
+            str(s): {
+                "full": run_evolution(True, b, tg, s, p),
+                "no_svm": run_evolution(False, b, tg, s, p),
+                "nsga2": run_nsga2(b, tg, s, p),
+                "cma": run_cma(b, tg, s, p),
+            }
+            for s in args.seeds
         }
-    if args.json:
-        print(json.dumps(results))
-        return
-    for k, v in results.get("speed", {}).items():
-        print(f"{k:50s} {v:8.2f}")
-    for k, v in results.get("pushes", {}).items():
-        print(f"push {k:9s} min {v['min_n']:6.1f} N  per time {v['per_push_time_n']}")
-    if "refine" in results:
-        r = results["refine"]
-        print(f"refine held-root RMSE before {r['held_rmse_before_rad']:.4f} rad; "
-              f"LM {r['lm']['held_rmse_after_rad']:.4f} ({r['lm']['simulations']} sims, "
-              f"{r['lm']['cpu_s']:.1f} s); CMA-ES {r['cma']['held_rmse_after_rad']:.4f} "
-              f"({r['cma']['simulations']} sims, {r['cma']['cpu_s']:.1f} s)")  # fmt: skip
-        for name in ("walk_clip_targets", "walk_refined"):
-            w = r[name]
-            print(
-                f"{name:18s} cycles={w['cycles']} rmse={w['tracking_rmse_rad']:.4f} "
-                f"refined_hinges={w['refined_hinges_rmse_rad']:.4f} "
-                f"others={w['other_hinges_rmse_rad']:.4f} speed={w['speed_m_s']:.2f} m/s"
-            )
-    for name, r in results.get("ablation", {}).items():
-        print(f"{name:8s} sims={r['simulations']:4d} to_walker={r['simulations_to_walker']} "
-              f"max_survived={r['max_survived_cycles']:.2f} best={r['best_objectives']} "
-              f"wall={r['wall_s']:.1f}s")  # fmt: skip
+    console = Console(width=120, highlight=False)
+    for table in _tables(results):
+        console.print(table)
+    print(json.dumps({"benchmark": "physics", **results}))
 
 
 if __name__ == "__main__":

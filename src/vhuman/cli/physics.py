@@ -27,12 +27,16 @@ console = Console(highlight=False, stderr=True)
 
 @physics_app.command()
 def optimize(
-    output: Annotated[Path, typer.Option("-o", "--output", help="Controller JSON to write.")],
+    output: Annotated[
+        Path, typer.Option("-o", "--output", help="Controller JSON to write.")
+    ] = Path("controller.json"),
     clip: Annotated[str, typer.Option(help="DeepMimic clip name.")] = "walk",
-    generations: Annotated[int, typer.Option(help="Generation budget.")] = 10,
-    population: Annotated[int, typer.Option(help="Parents and offspring per generation.")] = 12,
+    generations: Annotated[int, typer.Option(min=1, help="Generation budget.")] = 10,
+    population: Annotated[
+        int, typer.Option(min=2, help="Parents and offspring per generation.")
+    ] = 12,
     target_cycles: Annotated[float, typer.Option(help="Target window (cycles).")] = 20.0,
-    workers: Annotated[int, typer.Option(help="Local worker processes.")] = 1,
+    workers: Annotated[int, typer.Option(min=1, help="Local worker processes.")] = 1,
     scheduler: Annotated[
         str | None, typer.Option(help="Dask scheduler address (instead of --workers).")
     ] = None,

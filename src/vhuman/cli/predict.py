@@ -57,7 +57,9 @@ def _progress(enabled: bool) -> Progress:
 @predict_app.command()
 def train(
     data: DataOption,
-    output: Annotated[Path, typer.Option("-o", "--output", help="Model file to write (.pt).")],
+    output: Annotated[
+        Path, typer.Option("-o", "--output", help="Model file to write (.pt).")
+    ] = Path("prediction.pt"),
     model: Annotated[str, typer.Option("--model", help="seed, simlpe or ltd.")] = "seed",
     epochs: Annotated[int, typer.Option("--epochs", help="Passes over the windows.")] = 8,
     steps: Annotated[

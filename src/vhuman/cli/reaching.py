@@ -124,7 +124,9 @@ def swivel_train(
             envvar="VHUMAN_CMU_DATA",
         ),
     ],
-    output: Annotated[Path, typer.Option("-o", "--output", help="Model file (.npz) to write.")],
+    output: Annotated[
+        Path, typer.Option("-o", "--output", help="Model file (.npz) to write.")
+    ] = Path("swivel.npz"),
     model: Annotated[str, typer.Option(help=f"Predictor kind: {', '.join(_KINDS)}.")] = "mlp",
     hidden: Annotated[
         list[int] | None,
