@@ -2,22 +2,53 @@
 
 from __future__ import annotations
 
+from rich.cells import cell_len
 from rich.console import Console, RenderableType
 from rich.table import Table
 
 __all__ = ["fit_table", "print_table"]
 
 
-def _fits(table: Table, console: Console) -> bool:
-    """Whether ``table`` fits ``console`` at its natural width.
+def _widths(table: Table) -> tuple[list[int], list[int]]:
+    """Per column, the width it needs and the width it would like.
 
-    Rich shrinks a table that is wider than the console and may cut words to
-    "…" even when the sum of the longest words would fit, so only tables whose
-    every cell fits unwrapped are printed as built.
+    Needed: its longest body cell or its header's longest word (headers may
+    wrap between words, a number or a name may not). Liked: its longest line.
     """
-    # Rich clamps a measurement to the width it is given: measure on a wide page.
-    unclamped = console.options.update_width(1_000_000)
-    return console.measure(table, options=unclamped).maximum <= console.width
+    need, like = [], []
+    for column in table.columns:
+        body = max((cell_len(str(c)) for c in column.cells), default=0)
+        header = str(column.header)
+        need.append(max(body, max((cell_len(w) for w in header.split()), default=0)))
+        like.append(max(body, max((cell_len(line) for line in header.splitlines()), default=0)))
+    return need, like
+
+
+def _frame(table: Table) -> int:
+    """Columns of ``table`` taken by padding and borders."""
+    borders = len(table.columns) + 1 if table.box is not None else 0
+    return 2 * table.padding[1] * len(table.columns) + borders
+
+
+def _fits(table: Table, console: Console) -> bool:
+    """Whether ``table`` fits ``console`` with every body cell on one line."""
+    return sum(_widths(table)[0]) + _frame(table) <= console.width
+
+
+def _sized(table: Table, console: Console) -> Table:
+    """``table`` with fixed column widths: what each needs, then the room left shared out.
+
+    Rich shrinks a table wider than its console column by column and may cut
+    a number to "…" even where wrapping a header would have made room; fixed
+    widths leave it nothing to cut.
+    """
+    need, like = _widths(table)
+    room = console.width - _frame(table) - sum(need)
+    for column, n, w in zip(table.columns, need, like, strict=True):
+        extra = min(max(room, 0), w - n)
+        column.width = n + extra
+        room -= extra
+    return table
 
 
 def _transposed(table: Table) -> Table:
@@ -67,11 +98,13 @@ def fit_table(table: Table, console: Console) -> list[RenderableType]:
     list of renderables
         What to print, in order.
     """
-    if not table.show_header or _fits(table, console) or not table.columns:
+    if not table.show_header or not table.columns:
         return [table]
+    if _fits(table, console):
+        return [_sized(table, console)]
     transposed = _transposed(table)
     if _fits(transposed, console):
-        return [transposed]
+        return [_sized(transposed, console)]
     return list(_records(table))
 
 
