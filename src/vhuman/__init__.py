@@ -1,6 +1,4 @@
 """vhuman: virtual humans that walk, reach, work in tight spaces, balance and predict motion."""
 
-from importlib.metadata import version
-
-__version__ = version("vhuman")
+__version__ = "0.1.0"
 __all__ = ["__version__"]

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import json
+import math
 import sys
 from pathlib import Path
 from typing import Annotated, Any
 
-import numpy as np
 import typer
 from rich.console import Console
 from rich.markup import escape
@@ -57,6 +57,8 @@ def _root(
 
 def motion_summary(path: Path) -> dict:
     """The figures `vhuman info` prints, as a JSON-ready dict."""
+    import numpy as np
+
     from vhuman.io import detect_format, load_motion
 
     motion = load_motion(path)
@@ -192,7 +194,7 @@ def walk(
     with user_errors():
         params = GaitParameters(
             step_length=step_length, speed=speed, cycles=cycles,
-            turn_rate=float(np.radians(turn)), fps=fps, leg_ik=leg_ik,
+            turn_rate=math.radians(turn), fps=fps, leg_ik=leg_ik,
         )  # fmt: skip
         result = generate_walk(params, standard_humanoid(stature=stature))
         save_motion(result.motion, output)

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Annotated
 
-import numpy as np
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -154,7 +154,7 @@ def simulation_table(summary: dict, asked_cycles: float) -> Table:
     speed = distance / duration if duration > 0 else 0.0
     table.add_row("distance", f"{distance:.2f} m ({speed:.2f} m/s)")
     rmse = summary["tracking_rmse_rad"]
-    table.add_row("tracking RMSE", f"{rmse:.3f} rad ({np.degrees(rmse):.1f}°), all hinges")
+    table.add_row("tracking RMSE", f"{rmse:.3f} rad ({math.degrees(rmse):.1f}°), all hinges")
     table.add_row("torso sway", f"{summary['torso_sway_rad']:.3f} rad (RMS pitch and roll)")
     table.add_row("energy", f"{summary['energy_j']:,.0f} J")
     table.add_row("self-collision", f"{summary['self_collision_s']:.2f} s")

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
-import numpy as np
 import typer
 from rich.console import Console
 from rich.table import Table
@@ -178,7 +178,7 @@ def posture(
         for w in workers:
             if w not in WORKERS:
                 raise InputError(f"--worker {w!r} is unknown; workers: {', '.join(WORKERS)}")
-        if target is not None and not np.all(np.isfinite(target)):
+        if target is not None and not all(math.isfinite(v) for v in target):
             raise InputError(f"--target must be 3 finite numbers [m], got {list(target)}")
         tasks = [PostureTask(s, w, seed, target) for s, w in itertools.product(scene, workers)]
         # Bad input fails fast, before any solving: load every scene here.

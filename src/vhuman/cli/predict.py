@@ -7,7 +7,6 @@ from importlib import resources
 from pathlib import Path
 from typing import Annotated, Any
 
-import numpy as np
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
@@ -268,6 +267,8 @@ def run(
         motion = load_motion(input)
         future = predict_motion(predictor, info, motion, frames)
         save_motion(future, output)
+    import numpy as np
+
     root = np.concatenate([motion.root_positions[-1:], future.root_positions])
     speed = float(np.linalg.norm(np.diff(root[:, :2], axis=0), axis=1).mean() * future.fps)
     result = {

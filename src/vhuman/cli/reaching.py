@@ -6,7 +6,6 @@ import json
 from pathlib import Path
 from typing import Annotated, Any
 
-import numpy as np
 import typer
 from rich.console import Console
 from rich.table import Table
@@ -58,6 +57,8 @@ def reach(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Reach with one arm: minimum-jerk hand path, predicted swivel angle, analytic IK."""
+    import numpy as np
+
     from vhuman.io import save_motion
     from vhuman.reaching import load_predictor
     from vhuman.reaching.reach import generate_reach, hand_orientation_from_rpy
@@ -207,7 +208,7 @@ def swivel_evaluate(
     keys = ("mae_deg", "rmse_deg", "mse_deg2", "mae_rad", "rmse_rad", "mse_rad2", "per_activity")
     result = {
         "samples": len(test),
-        "trials": int(np.unique(test.groups).size),
+        "trials": len(set(test.groups.tolist())),
         "models": {name: {k: s[k] for k in keys} for name, s in scores.items()},
     }
     if as_json:

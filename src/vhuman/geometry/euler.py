@@ -11,7 +11,6 @@ import warnings
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy.spatial.transform import Rotation
 
 from vhuman.errors import InputError
 from vhuman.geometry.quaternion import as_quat_array
@@ -108,6 +107,9 @@ def quat_to_euler(q: ArrayLike, seq: str, *, degrees: bool = False) -> NDArray[n
     lead = qa.shape[:-1]
     if qa.size == 0:
         return np.zeros((*lead, 3))
+    # scipy.spatial takes a quarter of a second to import: only where it is used.
+    from scipy.spatial.transform import Rotation
+
     rot = Rotation.from_quat(qa.reshape(-1, 4), scalar_first=True)
     with warnings.catch_warnings():
         # scipy warns at gimbal lock; the documented convention above handles it.

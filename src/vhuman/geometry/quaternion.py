@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy.spatial.transform import Rotation
 
 __all__ = [
     "as_quat_array",
@@ -160,6 +159,9 @@ def rotmat_to_quat(m: ArrayLike) -> NDArray[np.float64]:
     lead = m.shape[:-2]
     if m.size == 0:
         return np.zeros((*lead, 4))
+    # scipy.spatial takes a quarter of a second to import: only where it is used.
+    from scipy.spatial.transform import Rotation
+
     q = Rotation.from_matrix(m.reshape(-1, 3, 3)).as_quat(canonical=True, scalar_first=True)
     return q.reshape(*lead, 4)
 
