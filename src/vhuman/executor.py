@@ -7,6 +7,10 @@ executor from :func:`make_executor`, whose ``map`` returns results in order.
 
 from __future__ import annotations
 
+import ctypes
+import os
+import signal
+import sys
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
@@ -14,7 +18,7 @@ from typing import Any, Protocol
 
 from vhuman.errors import InputError
 
-__all__ = ["DaskExecutor", "MapExecutor", "SerialExecutor", "make_executor"]
+__all__ = ["DaskExecutor", "MapExecutor", "SerialExecutor", "die_with_parent", "make_executor"]
 
 
 class MapExecutor(Protocol):
@@ -83,5 +87,28 @@ def make_executor(workers: int = 1, scheduler: str | None = None) -> Iterator[Ma
     if workers == 1:
         yield SerialExecutor()
         return
-    with ProcessPoolExecutor(max_workers=int(workers)) as pool:
+    pool = ProcessPoolExecutor(max_workers=int(workers), initializer=die_with_parent)
+    try:
         yield pool
+    except BaseException:
+        # Interrupted or failed: do not wait for the queued jobs.
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
+
+
+def die_with_parent() -> None:
+    """Ask the kernel to end this process when its parent dies (Linux; elsewhere nothing).
+
+    A worker process whose parent is killed (SIGKILL leaves it no chance to
+    clean up) would otherwise live on, idle, re-parented to init. Called as
+    the initializer of every local worker process; ``prctl(PR_SET_PDEATHSIG,
+    SIGKILL)`` is the kernel's own mechanism for this.
+    """
+    if not sys.platform.startswith("linux"):
+        return
+    libc = ctypes.CDLL(None, use_errno=True)
+    pr_set_pdeathsig = 1
+    libc.prctl(pr_set_pdeathsig, signal.SIGKILL)
+    if os.getppid() == 1:  # the parent died before the call: go now
+        os._exit(1)

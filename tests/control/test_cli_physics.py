@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -49,3 +53,60 @@ def test_bad_input_exits_2(tmp_path) -> None:
     assert res.exit_code == 2
     res = runner.invoke(physics_app, ["simulate", "--controller", str(path), "--push", "x"])
     assert res.exit_code == 2
+
+
+def _optimize(out, ckpt, *extra: str) -> list[str]:
+    vhuman = str(Path(sys.executable).parent / "vhuman")
+    return [vhuman, "physics", "optimize", "--population", "4", "--generations", "5",
+            "--target-cycles", "8", "--seed", "3", "-o", str(out), "--checkpoint", str(ckpt),
+            "--json", *extra]  # fmt: skip
+
+
+def _generation(ckpt: Path) -> int:
+    try:
+        return json.loads(ckpt.read_text())["state"]["generation"]
+    except (OSError, ValueError, KeyError):
+        return -1
+
+
+@pytest.mark.parametrize("kill_at", [-1, 0, 2])
+def test_optimize_killed_at_any_point_resumes_to_the_same_controller(
+    tmp_path, kill_at: int
+) -> None:
+    """SIGKILL before the first checkpoint (-1) or just after generation ``kill_at``'s."""
+    pytest.importorskip("pybullet_data", reason="DeepMimic clips ship with pybullet")
+    whole_out = tmp_path / "whole.json"
+    subprocess.run(_optimize(whole_out, tmp_path / "whole.ckpt"), check=True, capture_output=True)
+    out, ckpt = tmp_path / "c.json", tmp_path / "c.ckpt"
+    job = subprocess.Popen(
+        _optimize(out, ckpt), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    deadline = time.monotonic() + 120
+    while _generation(ckpt) < kill_at and job.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert job.poll() is None, "the run ended before it could be killed"
+    job.kill()
+    job.wait(timeout=30)
+    assert not out.exists()
+    subprocess.run(_optimize(out, ckpt), check=True, capture_output=True)
+    whole, resumed = json.loads(whole_out.read_text()), json.loads(out.read_text())
+    assert resumed == whole
+    assert not [p.name for p in tmp_path.iterdir() if p.name.startswith(".")]
+
+
+def test_optimize_resumed_with_another_push_force_is_refused(tmp_path) -> None:
+    pytest.importorskip("pybullet_data", reason="DeepMimic clips ship with pybullet")
+    out, ckpt = tmp_path / "c.json", tmp_path / "c.ckpt"
+    subprocess.run([*_optimize(out, ckpt), "--generations", "1"], check=True, capture_output=True)
+    run = subprocess.run([*_optimize(out, ckpt), "--push-force", "0"], capture_output=True,
+                         text=True, check=False)  # fmt: skip
+    assert run.returncode == 2
+    assert run.stderr.count("\n") == 1
+    assert "push_force_n = 30.0; this run has push_force_n = 0.0" in run.stderr
+
+
+def test_optimize_into_a_missing_folder_fails_before_any_simulation(tmp_path) -> None:
+    res = runner.invoke(physics_app, ["optimize", "-o", str(tmp_path / "no" / "c.json")])
+    assert res.exit_code == 2
+    assert "does not exist" in res.output
+    assert "generation" not in res.output

@@ -110,8 +110,30 @@ def test_checkpoint_resume_gives_the_same_result(tmp_path) -> None:
     assert resumed.simulations == whole.simulations
     assert np.array_equal(resumed.best, whole.best)
     assert resumed.history == whole.history
-    with pytest.raises(InputError, match="other settings"):
+    with pytest.raises(
+        InputError, match=r"config.population = 8; this run has config.population = 9"
+    ):
         evolve(toy, _config(population=9), checkpoint=ckpt)
+
+
+def test_a_checkpoint_knows_the_run_it_belongs_to(tmp_path) -> None:
+    ckpt = tmp_path / "run.json"
+    evolve(toy, _config(), rng=5, checkpoint=ckpt, stop_after=2, identity={"push_force_n": 30.0})
+    with pytest.raises(InputError, match=r"push_force_n = 30.0; this run has push_force_n = 0.0"):
+        evolve(toy, _config(), checkpoint=ckpt, identity={"push_force_n": 0.0})
+    with pytest.raises(InputError, match=r"push_force_n = 30.0; this run has push_force_n = None"):
+        evolve(toy, _config(), checkpoint=ckpt)
+    # The generation budget may grow on resume: the run goes on.
+    more = evolve(toy, _config(generations=8), checkpoint=ckpt, identity={"push_force_n": 30.0})
+    assert more.generations > 2
+
+
+@pytest.mark.parametrize("content", ["", '{"identity": {', '{"state": {}}', "[1, 2]"])
+def test_a_broken_checkpoint_is_one_clear_error(tmp_path, content: str) -> None:
+    ckpt = tmp_path / "run.json"
+    ckpt.write_text(content)
+    with pytest.raises(InputError, match=r"cannot resume from checkpoint .*run.json: \w+"):
+        evolve(toy, _config(), checkpoint=ckpt)
 
 
 @pytest.mark.parametrize(

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -131,3 +133,20 @@ def test_atomic_write_leaves_nothing_half_written(
         atomic_write(path, "second")
     assert path.read_text() == "first"
     assert [p.name for p in tmp_path.iterdir()] == ["f.txt"]
+
+
+def test_a_killed_writers_temporary_file_is_removed_by_the_next_write(tmp_path: Path) -> None:
+    path = tmp_path / "model.json"
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True)  # fmt: skip
+    stale = tmp_path / f".model.{dead.stdout.strip()}-0123456789ab.tmp.json"
+    stale.write_text('{"partial": ')
+    live = tmp_path / f".model.{os.getpid()}-0123456789ab.tmp.json"  # a writer still running
+    live.write_text("{")
+    other = tmp_path / ".other.1-0123456789ab.tmp.json"  # another output's
+    other.write_text("{")
+    atomic_write(path, "{}")
+    assert path.read_text() == "{}"
+    assert not stale.exists()
+    assert live.exists()
+    assert other.exists()

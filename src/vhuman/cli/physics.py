@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from vhuman.cli.errors import user_errors
+from vhuman.cli.errors import command_line, interruptible, user_errors
 
 __all__ = ["physics_app"]
 
@@ -36,15 +36,24 @@ def optimize(
         int, typer.Option(min=2, help="Parents and offspring per generation.")
     ] = 12,
     target_cycles: Annotated[float, typer.Option(help="Target window (cycles).")] = 20.0,
-    workers: Annotated[int, typer.Option(min=1, help="Local worker processes.")] = 1,
+    workers: Annotated[
+        int, typer.Option(min=1, help="Local worker processes (may differ on resume).")
+    ] = 1,
     scheduler: Annotated[
-        str | None, typer.Option(help="Dask scheduler address (instead of --workers).")
+        str | None,
+        typer.Option(help="Dask scheduler address, instead of --workers (may differ on resume)."),
     ] = None,
     seed: Annotated[int, typer.Option(help="Random seed.")] = 0,
     checkpoint: Annotated[
-        Path | None, typer.Option(help="Checkpoint JSON (resumed from when it exists).")
+        Path | None,
+        typer.Option(
+            help="Checkpoint JSON, written every generation; a run resumes from it when it "
+            "exists, if every setting that changes the result is the same."
+        ),
     ] = None,
-    log: Annotated[Path | None, typer.Option(help="Per-generation log (JSON lines).")] = None,
+    log: Annotated[
+        Path | None, typer.Option(help="Per-generation log, JSON lines (may differ on resume).")
+    ] = None,
     no_screen: Annotated[bool, typer.Option("--no-screen", help="Ablation: no SVM.")] = False,
     push_force: Annotated[
         float, typer.Option(help="Force (N) of the pushes each individual walks through (0: none).")
@@ -62,8 +71,14 @@ def optimize(
 ) -> None:
     """Evolve the feedback matrix of a walking controller (SVM-screened, multi-objective)."""
     from vhuman.control.optimize import optimize_controller
+    from vhuman.io import check_writable
 
-    with user_errors():
+    resume = command_line() if checkpoint is not None else None
+    with user_errors(), interruptible(resume):
+        check_writable(output, "--output")
+        for path, name in ((checkpoint, "--checkpoint"), (log, "--log")):
+            if path is not None:
+                check_writable(path, name)
         lines: list[str] = []
         with Progress(
             TextColumn("generation"), BarColumn(), MofNCompleteColumn(),
@@ -95,7 +110,7 @@ def optimize(
         print(json.dumps(summary))
         return
     best = result.best_evaluation
-    console.print(
+    Console(highlight=False).print(
         f"wrote {output}: window {result.window:g}/{target_cycles:g} cycles, "
         f"best survived {best.survived:.2f} cycles, {result.simulations} simulations, "
         f"{result.screened} offspring screened out"

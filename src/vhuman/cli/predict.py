@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from vhuman.cli.errors import user_errors
+from vhuman.cli.errors import command_line, interruptible, user_errors
 from vhuman.cli.tables import print_table
 from vhuman.errors import InputError
 
@@ -124,7 +124,11 @@ def train(
     as_json: JsonOption = False,
 ) -> None:
     """Train a predictor; a checkpoint <output>.ckpt is written after every epoch."""
-    with user_errors():
+    from vhuman.io import check_writable
+
+    with user_errors(), interruptible(command_line(["--resume"])):
+        check_writable(output, "--output")
+        check_writable(f"{output}.ckpt", "the checkpoint")
         import torch
 
         from vhuman.prediction import TrainConfig, load_sequences

@@ -10,7 +10,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from vhuman.cli.errors import stderr, user_errors
+from vhuman.cli.errors import interruptible, stderr, user_errors
 from vhuman.cli.tables import print_table
 from vhuman.errors import InputError
 
@@ -146,6 +146,7 @@ def swivel_train(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Train a swivel predictor on all but the highest-numbered trial of each activity."""
+    from vhuman.io import check_writable
     from vhuman.reaching import (
         LeastSquaresPredictor,
         MeanPredictor,
@@ -153,9 +154,10 @@ def swivel_train(
         evaluate,
     )
 
-    with user_errors():
+    with user_errors(), interruptible(None):
         if model not in _KINDS:
             raise InputError(f"model must be one of {list(_KINDS)}, got {model!r}")
+        check_writable(output, "--output")
         train, test = _held_out(data)
         predictor = {
             "mlp": lambda: MLPPredictor(

@@ -40,7 +40,7 @@ same checkpoint path resumes and ends where an uninterrupted run ends.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -358,6 +358,13 @@ def _run_batch(
     return list(executor.map(evaluate, list(xs), [horizon] * len(xs)))
 
 
+def _identity(cfg: EvolutionConfig, extra: Mapping[str, Any] | None) -> dict[str, Any]:
+    """What a checkpoint must match to be resumed: the settings that change the result."""
+    settings = {f"config.{k}": v for k, v in cfg.to_dict().items() if k != "generations"}
+    settings.update(extra or {})
+    return json.loads(json.dumps(settings))
+
+
 def evolve(
     evaluate: Callable[[NDArray[np.float64], float], Evaluation],
     config: EvolutionConfig,
@@ -367,6 +374,7 @@ def evolve(
     checkpoint: PathLike | None = None,
     on_generation: Callable[[dict[str, Any]], None] | None = None,
     stop_after: int | None = None,
+    identity: Mapping[str, Any] | None = None,
 ) -> EvolutionResult:
     """Run the evolution of the module notes.
 
@@ -382,25 +390,42 @@ def evolve(
         Where to simulate a population (None: in this process).
     checkpoint : str or Path, optional
         JSON file written after every generation; if it exists, the run
-        resumes from it.
+        resumes from it. It records ``config`` (all but ``generations``, a
+        budget that may grow on resume) and ``identity``; a resume with any of
+        them different is refused.
     on_generation : callable, optional
         Called with each generation's log entry.
     stop_after : int, optional
         Stop (as if interrupted) after this many generations of this call.
+    identity : mapping, optional
+        The caller's settings that change the result but are not in
+        ``config`` (what ``evaluate`` simulates, the seed), JSON values.
+
+    Raises
+    ------
+    InputError
+        If the checkpoint cannot be read, or belongs to a run with other
+        settings (the message names the first that differs, stored and given).
     """
     ckpt = Path(checkpoint) if checkpoint is not None else None
     cfg = config
     state: _State | None = None
+    given = _identity(cfg, identity)
     if ckpt is not None and ckpt.is_file():
         try:
             raw = json.loads(ckpt.read_text())
             state = _State(**raw["state"])
+            stored = raw["identity"]
         except (OSError, ValueError, KeyError, TypeError) as exc:
-            raise InputError(f"cannot resume from checkpoint {ckpt}: {exc}") from None
-        if raw.get("config") != json.loads(json.dumps(cfg.to_dict())):
-            raise InputError(
-                f"checkpoint {ckpt} was written with other settings; delete it or use them"
-            )
+            what = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+            raise InputError(f"cannot resume from checkpoint {ckpt}: {what}") from None
+        for key in sorted(set(stored) | set(given)):
+            if stored.get(key) != given.get(key):
+                raise InputError(
+                    f"checkpoint {ckpt} belongs to a run with {key} = {stored.get(key)!r}; this "
+                    f"run has {key} = {given.get(key)!r} (use the same value, or another "
+                    "checkpoint file)"
+                )
     gen = np.random.default_rng(rng)
     screen = ForbiddenRegionScreen(cfg.lower, cfg.upper, cfg.svm_c, cfg.svm_gamma)
     span = cfg.upper - cfg.lower
@@ -408,7 +433,7 @@ def evolve(
 
     def save() -> None:
         if ckpt is not None:
-            atomic_write(ckpt, json.dumps({"config": cfg.to_dict(), "state": state.to_dict()}))
+            atomic_write(ckpt, json.dumps({"identity": given, "state": state.to_dict()}))
 
     def horizon(window: float) -> float:
         return min(window + cfg.window_step, cfg.target)

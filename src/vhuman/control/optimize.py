@@ -207,8 +207,12 @@ def optimize_controller(
         screen=screen,
     )
     with make_executor(workers, scheduler) as executor:
-        result = evolve(problem, config, rng=seed, executor=executor, checkpoint=checkpoint,
-                        on_generation=on_generation)  # fmt: skip
+        result = evolve(
+            problem, config, rng=seed, executor=executor, checkpoint=checkpoint,
+            on_generation=on_generation,
+            identity={"clip": clip, "seed": seed, "push_force_n": float(push_force),
+                      "push_growth_n": float(push_growth), "refine_budget": int(refine_budget)},
+        )  # fmt: skip
     ctrl = problem.controller(result.best)
     meta = dict(ctrl.meta)
     meta.update({

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import glob
 import gzip
 import os
 import uuid
@@ -63,16 +64,42 @@ def decode_text(data: bytes, source: str) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
+def _process_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # alive, another user's
+        return True
+    return True
+
+
+def _remove_stale_temporaries(path: Path) -> None:
+    """Remove temporary files of ``path`` whose writing process no longer runs."""
+    prefix, suffix = f".{path.stem}.", f".tmp{path.suffix}"
+    try:
+        siblings = list(path.parent.glob(f"{glob.escape(prefix)}*{glob.escape(suffix)}"))
+    except OSError:
+        return
+    for tmp in siblings:
+        pid = tmp.name[len(prefix) : -len(suffix)].split("-", 1)[0]
+        if pid.isdigit() and not _process_alive(int(pid)):
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+
+
 @contextlib.contextmanager
 def atomic_path(path: PathLike) -> Iterator[Path]:
     """A temporary path beside ``path``; on success it replaces ``path`` in one rename.
 
     For writers that take a file name (matplotlib, imageio, numpy). The
-    temporary file is hidden (its name starts with a dot) and keeps the suffix
-    of ``path``, so writers that choose a format by suffix still work. It is
-    flushed to disk before the rename (``os.replace``, atomic on POSIX and
-    Windows). If the body raises, the temporary file is removed and ``path``
-    is left as it was.
+    temporary file is hidden (its name starts with a dot, then the stem of
+    ``path`` and the writing process's id) and keeps the suffix of ``path``, so
+    writers that choose a format by suffix still work. It is flushed to disk
+    before the rename (``os.replace``, atomic on POSIX and Windows). If the
+    body raises, the temporary file is removed and ``path`` is left as it was;
+    temporary files of ``path`` left by a process that was killed while
+    writing it are removed first.
 
     Raises
     ------
@@ -80,7 +107,8 @@ def atomic_path(path: PathLike) -> Iterator[Path]:
         If the file cannot be written (missing folder, no permission, disk full).
     """
     p = Path(path)
-    tmp = p.with_name(f".{p.stem}.{uuid.uuid4().hex[:12]}.tmp{p.suffix}")
+    _remove_stale_temporaries(p)
+    tmp = p.with_name(f".{p.stem}.{os.getpid()}-{uuid.uuid4().hex[:12]}.tmp{p.suffix}")
     try:
         yield tmp
         fd = os.open(tmp, os.O_RDONLY)
@@ -95,6 +123,31 @@ def atomic_path(path: PathLike) -> Iterator[Path]:
         if isinstance(exc, OSError):
             raise InputError(f"cannot write {p}: {exc.strerror or exc}") from None
         raise
+
+
+def check_writable(path: PathLike, what: str = "output") -> Path:
+    """``path`` as a ``Path`` if a file can be written there; else one clear error.
+
+    For long jobs, to fail before the work rather than after it: the folder
+    must exist and be writable, and ``path`` must not be a folder or a file
+    this process cannot replace.
+
+    Raises
+    ------
+    InputError
+        Naming ``what`` (e.g. ``"--output"``), the path and the reason.
+    """
+    p = Path(path)
+    folder = p.parent if str(p.parent) else Path(".")
+    if p.is_dir():
+        raise InputError(f"{what} {p} is a folder; give a file name")
+    if not folder.is_dir():
+        raise InputError(f"{what} {p}: the folder {folder} does not exist")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise InputError(f"{what} {p}: the folder {folder} is not writable")
+    if p.exists() and not os.access(p, os.W_OK):
+        raise InputError(f"{what} {p} exists and is not writable")
+    return p
 
 
 def atomic_write(path: PathLike, data: bytes | str) -> None:

@@ -24,7 +24,14 @@ from collections.abc import Callable
 from pathlib import Path
 
 from vhuman.errors import FileFormatError, InputError
-from vhuman.io._common import PathLike, atomic_path, atomic_write, on_skeleton, read_bytes
+from vhuman.io._common import (
+    PathLike,
+    atomic_path,
+    atomic_write,
+    check_writable,
+    on_skeleton,
+    read_bytes,
+)
 from vhuman.io.bvh import read_bvh, write_bvh
 from vhuman.io.cmu import cmu_skeleton, read_cmu, write_cmu
 from vhuman.io.deepmimic import deepmimic_humanoid, read_deepmimic, write_deepmimic
@@ -35,6 +42,7 @@ __all__ = [
     "MOTION_FORMATS",
     "atomic_path",
     "atomic_write",
+    "check_writable",
     "detect_format",
     "load_motion",
     "save_motion",

@@ -39,6 +39,7 @@ to every model kind alike:
 
 from __future__ import annotations
 
+import io
 import json
 import math
 from collections.abc import Callable
@@ -50,7 +51,7 @@ import numpy as np
 import torch
 
 from vhuman.errors import FileFormatError, InputError
-from vhuman.io import atomic_path
+from vhuman.io import atomic_write
 from vhuman.io._common import PathLike
 from vhuman.prediction.data import (
     N_FUTURE,
@@ -272,8 +273,18 @@ def save_model(model: MotionPredictor, info: ModelInfo, path: PathLike) -> None:
         "config": json.dumps(_config_of(model, info)),
         "state": {k: v.detach().cpu() for k, v in model.state_dict().items()},
     }
-    with atomic_path(path) as tmp:
-        torch.save(payload, tmp)
+    atomic_write(path, _serialized(payload))
+
+
+def _serialized(payload: dict[str, Any]) -> bytes:
+    """``torch.save`` bytes of ``payload``, the same for the same payload.
+
+    Saved to a file name, torch names the archive's inner folder after it (a
+    temporary name here); saved to memory it is always ``archive``.
+    """
+    buffer = io.BytesIO()
+    torch.save(payload, buffer)
+    return buffer.getvalue()
 
 
 def _read(path: PathLike) -> dict[str, Any]:
@@ -283,9 +294,11 @@ def _read(path: PathLike) -> dict[str, Any]:
     except (FileNotFoundError, IsADirectoryError, PermissionError) as exc:
         raise InputError(f"cannot read {p}: {exc.strerror or exc}") from None
     except Exception as exc:
+        if p.is_file() and p.stat().st_size == 0:
+            raise FileFormatError(f"{p}: the file is empty (0 bytes); delete it") from None
+        reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
         raise FileFormatError(
-            f"{p}: not a vhuman prediction model (loading without code execution failed: "
-            f"{str(exc).splitlines()[0][:200]})"
+            f"{p}: not a vhuman prediction model (loading without code execution failed: {reason})"
         ) from None
     if not isinstance(data, dict) or data.get("format") != MODEL_FORMAT:
         raise FileFormatError(
@@ -569,8 +582,7 @@ def train(
             "epoch": epoch + 1,
             "history": json.dumps(history),
         }
-        with atomic_path(checkpoint) as tmp:
-            torch.save(payload, tmp)
+        atomic_write(checkpoint, _serialized(payload))
     model.eval()
     if ema is not None:
         model.load_state_dict(ema)
