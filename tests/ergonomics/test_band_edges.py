@@ -106,7 +106,7 @@ def test_reba_load_edges(kg: float, score: int) -> None:
      (10.01, "static", 3), (1.0, "static", 0)],
 )  # fmt: skip
 def test_rula_force_edges(kg: float, pattern: str, score: int) -> None:
-    """"less than 2 kg intermittent" 0; "2-10 kg intermittent" 1; "2-10 kg static or
+    """ "less than 2 kg intermittent" 0; "2-10 kg intermittent" 1; "2-10 kg static or
     repeated" or intermittent "more than 10 kg" 2; "more than 10 kg" static/repeated 3."""
     c = RULAConditions(load_kg=kg, load_pattern=LoadPattern(pattern))
     assert c.force_score == score

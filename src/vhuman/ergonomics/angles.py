@@ -380,7 +380,9 @@ def _measure(
     upper_arm_flexion = np.where(backward, -elevation, elevation)
     upper_arm_abduction = _asin(along_out)
     upper_arm_rotation = _SIGN * _twist(
-        quat_multiply(quat_conjugate(rot[..., idx.upper_trunk, None, :]), rot[..., idx.shoulder, :]),
+        quat_multiply(
+            quat_conjugate(rot[..., idx.upper_trunk, None, :]), rot[..., idx.shoulder, :]
+        ),
         _unit(rest[idx.elbow] - rest[idx.shoulder]),
     )
     clavicle = _unit(shoulder - pos[..., idx.clavicle, :])

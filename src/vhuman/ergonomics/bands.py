@@ -101,11 +101,15 @@ def reba_upper_arm_band(flexion: NDArray[np.float64]) -> NDArray[np.int64]:
     """
     return _i(
         np.select(
-            [flexion < -edge(20.0), flexion <= edge(20.0), flexion <= edge(45.0),
-             flexion <= edge(90.0)],
+            [
+                flexion < -edge(20.0),
+                flexion <= edge(20.0),
+                flexion <= edge(45.0),
+                flexion <= edge(90.0),
+            ],
             [2, 1, 2, 3],
             4,
-        )  # fmt: skip
+        )
     )
 
 
@@ -133,11 +137,15 @@ def rula_upper_arm_band(flexion: NDArray[np.float64]) -> NDArray[np.int64]:
     """
     return _i(
         np.select(
-            [flexion < -edge(20.0), flexion < edge(20.0), flexion < edge(45.0),
-             flexion < edge(90.0)],
+            [
+                flexion < -edge(20.0),
+                flexion < edge(20.0),
+                flexion < edge(45.0),
+                flexion < edge(90.0),
+            ],
             [2, 1, 2, 3],
             4,
-        )  # fmt: skip
+        )
     )
 
 
@@ -159,9 +167,7 @@ def rula_neck_band(flexion: NDArray[np.float64], neutral: float) -> NDArray[np.i
     "in extension" 4 (Figure 2). Extension counts beyond ``neutral`` [rad];
     10° scores 2 and 20° scores 3."""
     return _i(
-        np.select(
-            [flexion < -neutral, flexion < edge(10.0), flexion < edge(20.0)], [4, 1, 2], 3
-        )
+        np.select([flexion < -neutral, flexion < edge(10.0), flexion < edge(20.0)], [4, 1, 2], 3)
     )
 
 
@@ -175,11 +181,10 @@ def rula_trunk_band(flexion: NDArray[np.float64], neutral: float) -> NDArray[np.
     """
     return _i(
         np.select(
-            [np.abs(flexion) <= neutral, flexion < 0.0, flexion < edge(20.0),
-             flexion < edge(60.0)],
+            [np.abs(flexion) <= neutral, flexion < 0.0, flexion < edge(20.0), flexion < edge(60.0)],
             [1, 2, 2, 3],
             4,
-        )  # fmt: skip
+        )
     )
 
 

@@ -11,7 +11,10 @@ skeleton (:func:`vhuman.io.cmu.cmu_skeleton`).
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -19,7 +22,15 @@ from numpy.typing import NDArray
 from vhuman.errors import InputError, UnknownJointError
 from vhuman.skeleton.skeleton import Skeleton
 
-__all__ = ["CMU_BODY_MAP", "STANDARD_BODY_MAP", "BodyIndices", "BodyMap", "default_body_map"]
+__all__ = [
+    "BUILT_IN_BODY_MAPS",
+    "CMU_BODY_MAP",
+    "STANDARD_BODY_MAP",
+    "BodyIndices",
+    "BodyMap",
+    "default_body_map",
+    "read_body_map",
+]
 
 _PAIRED = ("clavicle", "shoulder", "elbow", "wrist", "hand", "hip", "knee", "ankle", "toe")
 
@@ -88,6 +99,31 @@ class BodyMap:
                 f"BodyMap.palm_normal must be a non-zero finite 3-vector, got {self.palm_normal!r}"
             )
         object.__setattr__(self, "palm_normal", tuple(float(x) for x in n / np.linalg.norm(n)))
+
+    @classmethod
+    def from_mapping(cls, values: dict[str, Any], source: str = "body map") -> BodyMap:
+        """A map from a mapping (as in a YAML file): paired parts as ``[left, right]`` lists.
+
+        Raises
+        ------
+        InputError
+            Naming ``source`` for unknown or missing parts or bad joint names.
+        """
+        names = [f.name for f in fields(cls)]
+        unknown = sorted(set(values) - set(names))
+        missing = [n for n in names if n not in values and n != "palm_normal"]
+        if unknown or missing:
+            raise InputError(
+                f"{source}: "
+                + (f"unknown parts {unknown}; " if unknown else "")
+                + (f"missing parts {missing}; " if missing else "")
+                + f"a body map has: {names}"
+            )
+        args = {k: tuple(v) if isinstance(v, list) else v for k, v in values.items()}
+        try:
+            return cls(**args)
+        except InputError as exc:
+            raise InputError(f"{source}: {exc}") from None
 
     def joint_names(self) -> tuple[str, ...]:
         """Every joint name the map uses."""
@@ -210,3 +246,45 @@ def default_body_map(skeleton: Skeleton) -> BodyMap:
         f"no built-in body map fits this skeleton (it lacks {missing} of the standard "
         "humanoid's joints and some of the CMU skeleton's); pass body_map=BodyMap(...)"
     )
+
+
+BUILT_IN_BODY_MAPS: dict[str, BodyMap] = {"standard": STANDARD_BODY_MAP, "cmu": CMU_BODY_MAP}
+"""Built-in maps by name."""
+
+
+def read_body_map(spec: str | os.PathLike[str]) -> BodyMap:
+    """A built-in map by name (:data:`BUILT_IN_BODY_MAPS`) or one read from a YAML/JSON file.
+
+    The file maps each `BodyMap` field to a joint name, paired parts to
+    ``[left, right]``, e.g. ``shoulder: [LeftArm, RightArm]``.
+
+    Raises
+    ------
+    InputError
+        For a name that is neither built in nor an existing file, an unreadable or
+        malformed file, or missing/unknown parts; one line naming the problem.
+    """
+    name = str(spec)
+    if name in BUILT_IN_BODY_MAPS:
+        return BUILT_IN_BODY_MAPS[name]
+    p = Path(spec)
+    if not p.is_file():
+        raise InputError(
+            f"unknown body map {name!r}: neither a built-in map "
+            f"({', '.join(BUILT_IN_BODY_MAPS)}) nor an existing YAML file"
+        )
+    if p.stat().st_size > 1_000_000:
+        raise InputError(f"{p}: body map file larger than 1000000 bytes")
+    try:
+        import yaml
+    except ImportError:  # pragma: no cover - pyyaml ships with the scene extra
+        raise InputError(
+            "reading a body map file needs pyyaml: pip install 'vhuman[scene]'"
+        ) from None
+    try:
+        doc = yaml.safe_load(p.read_text(encoding="utf-8"))
+    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        raise InputError(f"{p}: not valid YAML ({str(exc).splitlines()[0]})") from None
+    if not isinstance(doc, dict):
+        raise InputError(f"{p}: expected a mapping of body part: joint name(s)")
+    return BodyMap.from_mapping(doc, source=str(p))
