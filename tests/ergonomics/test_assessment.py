@@ -28,10 +28,12 @@ def test_factors_map_onto_both_methods() -> None:
                     repeated=True, sitting=True, legs_supported=False)  # fmt: skip
     reba, rula = f.reba(), f.rula()
     assert (reba.load_score, reba.coupling, reba.activity_score) == (1, Coupling.POOR, 2)
-    assert reba.sitting and reba.bilateral_support is False
+    assert reba.sitting
+    assert reba.bilateral_support is False
     assert rula.load_pattern is LoadPattern.REPEATED
     assert (rula.force_score, rula.muscle_score) == (2, 1)  # static and repeated count once
-    assert rula.seated_supported and rula.legs_supported is False
+    assert rula.seated_supported
+    assert rula.legs_supported is False
     assert f.to_dict()["coupling"] == "poor"
 
 
