@@ -101,3 +101,24 @@ def test_motion_scores_equal_frame_by_frame_scores(humanoid: Skeleton) -> None:
     csv = r.to_csv().splitlines()
     assert len(csv) == 41
     assert "reba_score" in csv[0].split(",")
+
+
+def test_deepmimic_humanoid_maps_by_default() -> None:
+    """The DeepMimic humanoid (no hand, clavicle or toe joints) is scored with its built-in
+    map; wrist angles it cannot measure read 0, the other angles are measured."""
+    from vhuman.ergonomics import DEEPMIMIC_BODY_MAP, body_angles, default_body_map
+    from vhuman.geometry import rotvec_to_quat
+    from vhuman.io import deepmimic_humanoid
+
+    sk = deepmimic_humanoid()
+    assert default_body_map(sk) is DEEPMIMIC_BODY_MAP
+    q = rotvec_to_quat(np.random.default_rng(3).normal(size=(30, sk.n_joints, 3)) * 0.4)
+    m = Motion(sk, 30.0, np.tile(sk.offsets[0], (30, 1)), q)
+    a = body_angles(m)
+    assert np.all(a.wrist_flexion == 0.0)
+    assert np.all(a.forearm_rotation == 0.0)
+    assert np.ptp(a.elbow_flexion) > 0.1
+    assert np.ptp(a.trunk_flexion) > 0.1
+    r = assess_motion(m)
+    assert r.reba.score.shape == (30,)
+    assert np.all(r.reba.wrist == 1)

@@ -5,6 +5,7 @@ from vhuman.ergonomics.assessment import MotionErgonomics, assess_motion
 from vhuman.ergonomics.body_map import (
     BUILT_IN_BODY_MAPS,
     CMU_BODY_MAP,
+    DEEPMIMIC_BODY_MAP,
     STANDARD_BODY_MAP,
     BodyMap,
     default_body_map,
@@ -48,6 +49,7 @@ __all__ = [
     "ARM_DOFS",
     "BUILT_IN_BODY_MAPS",
     "CMU_BODY_MAP",
+    "DEEPMIMIC_BODY_MAP",
     "JOINT_COMFORT",
     "REBA_ACTION",
     "REBA_TABLE_A",

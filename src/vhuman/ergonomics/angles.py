@@ -397,6 +397,10 @@ def _measure(
     hand = _unit(pos[..., idx.hand, :] - wrist)
     wrist_flexion = np.arctan2(-_dot(forearm, palm), _dot(forearm, hand))
     wrist_deviation = _asin(-_dot(forearm, radial))
+    # A map whose hand is the wrist joint itself (no hand segment) measures no wrist angles.
+    no_hand = idx.hand == idx.wrist
+    wrist_flexion = np.where(no_hand, 0.0, wrist_flexion)
+    wrist_deviation = np.where(no_hand, 0.0, wrist_deviation)
     # Forearm rotation against the humerus frame: the elbow's flexion axis is the
     # rest palm normal carried by the humerus, so this reference ignores flexion.
     ref_normal = _reject(quat_apply(rot[..., idx.shoulder, :], normal0), forearm)
@@ -408,6 +412,7 @@ def _measure(
         axis=-2,
     )
     forearm_rotation = _SIGN * _signed_angle(ref_radial, _reject(radial, forearm), forearm)
+    forearm_rotation = np.where(no_hand, 0.0, forearm_rotation)
     wrist_midline_offset = _SIGN * _dot(wrist - base[..., None, :], left[..., None, :])
     wrist_lateral_offset = _dot(wrist - shoulder, out)
 

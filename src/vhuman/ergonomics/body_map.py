@@ -4,9 +4,11 @@ The angle measurement (:mod:`vhuman.ergonomics.angles`) works on any skeleton
 whose rest pose follows the project convention (upright, facing +x, +y on the
 body's left, rest frames parallel to the world): it reads joint positions and
 frames from forward kinematics and needs only to know which joint is the hip,
-the knee, the shoulder, ... A `BodyMap` names them. Two maps are built in: the
-standard humanoid (:func:`vhuman.skeleton.standard_humanoid`) and the CMU
-skeleton (:func:`vhuman.io.cmu.cmu_skeleton`).
+the knee, the shoulder, ... A `BodyMap` names them. Three maps are built in:
+the standard humanoid (:func:`vhuman.skeleton.standard_humanoid`), the CMU
+skeleton (:func:`vhuman.io.cmu.cmu_skeleton`) and the DeepMimic humanoid
+(:func:`vhuman.io.deepmimic_humanoid`). One joint may play several parts
+where a skeleton has no separate joint for each.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from vhuman.skeleton.skeleton import Skeleton
 __all__ = [
     "BUILT_IN_BODY_MAPS",
     "CMU_BODY_MAP",
+    "DEEPMIMIC_BODY_MAP",
     "STANDARD_BODY_MAP",
     "BodyIndices",
     "BodyMap",
@@ -229,27 +232,53 @@ CMU_BODY_MAP = BodyMap(
 """The 38-joint CMU skeleton (rest pose: a T-pose with palms down)."""
 
 
+DEEPMIMIC_BODY_MAP = BodyMap(
+    pelvis="root",
+    upper_trunk="chest",
+    neck="neck",
+    head="neck",
+    clavicle=("chest", "chest"),
+    shoulder=("left_shoulder", "right_shoulder"),
+    elbow=("left_elbow", "right_elbow"),
+    wrist=("left_wrist", "right_wrist"),
+    hand=("left_wrist", "right_wrist"),
+    hip=("left_hip", "right_hip"),
+    knee=("left_knee", "right_knee"),
+    ankle=("left_ankle", "right_ankle"),
+    toe=("left_ankle", "right_ankle"),
+    palm_normal=(0.0, -1.0, 0.0),
+)
+"""The 15-joint DeepMimic humanoid. It has no clavicle, hand, toe or separate head
+joint: the neck joint's frame is the head's, the shoulders are rigid on the chest
+(shoulder raise reads 0), the hand has no length (wrist flexion, deviation and
+forearm rotation read 0) and the ankle is the foot's lowest point."""
+
+BUILT_IN_BODY_MAPS: dict[str, BodyMap] = {
+    "standard": STANDARD_BODY_MAP,
+    "cmu": CMU_BODY_MAP,
+    "deepmimic": DEEPMIMIC_BODY_MAP,
+}
+"""Built-in maps by name, in the order :func:`default_body_map` tries them."""
+
+
 def default_body_map(skeleton: Skeleton) -> BodyMap:
-    """The built-in map whose joints ``skeleton`` has (standard humanoid, then CMU).
+    """The first built-in map whose joints ``skeleton`` has (standard, CMU, DeepMimic).
 
     Raises
     ------
     UnknownJointError
-        If neither built-in map fits; pass a `BodyMap` for other skeletons.
+        If no built-in map fits; pass a `BodyMap` for other skeletons.
     """
     names = set(skeleton.names)
-    for body_map in (STANDARD_BODY_MAP, CMU_BODY_MAP):
+    for body_map in BUILT_IN_BODY_MAPS.values():
         if names.issuperset(body_map.joint_names()):
             return body_map
     missing = sorted(set(STANDARD_BODY_MAP.joint_names()) - names)
     raise UnknownJointError(
         f"no built-in body map fits this skeleton (it lacks {missing} of the standard "
-        "humanoid's joints and some of the CMU skeleton's); pass body_map=BodyMap(...)"
+        "humanoid's joints and some of the CMU and DeepMimic skeletons'); "
+        "pass body_map=BodyMap(...)"
     )
-
-
-BUILT_IN_BODY_MAPS: dict[str, BodyMap] = {"standard": STANDARD_BODY_MAP, "cmu": CMU_BODY_MAP}
-"""Built-in maps by name."""
 
 
 def read_body_map(spec: str | os.PathLike[str]) -> BodyMap:
