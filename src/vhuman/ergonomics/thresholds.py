@@ -32,9 +32,12 @@ class PostureThresholds:
         Tolerance of "upright" trunk, "neutral" wrist and "no extension" of the
         neck [rad]; default 5°, the resolution of an observer's estimate.
     twist : float
-        Trunk or neck counted as twisted beyond this [rad]; default 10°.
+        Trunk or neck counted as twisted beyond this [rad]; default 10°, the
+        limit below which posture checks after EN 1005-4 call trunk twisting
+        "not clearly visible" (vhuman's choice).
     side_bend : float
-        Trunk or neck counted as side bending beyond this [rad]; default 10°.
+        Trunk or neck counted as side bending beyond this [rad]; default 10°,
+        as for ``twist`` (vhuman's choice).
     abduction : float
         Upper arm counted as abducted beyond this angle out of the sagittal
         plane [rad]; default 20°, the edge of the neutral ±20° upper-arm band
@@ -57,13 +60,14 @@ class PostureThresholds:
         supination ranges of the AAOS tables.
     midline_margin : float
         A wrist more than this across the mid-sagittal plane works "across
-        the midline" (RULA) [m]; default 0.
+        the midline" (RULA) [m]; default 0, any crossing (vhuman's choice).
     side_reach : float
         A wrist more than this outside its shoulder works "out to the side"
         (RULA) [m]; default 0.15 m, an estimate (about half a forearm).
     support_height : float
         A leg bears weight when its lowest point (knee, ankle or toe) is within
-        this of the lowest point of both legs [m]; default 0.05 m.
+        this of the lowest point of both legs [m]; default 0.05 m, about a
+        shoe sole (vhuman's choice).
     """
 
     neutral: float = float(np.radians(5.0))
