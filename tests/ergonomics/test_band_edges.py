@@ -120,3 +120,17 @@ def test_thresholds_at_their_value_do_not_switch() -> None:
     on = BodyAngles.from_degrees(trunk_twist=[15.0, 15.01], elbow_flexion=80.0)
     assert assess_reba(on, thresholds=th).trunk.tolist() == [1, 2]
     assert assess_rula(on, thresholds=th).trunk.tolist() == [1, 2]
+
+
+@pytest.mark.parametrize(
+    ("method", "part", "field", "on", "beyond"),
+    [("reba", "trunk", "trunk_flexion", 1, 2),
+     ("reba", "neck", "neck_flexion", 1, 2), ("rula", "neck", "neck_flexion", 1, 4),
+     ("rula", "trunk", "trunk_flexion", 1, 2), ("rula", "wrist", "wrist_flexion", 1, 2)],
+)  # fmt: skip
+def test_neutral_tolerance_edge(method: str, part: str, field: str, on: int, beyond: int) -> None:
+    """ "Upright", "neutral" and "in extension" allow vhuman's 5° observer tolerance
+    (`PostureThresholds.neutral`): 5° extension is still neutral, 5.01° is not."""
+    assess = assess_reba if method == "reba" else assess_rula
+    got = [_part(assess(BodyAngles.from_degrees(**{**BASE, field: d})), part) for d in (-5, -5.01)]
+    assert got == [on, beyond]
