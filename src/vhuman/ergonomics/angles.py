@@ -147,6 +147,10 @@ class BodyAngles:
         foot clearance 0 (both feet on the ground), wrist 0.2 m to its own side
         of the midline and not outside the shoulder.
 
+        Degrees become radians by ``np.radians``, the conversion the band edges
+        of :mod:`vhuman.ergonomics.bands` use, so an angle given exactly on a
+        published edge (60° elbow flexion, 30° knee flexion) compares equal to it.
+
         Raises
         ------
         InputError
