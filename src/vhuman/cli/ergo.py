@@ -158,7 +158,9 @@ def ergo(
     ],
     body_map: Annotated[
         str | None,
-        typer.Option("--map", help="Body map: standard, cmu, or a YAML file of joint names."),
+        typer.Option(
+            "--map", help="Body map: standard, cmu, deepmimic, or a YAML file of joint names."
+        ),
     ] = None,
     factors: Annotated[
         Path | None,
