@@ -129,8 +129,10 @@ def _print_summary(result: MotionErgonomics, file: Path) -> None:
         console.print(f"worst {name.upper()} (left, right): {parts}", soft_wrap=True)
 
 
-def _write_report(result: MotionErgonomics, path: Path, png: Path, file: Path) -> None:
-    from vhuman.viz import Report
+def _write_report(
+    result: MotionErgonomics, motion: Motion, path: Path, png: Path, file: Path
+) -> None:
+    from vhuman.viz import Report, plot_pose
 
     d = result.to_dict(per_frame=False)
     report = Report(f"Ergonomic scores: {file.name}")
@@ -146,6 +148,11 @@ def _write_report(result: MotionErgonomics, path: Path, png: Path, file: Path) -
         for label, s in d["time_by_action_level_s"][m].items()
     ]
     section.add_table(rows, caption="Time in each action level")
+    for name in ("reba", "rula"):
+        w = d["worst"][name]
+        fig = plot_pose(motion, w["frame"])
+        fig.suptitle(f"worst {name.upper()}: {w['score']} at {w['time_s']:.2f} s ({w['side']})")
+        section.add_image(fig, caption=f"Pose at the worst {name.upper()} frame ({w['frame']})")
     section.add_json(d["worst"], caption="Worst moment of each method, with its pose")
     section.add_json(d["factors"], caption="Non-angle factors")
     report.write(path)
@@ -248,7 +255,7 @@ def ergo(
         if png is not None:
             save_figure(scores_figure(result, f"{motion_file.name}: REBA and RULA"), png)
         if report is not None:
-            _write_report(result, report, png, motion_file)  # type: ignore[arg-type]
+            _write_report(result, motion, report, png, motion_file)  # type: ignore[arg-type]
     if as_json:
         print(json.dumps(result.to_dict()))
         return
