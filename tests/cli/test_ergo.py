@@ -91,7 +91,8 @@ def test_csv_plot_report_and_table(stoop_file: Path, tmp_path: Path) -> None:
             "trunk_flexion_deg", "reba_shoulder_raised_left"} <= set(rows[0])  # fmt: skip
     assert [int(r["reba_trunk"]) for r in rows] == [1] * 10 + [4] * 10
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    assert '<img src="data:image/png;base64,' in html.read_text()
+    page = html.read_text()
+    assert page.count('<img src="data:image/png;base64,') == 3  # scores, two worst poses
 
 
 def test_factors_file_and_options(stoop_file: Path, tmp_path: Path) -> None:
