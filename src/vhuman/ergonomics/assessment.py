@@ -23,7 +23,7 @@ from vhuman.ergonomics.thresholds import PostureThresholds
 from vhuman.errors import InputError
 from vhuman.skeleton.motion import Motion
 
-__all__ = ["MotionErgonomics", "assess_motion"]
+__all__ = ["REBA_LEVELS", "RULA_LEVELS", "MotionErgonomics", "assess_motion"]
 
 REBA_LEVELS: tuple[str, ...] = tuple(
     f"{i} {risk} (REBA {span})"
