@@ -225,3 +225,25 @@ def test_to_dict_in_degrees() -> None:
     assert np.allclose(d["trunk_flexion_deg"], [30.0, 45.0])
     assert np.allclose(d["elbow_flexion_deg"], [[80.0, 90.0]] * 2)
     assert np.allclose(d["wrist_midline_offset_m"], 0.2)
+
+
+@pytest.mark.parametrize("angle", [-60.0, -20.0, 35.0, 70.0])
+def test_upper_arm_rotation_about_the_humerus(pose, angle: float) -> None:
+    """Left arm hanging, elbow at 90°: turning the humerus about its own (vertical) axis by
+    ``angle`` towards the midline (internal) reads +angle; the right arm mirrors it."""
+    m = pose(l_shoulder=("XYZ", [0.0, 0.0, -angle]), l_elbow=("hinge", 90.0),
+             r_shoulder=("XYZ", [0.0, 0.0, angle]), r_elbow=("hinge", 90.0))  # fmt: skip
+    a = body_angles(m)
+    assert np.allclose(deg(a.upper_arm_rotation[0]), [angle, angle], atol=TOL)
+    # Internal rotation carries the forearm towards the midline (−y for the left arm).
+    assert abs(deg(a.upper_arm_flexion[0, 0])) < TOL
+    wrist_y = m.global_positions[0, m.skeleton.index("l_wrist"), 1]
+    elbow_y = m.global_positions[0, m.skeleton.index("l_elbow"), 1]
+    assert np.sign(wrist_y - elbow_y) == -np.sign(angle)
+
+
+def test_upper_arm_rotation_survives_flexion(pose) -> None:
+    """Flexing the shoulder (a swing) adds no rotation about the humerus."""
+    a = body_angles(pose(l_shoulder=("YZX", [-80.0, 0.0, 0.0]), l_elbow=("hinge", 90.0)))
+    assert abs(deg(a.upper_arm_rotation[0, 0])) < TOL
+    assert abs(deg(a.upper_arm_flexion[0, 0]) - 80.0) < TOL

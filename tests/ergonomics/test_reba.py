@@ -199,3 +199,18 @@ def test_invalid_input_raises() -> None:
         assess_reba(np.zeros(3))  # type: ignore[arg-type]
     with pytest.raises(InputError, match="REBAConditions"):
         assess_reba(BodyAngles.from_degrees(), conditions=object())  # type: ignore[arg-type]
+
+
+def test_upper_arm_abducted_or_rotated_adds_one() -> None:
+    """REBA: "+1 if arm is abducted or rotated" (one point for either or both); RULA counts
+    abduction only."""
+    from vhuman.ergonomics import assess_rula
+
+    a = BodyAngles.from_degrees(
+        upper_arm_flexion=30, elbow_flexion=80,
+        upper_arm_rotation=[[50, 0], [50, 0]], upper_arm_abduction=[[0, 0], [30, 0]],
+    )  # fmt: skip
+    r = assess_reba(a)
+    assert r.upper_arm.tolist() == [[3, 2], [3, 2]]
+    assert r.adjustments["upper_arm_abducted_or_rotated"].tolist() == [[True, False]] * 2
+    assert assess_rula(a).upper_arm.tolist() == [[2, 2], [3, 2]]

@@ -19,6 +19,7 @@ from typer import Abort
 from typer._click.exceptions import ClickException, NoArgsIsHelpError, UsageError
 
 from vhuman import __version__
+from vhuman.cli.ergo import ergo
 from vhuman.cli.errors import stderr, user_errors
 from vhuman.cli.physics import physics_app
 from vhuman.cli.posture import posture
@@ -226,6 +227,7 @@ def walk(
 
 app.command()(reach)
 app.command()(posture)
+app.command()(ergo)
 app.add_typer(swivel_app, name="swivel")
 app.add_typer(physics_app, name="physics")
 app.add_typer(predict_app, name="predict")

@@ -1,9 +1,19 @@
 """Ergonomic assessment: body angles measured from a pose, REBA, RULA and joint comfort."""
 
 from vhuman.ergonomics.angles import SIDES, BodyAngles, body_angles, body_angles_from_rotations
-from vhuman.ergonomics.body_map import CMU_BODY_MAP, STANDARD_BODY_MAP, BodyMap, default_body_map
+from vhuman.ergonomics.assessment import MotionErgonomics, assess_motion
+from vhuman.ergonomics.body_map import (
+    BUILT_IN_BODY_MAPS,
+    CMU_BODY_MAP,
+    DEEPMIMIC_BODY_MAP,
+    STANDARD_BODY_MAP,
+    BodyMap,
+    default_body_map,
+    read_body_map,
+)
 from vhuman.ergonomics.comfort import arm_discomfort, joint_discomfort, joint_discomforts
 from vhuman.ergonomics.comfort_data import ARM_DOFS, JOINT_COMFORT, JointComfort
+from vhuman.ergonomics.factors import WorkFactors, read_factors
 from vhuman.ergonomics.reba import (
     REBA_ACTION,
     REBA_TABLE_A,
@@ -37,7 +47,9 @@ from vhuman.ergonomics.thresholds import PostureThresholds
 
 __all__ = [
     "ARM_DOFS",
+    "BUILT_IN_BODY_MAPS",
     "CMU_BODY_MAP",
+    "DEEPMIMIC_BODY_MAP",
     "JOINT_COMFORT",
     "REBA_ACTION",
     "REBA_TABLE_A",
@@ -54,12 +66,15 @@ __all__ = [
     "Coupling",
     "JointComfort",
     "LoadPattern",
+    "MotionErgonomics",
     "PostureThresholds",
     "REBAConditions",
     "REBAResult",
     "RULAConditions",
     "RULAResult",
+    "WorkFactors",
     "arm_discomfort",
+    "assess_motion",
     "assess_reba",
     "assess_rula",
     "body_angles",
@@ -67,6 +82,8 @@ __all__ = [
     "default_body_map",
     "joint_discomfort",
     "joint_discomforts",
+    "read_body_map",
+    "read_factors",
     "reba_action_level",
     "reba_posture_a",
     "reba_table_a",

@@ -19,7 +19,11 @@ so the angles mean the same on any skeleton a `BodyMap` describes:
   the trunk's downward axis; ``upper_arm_flexion`` = that elevation, negative
   (extension) when the arm points more backward than sideways;
   ``upper_arm_abduction`` = angle out of the sagittal plane, positive away
-  from the body. **Shoulder elevation**: rise of the clavicle (sternoclavicular
+  from the body. ``upper_arm_rotation`` = internal (positive) or external
+  rotation of the humerus about its own axis against the upper trunk: the
+  twist of the shoulder joint's rotation relative to the upper-trunk frame
+  about the rest arm axis (swing-twist decomposition), 0 in the rest pose.
+  **Shoulder elevation**: rise of the clavicle (sternoclavicular
   → shoulder) above the trunk's transverse plane, relative to the rest pose.
 - **Elbow flexion**: angle between upper arm and forearm (0 straight).
 - **Wrist**: the forearm axis in the hand frame (palm normal, radial axis, hand
@@ -45,7 +49,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from vhuman.ergonomics.body_map import BodyIndices, BodyMap, default_body_map
 from vhuman.errors import InputError
-from vhuman.geometry.quaternion import quat_apply
+from vhuman.geometry.quaternion import quat_apply, quat_conjugate, quat_multiply
 from vhuman.skeleton.kinematics import forward_kinematics
 from vhuman.skeleton.motion import Motion
 from vhuman.skeleton.skeleton import Skeleton
@@ -77,7 +81,8 @@ class BodyAngles:
         Height of each leg's lowest point above the lowest of both [m].
     shoulder_elevation : ndarray, shape S + (2,)
         Clavicle rise above its rest angle.
-    upper_arm_flexion, upper_arm_abduction, elbow_flexion : ndarray, shape S + (2,)
+    upper_arm_flexion, upper_arm_abduction, upper_arm_rotation : ndarray, shape S + (2,)
+    elbow_flexion : ndarray, shape S + (2,)
     forearm_rotation, wrist_flexion, wrist_deviation : ndarray, shape S + (2,)
     wrist_midline_offset : ndarray, shape S + (2,)
         Distance of the wrist from the mid-sagittal plane, positive on its own
@@ -98,6 +103,7 @@ class BodyAngles:
     shoulder_elevation: NDArray[np.float64]
     upper_arm_flexion: NDArray[np.float64]
     upper_arm_abduction: NDArray[np.float64]
+    upper_arm_rotation: NDArray[np.float64]
     elbow_flexion: NDArray[np.float64]
     forearm_rotation: NDArray[np.float64]
     wrist_flexion: NDArray[np.float64]
@@ -140,6 +146,10 @@ class BodyAngles:
         ``(left, right)`` or ``S + (2,)``. Missing fields are neutral: angles 0,
         foot clearance 0 (both feet on the ground), wrist 0.2 m to its own side
         of the midline and not outside the shoulder.
+
+        Degrees become radians by ``np.radians``, the conversion the band edges
+        of :mod:`vhuman.ergonomics.bands` use, so an angle given exactly on a
+        published edge (60° elbow flexion, 30° knee flexion) compares equal to it.
 
         Raises
         ------
@@ -307,6 +317,12 @@ def _acos(x: NDArray[np.float64]) -> NDArray[np.float64]:
     return np.arccos(np.clip(x, -1.0, 1.0))
 
 
+def _twist(q: NDArray[np.float64], axis: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Angle [rad] in (−π, π] of the twist of rotations ``q`` (..., 4) about the unit ``axis``."""
+    q = np.where(q[..., :1] < 0.0, -q, q)
+    return 2.0 * np.arctan2(_dot(q[..., 1:], axis), q[..., 0])
+
+
 def _rest_clavicle_elevation(idx: BodyIndices, rest: NDArray[np.float64]) -> NDArray[np.float64]:
     up = _unit(rest[idx.neck] - rest[idx.pelvis])
     c = _unit(rest[idx.shoulder] - rest[idx.clavicle])
@@ -367,6 +383,12 @@ def _measure(
     backward = (along_fwd < 0.0) & (-along_fwd >= np.abs(along_out))
     upper_arm_flexion = np.where(backward, -elevation, elevation)
     upper_arm_abduction = _asin(along_out)
+    upper_arm_rotation = _SIGN * _twist(
+        quat_multiply(
+            quat_conjugate(rot[..., idx.upper_trunk, None, :]), rot[..., idx.shoulder, :]
+        ),
+        _unit(rest[idx.elbow] - rest[idx.shoulder]),
+    )
     clavicle = _unit(shoulder - pos[..., idx.clavicle, :])
     shoulder_elevation = _asin(_dot(clavicle, u)) - _rest_clavicle_elevation(idx, rest)
 
@@ -379,6 +401,10 @@ def _measure(
     hand = _unit(pos[..., idx.hand, :] - wrist)
     wrist_flexion = np.arctan2(-_dot(forearm, palm), _dot(forearm, hand))
     wrist_deviation = _asin(-_dot(forearm, radial))
+    # A map whose hand is the wrist joint itself (no hand segment) measures no wrist angles.
+    no_hand = idx.hand == idx.wrist
+    wrist_flexion = np.where(no_hand, 0.0, wrist_flexion)
+    wrist_deviation = np.where(no_hand, 0.0, wrist_deviation)
     # Forearm rotation against the humerus frame: the elbow's flexion axis is the
     # rest palm normal carried by the humerus, so this reference ignores flexion.
     ref_normal = _reject(quat_apply(rot[..., idx.shoulder, :], normal0), forearm)
@@ -390,6 +416,7 @@ def _measure(
         axis=-2,
     )
     forearm_rotation = _SIGN * _signed_angle(ref_radial, _reject(radial, forearm), forearm)
+    forearm_rotation = np.where(no_hand, 0.0, forearm_rotation)
     wrist_midline_offset = _SIGN * _dot(wrist - base[..., None, :], left[..., None, :])
     wrist_lateral_offset = _dot(wrist - shoulder, out)
 
@@ -414,6 +441,7 @@ def _measure(
         shoulder_elevation=shoulder_elevation,
         upper_arm_flexion=upper_arm_flexion,
         upper_arm_abduction=upper_arm_abduction,
+        upper_arm_rotation=upper_arm_rotation,
         elbow_flexion=elbow_flexion,
         forearm_rotation=forearm_rotation,
         wrist_flexion=wrist_flexion,

@@ -4,14 +4,19 @@ The angle measurement (:mod:`vhuman.ergonomics.angles`) works on any skeleton
 whose rest pose follows the project convention (upright, facing +x, +y on the
 body's left, rest frames parallel to the world): it reads joint positions and
 frames from forward kinematics and needs only to know which joint is the hip,
-the knee, the shoulder, ... A `BodyMap` names them. Two maps are built in: the
-standard humanoid (:func:`vhuman.skeleton.standard_humanoid`) and the CMU
-skeleton (:func:`vhuman.io.cmu.cmu_skeleton`).
+the knee, the shoulder, ... A `BodyMap` names them. Three maps are built in:
+the standard humanoid (:func:`vhuman.skeleton.standard_humanoid`), the CMU
+skeleton (:func:`vhuman.io.cmu.cmu_skeleton`) and the DeepMimic humanoid
+(:func:`vhuman.io.deepmimic_humanoid`). One joint may play several parts
+where a skeleton has no separate joint for each.
 """
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -19,7 +24,16 @@ from numpy.typing import NDArray
 from vhuman.errors import InputError, UnknownJointError
 from vhuman.skeleton.skeleton import Skeleton
 
-__all__ = ["CMU_BODY_MAP", "STANDARD_BODY_MAP", "BodyIndices", "BodyMap", "default_body_map"]
+__all__ = [
+    "BUILT_IN_BODY_MAPS",
+    "CMU_BODY_MAP",
+    "DEEPMIMIC_BODY_MAP",
+    "STANDARD_BODY_MAP",
+    "BodyIndices",
+    "BodyMap",
+    "default_body_map",
+    "read_body_map",
+]
 
 _PAIRED = ("clavicle", "shoulder", "elbow", "wrist", "hand", "hip", "knee", "ankle", "toe")
 
@@ -88,6 +102,31 @@ class BodyMap:
                 f"BodyMap.palm_normal must be a non-zero finite 3-vector, got {self.palm_normal!r}"
             )
         object.__setattr__(self, "palm_normal", tuple(float(x) for x in n / np.linalg.norm(n)))
+
+    @classmethod
+    def from_mapping(cls, values: dict[str, Any], source: str = "body map") -> BodyMap:
+        """A map from a mapping (as in a YAML file): paired parts as ``[left, right]`` lists.
+
+        Raises
+        ------
+        InputError
+            Naming ``source`` for unknown or missing parts or bad joint names.
+        """
+        names = [f.name for f in fields(cls)]
+        unknown = sorted(set(values) - set(names))
+        missing = [n for n in names if n not in values and n != "palm_normal"]
+        if unknown or missing:
+            raise InputError(
+                f"{source}: "
+                + (f"unknown parts {unknown}; " if unknown else "")
+                + (f"missing parts {missing}; " if missing else "")
+                + f"a body map has: {names}"
+            )
+        args = {k: tuple(v) if isinstance(v, list) else v for k, v in values.items()}
+        try:
+            return cls(**args)
+        except InputError as exc:
+            raise InputError(f"{source}: {exc}") from None
 
     def joint_names(self) -> tuple[str, ...]:
         """Every joint name the map uses."""
@@ -193,20 +232,88 @@ CMU_BODY_MAP = BodyMap(
 """The 38-joint CMU skeleton (rest pose: a T-pose with palms down)."""
 
 
+DEEPMIMIC_BODY_MAP = BodyMap(
+    pelvis="root",
+    upper_trunk="chest",
+    neck="neck",
+    head="neck",
+    clavicle=("chest", "chest"),
+    shoulder=("left_shoulder", "right_shoulder"),
+    elbow=("left_elbow", "right_elbow"),
+    wrist=("left_wrist", "right_wrist"),
+    hand=("left_wrist", "right_wrist"),
+    hip=("left_hip", "right_hip"),
+    knee=("left_knee", "right_knee"),
+    ankle=("left_ankle", "right_ankle"),
+    toe=("left_ankle", "right_ankle"),
+    palm_normal=(0.0, -1.0, 0.0),
+)
+"""The 15-joint DeepMimic humanoid. It has no clavicle, hand, toe or separate head
+joint: the neck joint's frame is the head's, the shoulders are rigid on the chest
+(shoulder raise reads 0), the hand has no length (wrist flexion, deviation and
+forearm rotation read 0) and the ankle is the foot's lowest point."""
+
+BUILT_IN_BODY_MAPS: dict[str, BodyMap] = {
+    "standard": STANDARD_BODY_MAP,
+    "cmu": CMU_BODY_MAP,
+    "deepmimic": DEEPMIMIC_BODY_MAP,
+}
+"""Built-in maps by name, in the order :func:`default_body_map` tries them."""
+
+
 def default_body_map(skeleton: Skeleton) -> BodyMap:
-    """The built-in map whose joints ``skeleton`` has (standard humanoid, then CMU).
+    """The first built-in map whose joints ``skeleton`` has (standard, CMU, DeepMimic).
 
     Raises
     ------
     UnknownJointError
-        If neither built-in map fits; pass a `BodyMap` for other skeletons.
+        If no built-in map fits; pass a `BodyMap` for other skeletons.
     """
     names = set(skeleton.names)
-    for body_map in (STANDARD_BODY_MAP, CMU_BODY_MAP):
+    for body_map in BUILT_IN_BODY_MAPS.values():
         if names.issuperset(body_map.joint_names()):
             return body_map
     missing = sorted(set(STANDARD_BODY_MAP.joint_names()) - names)
     raise UnknownJointError(
         f"no built-in body map fits this skeleton (it lacks {missing} of the standard "
-        "humanoid's joints and some of the CMU skeleton's); pass body_map=BodyMap(...)"
+        "humanoid's joints and some of the CMU and DeepMimic skeletons'); "
+        "pass body_map=BodyMap(...)"
     )
+
+
+def read_body_map(spec: str | os.PathLike[str]) -> BodyMap:
+    """A built-in map by name (:data:`BUILT_IN_BODY_MAPS`) or one read from a YAML/JSON file.
+
+    The file maps each `BodyMap` field to a joint name, paired parts to
+    ``[left, right]``, e.g. ``shoulder: [LeftArm, RightArm]``.
+
+    Raises
+    ------
+    InputError
+        For a name that is neither built in nor an existing file, an unreadable or
+        malformed file, or missing/unknown parts; one line naming the problem.
+    """
+    name = str(spec)
+    if name in BUILT_IN_BODY_MAPS:
+        return BUILT_IN_BODY_MAPS[name]
+    p = Path(spec)
+    if not p.is_file():
+        raise InputError(
+            f"unknown body map {name!r}: neither a built-in map "
+            f"({', '.join(BUILT_IN_BODY_MAPS)}) nor an existing YAML file"
+        )
+    if p.stat().st_size > 1_000_000:
+        raise InputError(f"{p}: body map file larger than 1000000 bytes")
+    try:
+        import yaml
+    except ImportError:  # pragma: no cover - pyyaml ships with the scene extra
+        raise InputError(
+            "reading a body map file needs pyyaml: pip install 'vhuman[scene]'"
+        ) from None
+    try:
+        doc = yaml.safe_load(p.read_text(encoding="utf-8"))
+    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        raise InputError(f"{p}: not valid YAML ({str(exc).splitlines()[0]})") from None
+    if not isinstance(doc, dict):
+        raise InputError(f"{p}: expected a mapping of body part: joint name(s)")
+    return BodyMap.from_mapping(doc, source=str(p))

@@ -6,7 +6,7 @@ Table C (score A × score B) plus activity → REBA score 1–15 and its action
 level. Both sides are scored and the higher one is reported, as the authors
 allow ("score both sides and take the highest forward").
 
-Body-part bands (degrees; see :mod:`vhuman.ergonomics.bands` for edges):
+Body-part bands (degrees; :mod:`vhuman.ergonomics.bands` has each edge with its wording):
 
 - Trunk: upright 1; 0–20° flexion or extension 2; 20–60° flexion or > 20°
   extension 3; > 60° flexion 4; +1 if twisted or side flexed.
@@ -16,9 +16,8 @@ Body-part bands (degrees; see :mod:`vhuman.ergonomics.bands` for edges):
   weight bearing or unstable 2; +1 if the knee(s) flex 30–60°, +2 if > 60°
   (not when sitting). The knee of a weight-bearing leg counts.
 - Upper arm: 20° extension–20° flexion 1; > 20° extension or 20–45° flexion
-  2; 45–90° 3; > 90° 4; +1 abducted, +1 shoulder raised, −1 arm supported,
-  person leaning or posture gravity-assisted. (The "rotated" adjustment is
-  not measured.)
+  2; 45–90° 3; > 90° 4; +1 abducted or rotated, +1 shoulder raised, −1 arm
+  supported, person leaning or posture gravity-assisted.
 - Lower arm: 60–100° flexion 1; < 60° or > 100° 2.
 - Wrist: 0–15° flexion/extension 1; > 15° 2; +1 if deviated or twisted.
 - Load/force: < 5 kg 0; 5–10 kg 1; > 10 kg 2; +1 shock or rapid build-up.
@@ -47,11 +46,15 @@ from vhuman.ergonomics._inputs import as_angles, check_conditions, table_index
 from vhuman.ergonomics.angles import BodyAngles
 from vhuman.ergonomics.bands import (
     arm_adjustments,
-    lower_arm_band,
     neck_adjustments,
+    reba_knee_adjustment,
+    reba_lower_arm_band,
+    reba_neck_band,
+    reba_trunk_band,
+    reba_upper_arm_band,
+    reba_wrist_band,
     supporting_legs,
     trunk_adjustments,
-    upper_arm_band,
 )
 from vhuman.ergonomics.body_map import BodyMap
 from vhuman.ergonomics.thresholds import PostureThresholds
@@ -185,7 +188,11 @@ class REBAConditions:
 
     @property
     def load_score(self) -> int:
-        """Load/force score 0–3."""
+        """Load/force score 0–3.
+
+        Hignett & McAtamney (2000), Table 3: "<5 kg" 0; "5–10 kg" 1; ">10 kg" 2;
+        "+1 shock or rapid build up of force". 5 kg and 10 kg score 1.
+        """
         base = 0 if self.load_kg < 5.0 else (1 if self.load_kg <= 10.0 else 2)
         return base + int(self.shock)
 
@@ -229,7 +236,9 @@ class REBAResult:
     """REBA of a batch of poses (shape S), with every intermediate score.
 
     Per-side entries have shape ``S + (2,)`` (left, right); ``score`` is the
-    higher side's and ``side`` says which (0 left, 1 right).
+    higher side's and ``side`` says which (0 left, 1 right). ``adjustments``
+    holds the worksheet's yes/no adjustments (bool, ``S`` or ``S + (2,)``) and
+    the knee adjustment of the legs (0-2, ``S``).
     """
 
     trunk: NDArray[np.int64]
@@ -250,6 +259,7 @@ class REBAResult:
     score: NDArray[np.int64]
     side: NDArray[np.int64]
     action_level: NDArray[np.int64]
+    adjustments: dict[str, NDArray[Any]]
 
     @property
     def risk(self) -> list[str]:
@@ -269,6 +279,8 @@ class REBAResult:
         }
         for f in fields(self):
             v = getattr(self, f.name)
+            if isinstance(v, dict):
+                v = {k: a.tolist() for k, a in v.items()}
             out[f.name] = v.tolist() if isinstance(v, np.ndarray) else v
         out["risk"] = self.risk
         out["action"] = self.action
@@ -277,27 +289,26 @@ class REBAResult:
 
 def _group_a(
     a: BodyAngles, c: REBAConditions, th: PostureThresholds
-) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
-    f = np.degrees(a.trunk_flexion)
-    n = np.degrees(th.neutral)
-    trunk = np.select(
-        [np.abs(f) <= n, f < 0.0, f <= 20.0, f <= 60.0], [1, np.where(f >= -20.0, 2, 3), 2, 3], 4
-    )
+) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64], dict[str, NDArray[Any]]]:
     twisted, bent = trunk_adjustments(a, th)
-    trunk = trunk + (twisted | bent)
-
-    nf = np.degrees(a.neck_flexion)
-    neck = np.where((nf >= -n) & (nf <= 20.0), 1, 2)
+    trunk_adj = twisted | bent
+    trunk = reba_trunk_band(a.trunk_flexion, th.neutral) + trunk_adj
     twisted, bent = neck_adjustments(a, th)
-    neck = neck + (twisted | bent)
+    neck_adj = twisted | bent
+    neck = reba_neck_band(a.neck_flexion, th.neutral) + neck_adj
 
     loaded = supporting_legs(a, th)
     bilateral = loaded.all(axis=-1) if c.bilateral_support is None else c.bilateral_support
     legs = np.where(bilateral | c.sitting, 1, 2) + np.zeros(a.shape, dtype=np.int64)
+    knee_adj = np.zeros(a.shape, dtype=np.int64)
     if not c.sitting:
-        knee = np.degrees(np.where(loaded, a.knee_flexion, -np.inf).max(axis=-1))
-        legs = legs + np.select([knee > 60.0, knee >= 30.0], [2, 1], 0)
-    return trunk.astype(np.int64), neck.astype(np.int64), legs.astype(np.int64)
+        knee_adj = reba_knee_adjustment(np.where(loaded, a.knee_flexion, -np.inf).max(axis=-1))
+    adjustments = {
+        "trunk_twisted_or_side_bent": trunk_adj,
+        "neck_twisted_or_side_bent": neck_adj,
+        "knee_flexion": knee_adj,
+    }
+    return trunk, neck, (legs + knee_adj).astype(np.int64), adjustments
 
 
 def reba_posture_a(
@@ -314,7 +325,7 @@ def reba_posture_a(
     """
     c = REBAConditions() if conditions is None else conditions
     th = PostureThresholds() if thresholds is None else thresholds
-    trunk, neck, legs = _group_a(as_angles(pose, body_map), c, th)
+    trunk, neck, legs, _ = _group_a(as_angles(pose, body_map), c, th)
     return REBA_TABLE_A[trunk - 1, neck - 1, legs - 1]
 
 
@@ -359,18 +370,27 @@ def assess_reba(
         raise InputError(f"conditions must be REBAConditions, got {type(c).__name__}")
     th = PostureThresholds() if thresholds is None else thresholds
     a = as_angles(pose, body_map)
-    trunk, neck, legs = _group_a(a, c, th)
+    trunk, neck, legs, adjustments = _group_a(a, c, th)
     table_a = REBA_TABLE_A[trunk - 1, neck - 1, legs - 1]
     score_a = table_a + c.load_score
 
-    abducted, raised = arm_adjustments(a, th)
-    upper = np.clip(upper_arm_band(a.upper_arm_flexion) + abducted + raised - c.arm_supported, 1, 6)
-    lower = lower_arm_band(a.elbow_flexion)
-    wf = np.degrees(a.wrist_flexion)
+    abducted, rotated, raised = arm_adjustments(a, th)
+    upper = np.clip(
+        reba_upper_arm_band(a.upper_arm_flexion) + (abducted | rotated) + raised - c.arm_supported,
+        1,
+        6,
+    )
+    lower = reba_lower_arm_band(a.elbow_flexion)
     deviated = (np.abs(a.wrist_deviation) > th.wrist_deviation) | (
         np.abs(a.forearm_rotation) > th.wrist_twist
     )
-    wrist = np.where(np.abs(wf) <= 15.0, 1, 2) + deviated
+    wrist = reba_wrist_band(a.wrist_flexion) + deviated
+    adjustments.update(
+        upper_arm_abducted_or_rotated=abducted | rotated,
+        shoulder_raised=raised,
+        arm_supported=np.full(a.shape, c.arm_supported),
+        wrist_deviated_or_twisted=deviated,
+    )
     table_b = REBA_TABLE_B[upper - 1, lower - 1, wrist - 1]
     score_b = table_b + int(c.coupling)
 
@@ -397,4 +417,5 @@ def assess_reba(
         score=score,
         side=side.astype(np.int64),
         action_level=np.digitize(score, [2, 4, 8, 11]).astype(np.int64),
+        adjustments={k: np.asarray(v) for k, v in adjustments.items()},
     )

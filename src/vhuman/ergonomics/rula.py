@@ -6,35 +6,41 @@ plus muscle use and force/load → score D; Table C (score C, rows 1–8+, ×
 score D, columns 1–7+) → grand score 1–7 and its action level. Both arms are
 scored and the higher grand score reported.
 
-Body-part bands (degrees; edges as in :mod:`vhuman.ergonomics.bands`):
+Body-part bands (degrees; :mod:`vhuman.ergonomics.bands` has each edge with its
+wording; "X or more" puts X in the higher band):
 
 - Upper arm: 20° extension–20° flexion 1; > 20° extension or 20–45° flexion
-  2; 45–90° 3; > 90° 4; +1 shoulder raised, +1 abducted, −1 arm supported or
-  person leaning.
-- Lower arm: 60–100° flexion 1; 0–60° or > 100° 2; +1 working across the
-  midline of the body or out to the side.
-- Wrist: neutral 1; 0–15° flexion or extension 2; > 15° 3; +1 deviated
+  2; 45–90° 3; 90° or more 4; +1 shoulder raised, +1 abducted, −1 arm
+  supported or person leaning.
+- Lower arm: 60–100° flexion 1; less than 60° or more than 100° 2; +1
+  working across the midline of the body or out to the side.
+- Wrist: neutral 1; 0–15° flexion or extension 2; 15° or more 3; +1 deviated
   (radial or ulnar). Wrist twist: mainly in mid-range 1; at or near the end
   of range 2.
-- Neck: 0–10° flexion 1; 10–20° 2; > 20° 3; in extension 4; +1 twisted,
-  +1 side bending.
+- Neck: 0–10° flexion 1; 10–20° 2; 20° or more 3; in extension 4; +1
+  twisted, +1 side bending.
 - Trunk: upright, or seated and well supported, 1; 0–20° flexion 2; 20–60°
-  3; > 60° 4; +1 twisted, +1 side bending. The paper gives no band for trunk
-  extension; here extension beyond the neutral tolerance scores 2.
+  3; 60° or more 4; +1 twisted, +1 side bending. The paper gives no band for
+  trunk extension; here extension beyond the neutral tolerance scores 2.
 - Legs: well supported and evenly balanced (standing on both feet, or seated
   with legs and feet supported) 1; otherwise 2.
 - Muscle use: +1 if the posture is mainly static (held > 1 min) or repeated
   more than 4 times a minute.
-- Force/load: < 2 kg intermittent 0; 2–10 kg intermittent 1; 2–10 kg static
-  or repeated, or > 10 kg intermittent 2; > 10 kg static or repeated, or
-  shock / rapid build-up of force 3. (Under 2 kg held statically scores 0.)
+- Force/load: less than 2 kg intermittent 0; 2–10 kg intermittent 1; 2–10 kg
+  static or repeated, or more than 10 kg intermittent 2; more than 10 kg
+  static or repeated, or shock / rapid build-up of force 3. (Under 2 kg held
+  statically scores 0.) The paper's text says "more than 10 kg", so 10 kg is
+  in the 2–10 kg class.
 
 References
 ----------
 McAtamney, L., & Corlett, E. N. (1993). RULA: a survey method for the
 investigation of work-related upper limb disorders. Applied Ergonomics 24(2),
-91–99: Figures 1–2 (body-part scores), Table 1 (Table A), Table 2 (Table B),
-Figure 6 (grand score, Table C), action levels 1–4.
+91–99: Figures 1–2 (body-part scores), Table 1 (Table A, the upper limb
+posture score: upper arm × lower arm rows, wrist × wrist twist columns),
+Table 2 (Table B), Figure 6 (grand score, Table C), action levels 1–4. The
+same three tables are printed on the RULA Employee Assessment Worksheet
+(Ergonomics Plus), whose Table A the tests compare cell by cell.
 """
 
 from __future__ import annotations
@@ -50,11 +56,14 @@ from vhuman.ergonomics._inputs import as_angles, check_conditions, table_index
 from vhuman.ergonomics.angles import BodyAngles
 from vhuman.ergonomics.bands import (
     arm_adjustments,
-    lower_arm_band,
     neck_adjustments,
+    rula_lower_arm_band,
+    rula_neck_band,
+    rula_trunk_band,
+    rula_upper_arm_band,
+    rula_wrist_band,
     supporting_legs,
     trunk_adjustments,
-    upper_arm_band,
 )
 from vhuman.ergonomics.body_map import BodyMap
 from vhuman.ergonomics.thresholds import PostureThresholds
@@ -100,7 +109,8 @@ RULA_TABLE_A = np.array(
     ],
     dtype=np.int64,
 )  # fmt: skip
-"""Table A ``[upper arm − 1, lower arm − 1, wrist − 1, twist − 1]`` (McAtamney & Corlett 1993)."""
+"""Table A ``[upper arm − 1, lower arm − 1, wrist − 1, twist − 1]``: McAtamney & Corlett
+(1993), Table 1 "Table A: upper limb posture score"."""
 
 RULA_TABLE_B = np.array(
     [
@@ -191,7 +201,13 @@ class RULAConditions:
 
     @property
     def force_score(self) -> int:
-        """Force/load score 0–3."""
+        """Force/load score 0–3.
+
+        McAtamney & Corlett (1993): "less than 2 kg intermittent" 0; "2–10 kg
+        intermittent" 1; "2–10 kg static or repeated" or "intermittent but more
+        than 10 kg" 2; "more than 10 kg ... statically or repeatedly" or shock 3.
+        So 2 kg scores 1 and 10 kg stays in the 2–10 kg class.
+        """
         if self.shock:
             return 3
         held = self.load_pattern is not LoadPattern.INTERMITTENT
@@ -242,6 +258,8 @@ class RULAResult:
 
     Group A entries are per side, ``S + (2,)`` (left, right); ``score`` is the
     higher side's grand score and ``side`` says which (0 left, 1 right).
+    ``adjustments`` holds the worksheet's yes/no adjustments (bool, ``S`` or
+    ``S + (2,)``).
     """
 
     upper_arm: NDArray[np.int64]
@@ -261,6 +279,7 @@ class RULAResult:
     score: NDArray[np.int64]
     side: NDArray[np.int64]
     action_level: NDArray[np.int64]
+    adjustments: dict[str, NDArray[np.bool_]]
 
     @property
     def action(self) -> list[str]:
@@ -275,6 +294,8 @@ class RULAResult:
         }
         for f in fields(self):
             v = getattr(self, f.name)
+            if isinstance(v, dict):
+                v = {k: a.tolist() for k, a in v.items()}
             out[f.name] = v.tolist() if isinstance(v, np.ndarray) else v
         out["action"] = self.action
         return out
@@ -314,31 +335,28 @@ def assess_rula(
         raise InputError(f"conditions must be RULAConditions, got {type(c).__name__}")
     th = PostureThresholds() if thresholds is None else thresholds
     a = as_angles(pose, body_map)
-    n = np.degrees(th.neutral)
+    n = th.neutral
 
-    abducted, raised = arm_adjustments(a, th)
-    upper = np.clip(upper_arm_band(a.upper_arm_flexion) + abducted + raised - c.arm_supported, 1, 6)
+    abducted, _, raised = arm_adjustments(a, th)
+    upper = np.clip(
+        rula_upper_arm_band(a.upper_arm_flexion) + abducted + raised - c.arm_supported, 1, 6
+    )
     across = a.wrist_midline_offset < -th.midline_margin
     outside = a.wrist_lateral_offset > th.side_reach
-    lower = lower_arm_band(a.elbow_flexion) + (across | outside)
-    wf = np.abs(np.degrees(a.wrist_flexion))
-    wrist = np.select([wf <= n, wf <= 15.0], [1, 2], 3) + (
-        np.abs(a.wrist_deviation) > th.wrist_deviation
-    )
+    lower = rula_lower_arm_band(a.elbow_flexion) + (across | outside)
+    deviated = np.abs(a.wrist_deviation) > th.wrist_deviation
+    wrist = rula_wrist_band(a.wrist_flexion, n) + deviated
     twist = np.where(np.abs(a.forearm_rotation) > th.wrist_twist, 2, 1)
     table_a = RULA_TABLE_A[upper - 1, lower - 1, wrist - 1, twist - 1]
     score_c = table_a + c.muscle_score + c.force_score
 
-    nf = np.degrees(a.neck_flexion)
-    neck = np.select([nf < -n, nf <= 10.0, nf <= 20.0], [4, 1, 2], 3)
-    twisted, bent = neck_adjustments(a, th)
-    neck = neck + twisted + bent
-    tf = np.degrees(a.trunk_flexion)
-    trunk = np.select([np.abs(tf) <= n, tf < 0.0, tf <= 20.0, tf <= 60.0], [1, 2, 2, 3], 4)
+    neck_twisted, neck_bent = neck_adjustments(a, th)
+    neck = rula_neck_band(a.neck_flexion, n) + neck_twisted + neck_bent
+    trunk = rula_trunk_band(a.trunk_flexion, n)
     if c.seated_supported:
         trunk = np.ones_like(trunk)
-    twisted, bent = trunk_adjustments(a, th)
-    trunk = trunk + twisted + bent
+    trunk_twisted, trunk_bent = trunk_adjustments(a, th)
+    trunk = trunk + trunk_twisted + trunk_bent
     if c.legs_supported is None:
         balanced = supporting_legs(a, th).all(axis=-1) | c.seated_supported
     else:
@@ -367,4 +385,15 @@ def assess_rula(
         score=score,
         side=np.argmax(side_scores, axis=-1).astype(np.int64),
         action_level=(np.digitize(score, [3, 5, 7]) + 1).astype(np.int64),
+        adjustments={
+            "shoulder_raised": raised,
+            "upper_arm_abducted": abducted,
+            "arm_supported": np.full(a.shape, c.arm_supported),
+            "across_midline_or_out_to_side": across | outside,
+            "wrist_deviated": deviated,
+            "neck_twisted": neck_twisted,
+            "neck_side_bent": neck_bent,
+            "trunk_twisted": trunk_twisted,
+            "trunk_side_bent": trunk_bent,
+        },
     )
