@@ -24,6 +24,7 @@ from rich.table import Table
 
 from vhuman.animation import LEG_IK, GaitParameters, generate_walk
 from vhuman.errors import InputError
+from vhuman.geometry import flexion_angle
 from vhuman.io import deepmimic_clip_path, read_cmu, read_deepmimic
 from vhuman.skeleton import Motion, standard_humanoid
 
@@ -42,11 +43,7 @@ NAMES = {
 
 def knee_flexion(hip: np.ndarray, knee: np.ndarray, ankle: np.ndarray) -> np.ndarray:
     """Knee flexion ``(T,)`` [deg]: the angle between thigh and shank, from positions ``(T, 3)``."""
-    thigh, shank = knee - hip, ankle - knee
-    cos_k = (
-        np.sum(thigh * shank, -1) / np.linalg.norm(thigh, axis=-1) / np.linalg.norm(shank, axis=-1)
-    )
-    return np.degrees(np.arccos(np.clip(cos_k, -1.0, 1.0)))
+    return np.degrees(flexion_angle(hip, knee, ankle))
 
 
 def flexion_ranges(motion: Motion, names: tuple[str, ...]) -> tuple[float, float, float, float]:

@@ -329,7 +329,7 @@ def demo(
     with user_errors():
         if output.exists() and not output.is_dir():
             raise InputError(f"output {output} exists and is not a folder")
-        summary = run_demo(output, console=None if as_json else console)
+        summary = run_demo(output, console=None if as_json else stderr)
     if as_json:
         print(json.dumps(summary))
     else:

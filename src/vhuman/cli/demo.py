@@ -24,28 +24,20 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from vhuman.errors import InputError
+from vhuman.geometry import flexion_angle
 from vhuman.skeleton import Motion
 
-__all__ = ["DEMO_REACH_TARGET", "interior_angle", "run_demo"]
-
-
-def interior_angle(
-    a: NDArray[np.float64], b: NDArray[np.float64], c: NDArray[np.float64]
-) -> NDArray[np.float64]:
-    """Angle at ``b`` between ``b→a`` and ``b→c`` ``(...,)`` [rad] for points ``(..., 3)``."""
-    u, v = a - b, c - b
-    cos = np.sum(u * v, axis=-1) / (np.linalg.norm(u, axis=-1) * np.linalg.norm(v, axis=-1))
-    return np.arccos(np.clip(cos, -1.0, 1.0))
+__all__ = ["DEMO_REACH_TARGET", "run_demo"]
 
 
 def _flexion_curves(motion: Motion, triples: dict[str, tuple[str, str, str]]) -> dict:
-    """Flexion (180° − interior angle) in degrees for named joint triples."""
+    """Flexion in degrees at the middle joint of named joint triples."""
     pos = motion.global_positions
     sk = motion.skeleton
     out = {}
     for label, (a, b, c) in triples.items():
         ia, ib, ic = sk.indices([a, b, c])
-        out[label] = 180.0 - np.degrees(interior_angle(pos[:, ia], pos[:, ib], pos[:, ic]))
+        out[label] = np.degrees(flexion_angle(pos[:, ia], pos[:, ib], pos[:, ic]))
     return out
 
 

@@ -16,50 +16,12 @@ from vhuman.cli.tables import print_table
 from vhuman.errors import InputError, UnknownJointError
 
 if TYPE_CHECKING:
-    from matplotlib.figure import Figure
-
     from vhuman.ergonomics import BodyMap, MotionErgonomics
     from vhuman.skeleton import Motion
 
-__all__ = ["ergo", "scores_figure"]
+__all__ = ["ergo"]
 
 console = Console(highlight=False)
-
-# Action-level bands drawn behind the scores: (low, high, colour) per level.
-_REBA_BANDS = ((0.5, 1.5, "#1a9850"), (1.5, 3.5, "#a6d96a"), (3.5, 7.5, "#fee08b"),
-               (7.5, 10.5, "#fc8d59"), (10.5, 15.5, "#d73027"))  # fmt: skip
-_RULA_BANDS = ((0.5, 2.5, "#1a9850"), (2.5, 4.5, "#fee08b"), (4.5, 6.5, "#fc8d59"),
-               (6.5, 7.5, "#d73027"))  # fmt: skip
-
-
-def scores_figure(result: MotionErgonomics, title: str) -> Figure:
-    """REBA and RULA over time, the action-level bands behind them and the worst frames marked."""
-    from matplotlib.figure import Figure
-
-    from vhuman.ergonomics.assessment import REBA_LEVELS, RULA_LEVELS
-
-    fig = Figure(figsize=(9.0, 5.6))
-    axes = fig.subplots(2, 1, sharex=True)
-    t = result.times
-    worst = result.worst()
-    for ax, name, r, bands, labels, top in (
-        (axes[0], "REBA", result.reba, _REBA_BANDS, REBA_LEVELS, 15),
-        (axes[1], "RULA", result.rula, _RULA_BANDS, RULA_LEVELS, 7),
-    ):
-        for (lo, hi, colour), label in zip(bands, labels, strict=True):
-            ax.axhspan(lo, hi, color=colour, alpha=0.25, lw=0, label=f"action level {label}")
-        ax.step(t, r.score, where="post", color="black", lw=1.2, label=f"{name} score")
-        w = worst[name.lower()]
-        ax.plot([w["time_s"]], [w["score"]], "v", ms=9, color="#762a83",
-                label=f"worst: {w['score']} at {w['time_s']:.2f} s")  # fmt: skip
-        ax.set_ylim(0.5, top + 0.5)
-        ax.set_ylabel(f"{name} score")
-        ax.grid(alpha=0.3)
-        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=7, frameon=False)
-    axes[1].set_xlabel("time (s)")
-    axes[0].set_title(title)
-    fig.tight_layout()
-    return fig
 
 
 def _body_map(motion: Motion, spec: str | None, file: Path) -> BodyMap:
@@ -225,7 +187,7 @@ def ergo(
     """REBA and RULA of every frame: intermediate scores, time per action level, worst moment."""
     from vhuman.ergonomics import PostureThresholds, WorkFactors, assess_motion, read_factors
     from vhuman.io import atomic_write, load_motion
-    from vhuman.viz import save_figure
+    from vhuman.viz import plot_ergonomic_scores, save_figure
 
     with user_errors():
         file_values: dict[str, Any] = {}
@@ -254,7 +216,7 @@ def ergo(
         if report is not None and png is None:
             png = report.with_suffix(".png")
         if png is not None:
-            save_figure(scores_figure(result, f"{motion_file.name}: REBA and RULA"), png)
+            save_figure(plot_ergonomic_scores(result, f"{motion_file.name}: REBA and RULA"), png)
         if report is not None:
             _write_report(result, motion, report, png, motion_file)  # type: ignore[arg-type]
     if as_json:

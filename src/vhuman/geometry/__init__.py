@@ -24,11 +24,13 @@ from vhuman.geometry.so3 import (
     so3_log,
 )
 from vhuman.geometry.transform import RigidTransform
+from vhuman.geometry.vectors import flexion_angle, vector_angle
 
 __all__ = [
     "EULER_SEQUENCES",
     "RigidTransform",
     "euler_to_quat",
+    "flexion_angle",
     "quat_angle",
     "quat_apply",
     "quat_canonical",
@@ -50,4 +52,5 @@ __all__ = [
     "so3_exp",
     "so3_log",
     "squad_control_points",
+    "vector_angle",
 ]

@@ -3,6 +3,7 @@
 from vhuman.viz.animation import ANIMATION_SUFFIXES, save_animation
 from vhuman.viz.plots import (
     plot_curves,
+    plot_ergonomic_scores,
     plot_pareto,
     plot_pose,
     plot_trajectories,
@@ -20,6 +21,7 @@ __all__ = [
     "Section",
     "motion_figure",
     "plot_curves",
+    "plot_ergonomic_scores",
     "plot_pareto",
     "plot_pose",
     "plot_trajectories",

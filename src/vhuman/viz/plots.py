@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 from matplotlib.figure import Figure
@@ -23,7 +24,17 @@ from vhuman.viz._files import output_path
 from vhuman.viz._mpl_pose import PoseArtists
 from vhuman.viz.scene_mesh import SceneMesh
 
-__all__ = ["plot_curves", "plot_pareto", "plot_pose", "plot_trajectories", "save_figure"]
+if TYPE_CHECKING:
+    from vhuman.ergonomics import MotionErgonomics
+
+__all__ = [
+    "plot_curves",
+    "plot_ergonomic_scores",
+    "plot_pareto",
+    "plot_pose",
+    "plot_trajectories",
+    "save_figure",
+]
 
 
 def _frame_index(motion: Motion, frame: int) -> int:
@@ -240,6 +251,53 @@ def plot_pareto(
         ax.set_title(title)
     ax.grid(True, alpha=0.3)
     ax.legend(loc="best", fontsize="small")
+    return fig
+
+
+# Action-level bands drawn behind the scores: (low, high, colour) per level.
+_REBA_BANDS = ((0.5, 1.5, "#1a9850"), (1.5, 3.5, "#a6d96a"), (3.5, 7.5, "#fee08b"),
+               (7.5, 10.5, "#fc8d59"), (10.5, 15.5, "#d73027"))  # fmt: skip
+_RULA_BANDS = ((0.5, 2.5, "#1a9850"), (2.5, 4.5, "#fee08b"), (4.5, 6.5, "#fc8d59"),
+               (6.5, 7.5, "#d73027"))  # fmt: skip
+
+
+def plot_ergonomic_scores(result: MotionErgonomics, title: str) -> Figure:
+    """REBA and RULA scores over time ``(s)``, the action-level bands behind them.
+
+    The worst frame of each method is marked; a legend beside each panel
+    names the action levels (Hignett & McAtamney 2000; McAtamney & Corlett
+    1993).
+
+    Parameters
+    ----------
+    result : MotionErgonomics
+        Scores of every frame (:func:`vhuman.ergonomics.assess_motion`).
+    title : str
+        Title over the upper panel.
+    """
+    from vhuman.ergonomics.assessment import REBA_LEVELS, RULA_LEVELS
+
+    fig = Figure(figsize=(9.0, 5.6))
+    axes = fig.subplots(2, 1, sharex=True)
+    t = result.times
+    worst = result.worst()
+    for ax, name, r, bands, labels, top in (
+        (axes[0], "REBA", result.reba, _REBA_BANDS, REBA_LEVELS, 15),
+        (axes[1], "RULA", result.rula, _RULA_BANDS, RULA_LEVELS, 7),
+    ):
+        for (lo, hi, colour), label in zip(bands, labels, strict=True):
+            ax.axhspan(lo, hi, color=colour, alpha=0.25, lw=0, label=f"action level {label}")
+        ax.step(t, r.score, where="post", color="black", lw=1.2, label=f"{name} score")
+        w = worst[name.lower()]
+        ax.plot([w["time_s"]], [w["score"]], "v", ms=9, color="#762a83",
+                label=f"worst: {w['score']} at {w['time_s']:.2f} s")  # fmt: skip
+        ax.set_ylim(0.5, top + 0.5)
+        ax.set_ylabel(f"{name} score")
+        ax.grid(alpha=0.3)
+        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=7, frameon=False)
+    axes[1].set_xlabel("time (s)")
+    axes[0].set_title(title)
+    fig.tight_layout()
     return fig
 
 
