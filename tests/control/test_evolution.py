@@ -1,4 +1,4 @@
-"""The evolution of seed 003 on toy problems: SVM screen, Weibull steps, density, window, resume."""
+"""The evolution of patent CN108805965B on toy problems: SVM screen, Weibull steps, density, window, resume."""
 
 from __future__ import annotations
 

@@ -55,7 +55,7 @@ class GaitParameters:
         Frame rate of the generated motion [frames/s].
     leg_ik : {"analytic", "ccd"}
         How the legs reach their ankle targets: the law of cosines (exact, the
-        default) or the seed's CCD on the hip-knee-ankle chain, which ends at
+        default) or Chen et al.'s CCD on the hip-knee-ankle chain, which ends at
         the pelvis (its sub-root), each frame starting from the previous one.
     """
 

@@ -20,7 +20,7 @@ from vhuman.skeleton.skeleton import Skeleton
 __all__ = ["SEED_EULER_SEQUENCE", "Interpolation", "KeyframeTrack"]
 
 SEED_EULER_SEQUENCE = "YXZ"
-"""The seed's order (Chen et al.): first about Y by β, then X by α, then Z by γ, each
+"""Chen et al.'s order: first about Y by β, then X by α, then Z by γ, each
 about the axes already turned (intrinsic), i.e. ``R = R_y(β) R_x(α) R_z(γ)``."""
 
 
@@ -89,7 +89,7 @@ class KeyframeTrack:
         degrees: bool = False,
         easing: Easing | Sequence[Easing] = Easing.LINEAR,
     ) -> KeyframeTrack:
-        """Keys given as Euler angles ``(K, J, 3)`` in ``sequence`` (default the seed's Y-X-Z)."""
+        """Keys given as Euler angles ``(K, J, 3)`` in ``sequence`` (default Chen et al.'s Y-X-Z)."""
         q = euler_to_quat(angles, sequence, degrees=degrees)
         return cls(np.asarray(times), q, np.asarray(root_positions), easing)  # type: ignore[arg-type]
 

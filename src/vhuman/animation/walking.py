@@ -1,6 +1,6 @@
 """Parametric walking: footprints, foot rockers, pelvis height from the stance knees, legs by IK.
 
-The method follows Chen et al. (seed 004): a gait cycle of two steps with single
+The method follows Chen et al.: a gait cycle of two steps with single
 and double support, eight keyframes a cycle for the upper body interpolated by
 quaternion SQUAD, the pelvis and the feet on paths set by step length and speed,
 and the legs solved by the law of cosines in the hip-knee-ankle triangle. What
@@ -562,7 +562,7 @@ def _swing_ankles(hip: NDArray, foot: _Foot, knee: NDArray, body: _Body) -> NDAr
 def _upper_body_track(
     t_end: float, p: GaitParameters, sk: Skeleton, yaw_amp: float
 ) -> KeyframeTrack:
-    """Eight keys a cycle for trunk counter-rotation and arm swing (the seed's keyframes)."""
+    """Eight keys a cycle for trunk counter-rotation and arm swing (Chen et al.'s keyframes)."""
     d = p.cycle_duration
     n_keys = p.cycles * _KEYS_PER_CYCLE + 1
     times = np.linspace(0.0, t_end, n_keys)
@@ -703,7 +703,7 @@ def _set_foot(
 def _ccd_leg(local: NDArray, root: NDArray, ankle: NDArray, sk: Skeleton, prefix: str) -> IKResult:
     """Re-solve one leg's hip and knee in ``local (N, J, 4)`` by CCD, frame after frame.
 
-    The seed's walking IK: the leg chain hip → knee → ankle ends at the pelvis,
+    Chen et al.'s walking IK: the leg chain hip → knee → ankle ends at the pelvis,
     its sub-root, so CCD never backtracks into the trunk. Each frame starts from
     the previous frame's solution (the first from the analytic pose) and drives
     the ankle to ``ankle (N, 3)``; ``root (N, 3)`` is the pelvis position.

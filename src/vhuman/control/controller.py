@@ -1,6 +1,6 @@
 """The physical controller: keyframe PD targets (initial controller) plus a feedback unit.
 
-Initial controller (seed 003, step 1): ``K`` keyframes of one cycle of a clip
+Initial controller (patent CN108805965B, step 1): ``K`` keyframes of one cycle of a clip
 give per-hinge target angles, interpolated linearly and cyclically in the
 phase; PD servos (see `vhuman.control.model`) turn ``target − current`` into
 torques; `vhuman.control.refine` refines the keyframe targets by a space-time

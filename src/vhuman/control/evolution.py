@@ -1,4 +1,4 @@
-"""Multi-objective evolution with SVM pre-screening, region density and a moving window (seed 003).
+"""Multi-objective evolution with SVM pre-screening, region density and a moving window (patent CN108805965B).
 
 The steps of the patent's claim 1 (numbers as there):
 

@@ -1,4 +1,4 @@
-"""Space-time refinement of the initial controller's keyframe targets (seed 003, step 1).
+"""Space-time refinement of the initial controller's keyframe targets (patent CN108805965B, step 1).
 
 The initial controller's targets are the clip's keyframes; PD servos lag
 behind moving targets (the walk's arms swing ~0.4 rad at ~1.3 Hz and the

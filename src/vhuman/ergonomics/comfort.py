@@ -1,6 +1,6 @@
-"""Joint comfort functions f_rot(θ) for the arm objective of seed 001 (and the trunk and legs).
+"""Joint comfort functions f_rot(θ) for the arm objective of Luo et al. (and the trunk and legs).
 
-Functional form (seed 001's own formula is lost in our copy; this one keeps
+Functional form (Luo et al.'s own formula is lost in our copy; this one keeps
 its stated properties — smallest at the optimum, scaled by the comfortable
 range σ)::
 
@@ -95,7 +95,7 @@ def joint_discomforts(theta: ArrayLike, dofs: Sequence[str | JointComfort]) -> N
 
 
 def arm_discomfort(theta: ArrayLike) -> NDArray[np.float64]:
-    """Σ f_rot over the 7 arm angles of seed 001 (order :data:`ARM_DOFS`).
+    """Σ f_rot over the 7 arm angles of Luo et al. (order :data:`ARM_DOFS`).
 
     Parameters
     ----------

@@ -5,7 +5,7 @@ published method gives for that motion, and the optimum its middle. Sign
 conventions follow :class:`~vhuman.ergonomics.BodyAngles` (flexion,
 abduction, external rotation, pronation, radial deviation positive).
 
-Seed 001 (Table 2, "rotation angle range of the virtual human's arm joints")
+Luo et al. (Table 2, "rotation angle range of the virtual human's arm joints")
 states the 7 arm degrees of freedom but its numbers did not survive in our
 copy, so the ranges below come from the literature:
 
@@ -73,7 +73,7 @@ def _deg(optimum: float, low: float, high: float, source: str) -> JointComfort:
 
 
 JOINT_COMFORT: dict[str, JointComfort] = {
-    # The seven arm degrees of freedom of seed 001.
+    # The seven arm degrees of freedom of Luo et al.
     "shoulder_flexion": _deg(0.0, -20.0, 20.0, "RULA"),
     "shoulder_abduction": _deg(0.0, -15.0, 15.0, "MacLeod"),
     "shoulder_rotation": _deg(0.0, -15.0, 15.0, "MacLeod"),
@@ -102,6 +102,6 @@ ARM_DOFS: tuple[str, ...] = (
     "wrist_deviation",
     "wrist_flexion",
 )
-"""The 7 arm angles in seed 001's order: shoulder flexion/extension, abduction/adduction,
+"""The 7 arm angles in Luo et al.'s order: shoulder flexion/extension, abduction/adduction,
 external/internal rotation; elbow flexion, pronation/supination; wrist radial/ulnar
 deviation, flexion/extension."""

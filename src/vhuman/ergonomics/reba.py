@@ -320,7 +320,7 @@ def reba_posture_a(
 ) -> NDArray[np.int64]:
     """REBA Table A score (trunk, neck and legs) 1–9 of each pose, shape S.
 
-    The comfort term V_comfort of the posture library (seed 001 uses REBA's
+    The comfort term V_comfort of the posture library (Luo et al. use REBA's
     trunk and legs evaluation); no load, coupling or arms involved.
     """
     c = REBAConditions() if conditions is None else conditions

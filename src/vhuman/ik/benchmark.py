@@ -20,7 +20,7 @@ rest pose:
 Success: the hand within 1 mm of the target. Single solves are timed one by
 one (median and 95th percentile); batches of ``--batch`` targets are solved in
 one call (ikpy has no batch: its throughput is 1 / its mean single-solve time).
-Targets (issue "Walking from keyframes with two-stage CCD IK"): single-target
+Targets: single-target
 CCD ≥ 5× faster than ikpy at equal or better success; batched CCD ≥ 100× ikpy's
 throughput; two-stage CCD ≥ 40 % fewer joint updates than full-chain CCD on
 whole-body targets at equal success.
@@ -264,7 +264,7 @@ def run_benchmark(
 
 
 def _checks(rows: list[dict[str, Any]]) -> tuple[dict[str, float], dict[str, bool]]:
-    """The issue's targets, computed from the rows of one run."""
+    """Whether the targets of the module notes are met, from the rows of one run."""
     by = {(r["solver"], r["problem"]): r for r in rows}
     ccd, ikpy = by["CCD", "arm7"], by["ikpy", "arm7"]
     full, two = by["CCD", "body"], by["two-stage CCD", "body"]

@@ -15,7 +15,7 @@ kinematics problem of mechanical manipulators", IEEE Trans. Robot. Autom. 7(4), 
 C. Welman, "Inverse kinematics and geometric constraints for articulated figure
 manipulation", MSc thesis, Simon Fraser University, 1993 (CCD with joint limits).
 M. Chen, J. Chen, C. Xu, "Virtual human motion control based on two-stage IK and
-keyframes" (seed 004): CCD as the baseline of its two-stage method.
+keyframes" (Chen et al.): CCD as the baseline of its two-stage method.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ upper→target line set by a pole point that the middle joint points towards.
 References
 ----------
 M. Chen, J. Chen, C. Xu, "Virtual human motion control based on two-stage IK and
-keyframes" (seed 004), section 2.2: leg joint angles from the pelvis and ankle
+keyframes" (Chen et al.), section 2.2: leg joint angles from the pelvis and ankle
 positions by the law of cosines in the hip-knee-ankle triangle.
 """
 

@@ -1,4 +1,4 @@
-"""Two-stage CCD (seed 004): for a far target the body moves first, the upper body reaches after.
+"""Two-stage CCD (Chen et al.): for a far target the body moves first, the upper body reaches after.
 
 Chen et al. make the pelvis a *sub-root*: while the target is far, CCD runs
 only on the lower-body chain, which ends at the pelvis, so the legs carry the
@@ -6,7 +6,7 @@ body towards the target; only near the target do the iterations backtrack to the
 main root and use the arm branch. Per iteration, far targets cost the few joints
 below the sub-root instead of the whole chain.
 
-vhuman's skeletons are rooted at the pelvis, so the seed's lower-body chain
+vhuman's skeletons are rooted at the pelvis, so Chen et al.'s lower-body chain
 (planted foot → pelvis) is represented by the root's motions (:class:`RootDofs`:
 the body steps and turns, one step per update) and the main root is the pelvis
 itself. On a chain that starts at the root with root motions (for whole-body
@@ -25,7 +25,7 @@ two solvers compare directly.
 References
 ----------
 M. Chen, J. Chen, C. Xu, "Virtual human motion control based on two-stage IK and
-keyframes" (seed 004), section 2.2, steps 1-7.
+keyframes" (Chen et al.), section 2.2, steps 1-7.
 """
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ _SWITCH_RATIO = 0.8
 
 @dataclass(frozen=True, kw_only=True)
 class TwoStageCCD(SolverOptions):
-    """Two-stage CCD with the pelvis as sub-root (seed 004).
+    """Two-stage CCD with the pelvis as sub-root (Chen et al.).
 
     Parameters
     ----------
