@@ -1,4 +1,4 @@
-"""The evolution of patent CN108805965B on toy problems: SVM screen, Weibull steps, density, window, resume."""
+"""Patent CN108805965B's evolution on toy problems: SVM screen, Weibull, density, window, resume."""
 
 from __future__ import annotations
 

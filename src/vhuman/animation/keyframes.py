@@ -89,7 +89,7 @@ class KeyframeTrack:
         degrees: bool = False,
         easing: Easing | Sequence[Easing] = Easing.LINEAR,
     ) -> KeyframeTrack:
-        """Keys given as Euler angles ``(K, J, 3)`` in ``sequence`` (default Chen et al.'s Y-X-Z)."""
+        """Keys as Euler angles ``(K, J, 3)`` in ``sequence`` (default Chen et al.'s Y-X-Z)."""
         q = euler_to_quat(angles, sequence, degrees=degrees)
         return cls(np.asarray(times), q, np.asarray(root_positions), easing)  # type: ignore[arg-type]
 

@@ -1,4 +1,6 @@
-"""Multi-objective evolution with SVM pre-screening, region density and a moving window (patent CN108805965B).
+"""Multi-objective evolution with SVM screening, region density and a moving window.
+
+The method of patent CN108805965B.
 
 The steps of the patent's claim 1 (numbers as there):
 
