@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import doctest
-
 import numpy as np
 import pytest
 from hypothesis import given
@@ -11,7 +9,6 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from vhuman.geometry import flexion_angle, vector_angle
-from vhuman.geometry import vectors as module
 
 finite = st.floats(-10.0, 10.0, allow_nan=False)
 vec = arrays(np.float64, (3,), elements=finite)
@@ -42,7 +39,3 @@ def test_flexion_is_zero_when_straight_and_batched() -> None:
     np.testing.assert_allclose(flexion_angle(a, b, c), 0.0, atol=1e-7)
     assert flexion_angle(a, b, a).shape == (50,)
     np.testing.assert_allclose(flexion_angle(a, b, a), np.pi, atol=1e-7)
-
-
-def test_examples_run() -> None:
-    assert doctest.testmod(module).failed == 0
