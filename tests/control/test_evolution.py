@@ -128,11 +128,31 @@ def test_a_checkpoint_knows_the_run_it_belongs_to(tmp_path) -> None:
     assert more.generations > 2
 
 
-@pytest.mark.parametrize("content", ["", '{"identity": {', '{"state": {}}', "[1, 2]"])
-def test_a_broken_checkpoint_is_one_clear_error(tmp_path, content: str) -> None:
+@pytest.mark.parametrize(
+    ("content", "says"),
+    [
+        ("", "is empty"),
+        ('{"identity": {', "is not JSON"),
+        ('{"state": {}}', "is not a checkpoint"),
+        ("[1, 2]", "is not a checkpoint"),
+    ],
+)
+def test_a_broken_checkpoint_is_one_clear_error(tmp_path, content: str, says: str) -> None:
     ckpt = tmp_path / "run.json"
     ckpt.write_text(content)
-    with pytest.raises(InputError, match=r"cannot resume from checkpoint .*run.json: \w+"):
+    with pytest.raises(InputError, match=says) as info:
+        evolve(toy, _config(), checkpoint=ckpt)
+    assert "run.json" in str(info.value)
+    assert "\n" not in str(info.value)
+
+
+def test_a_changed_checkpoint_is_noticed(tmp_path) -> None:
+    ckpt = tmp_path / "run.json"
+    evolve(toy, _config(), rng=5, checkpoint=ckpt, stop_after=2)
+    raw = json.loads(ckpt.read_text())
+    raw["state"]["simulations"] += 1
+    ckpt.write_text(json.dumps(raw))
+    with pytest.raises(InputError, match="changed after it was written"):
         evolve(toy, _config(), checkpoint=ckpt)
 
 

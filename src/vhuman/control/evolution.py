@@ -41,6 +41,7 @@ same checkpoint path resumes and ends where an uninterrupted run ends.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -360,6 +361,41 @@ def _run_batch(
     return list(executor.map(evaluate, list(xs), [horizon] * len(xs)))
 
 
+def _digest(body: dict[str, Any]) -> str:
+    """SHA-256 of a checkpoint's content, so that a changed file is noticed."""
+    return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
+
+
+def _read_checkpoint(path: Path) -> tuple[dict[str, Any], _State]:
+    """The identity and state stored in checkpoint ``path``, checked against its checksum.
+
+    Raises
+    ------
+    InputError
+        For an unreadable, empty, truncated, foreign or changed file: one line
+        naming the file and what is wrong.
+    """
+    try:
+        raw = json.loads(path.read_text())
+    except OSError as exc:
+        raise InputError(f"cannot read checkpoint {path}: {exc.strerror or exc}") from None
+    except ValueError as exc:
+        what = "empty" if not path.stat().st_size else f"not JSON ({exc})"
+        raise InputError(f"checkpoint {path} is {what}; delete it to start over") from None
+    if not isinstance(raw, dict) or not {"identity", "state", "sha256"} <= set(raw):
+        raise InputError(f"{path} is not a checkpoint of this evolution")
+    body = {"identity": raw["identity"], "state": raw["state"]}
+    if raw["sha256"] != _digest(body):
+        raise InputError(
+            f"checkpoint {path} was changed after it was written (checksum mismatch); "
+            "delete it to start over"
+        )
+    try:
+        return raw["identity"], _State(**raw["state"])
+    except TypeError as exc:
+        raise InputError(f"checkpoint {path}: unusable state ({exc})") from None
+
+
 def _identity(cfg: EvolutionConfig, extra: Mapping[str, Any] | None) -> dict[str, Any]:
     """What a checkpoint must match to be resumed: the settings that change the result."""
     settings = {f"config.{k}": v for k, v in cfg.to_dict().items() if k != "generations"}
@@ -414,13 +450,7 @@ def evolve(
     state: _State | None = None
     given = _identity(cfg, identity)
     if ckpt is not None and ckpt.is_file():
-        try:
-            raw = json.loads(ckpt.read_text())
-            state = _State(**raw["state"])
-            stored = raw["identity"]
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            what = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-            raise InputError(f"cannot resume from checkpoint {ckpt}: {what}") from None
+        stored, state = _read_checkpoint(ckpt)
         for key in sorted(set(stored) | set(given)):
             if stored.get(key) != given.get(key):
                 raise InputError(
@@ -435,7 +465,8 @@ def evolve(
 
     def save() -> None:
         if ckpt is not None:
-            atomic_write(ckpt, json.dumps({"identity": given, "state": state.to_dict()}))
+            body = {"identity": given, "state": state.to_dict()}
+            atomic_write(ckpt, json.dumps({**body, "sha256": _digest(body)}))
 
     def horizon(window: float) -> float:
         return min(window + cfg.window_step, cfg.target)
@@ -465,7 +496,10 @@ def evolve(
         state.rng = gen.bit_generator.state
         save()
     else:
-        gen.bit_generator.state = state.rng
+        try:
+            gen.bit_generator.state = state.rng
+        except (KeyError, TypeError, ValueError) as exc:
+            raise InputError(f"checkpoint {ckpt}: unusable random state ({exc})") from None
 
     steps = 0
     while not state.done and state.generation < cfg.generations:
