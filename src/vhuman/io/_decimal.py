@@ -196,3 +196,71 @@ def _first_nonfinite(
     """Line index of the first NaN or infinite value (only slow tokens can be one), or -1."""
     bad = slow[~np.isfinite(values[slow])]
     return int(np.searchsorted(line_ends, starts[bad[0]])) if len(bad) else -1
+
+
+def _eight_chars(x: NDArray[np.float64]) -> NDArray[np.uint8]:
+    """``(N, 8)`` ASCII digits of whole numbers ``0 <= x < 10⁸`` (leading zeros)."""
+    high = np.floor(x / 1e4)  # exact: x and the quotient's distance to integers are both large
+    v = high.astype(np.uint64) | ((x - high * 1e4).astype(np.uint64) << np.uint64(32))
+    q = ((v * np.uint64(5243)) >> np.uint64(19)) & np.uint64(0x0000007F0000007F)  # lane // 100
+    v = q | ((v - q * np.uint64(100)) << np.uint64(16))
+    q = ((v * np.uint64(103)) >> np.uint64(10)) & np.uint64(0x000F000F000F000F)  # lane // 10
+    v = q | ((v - q * np.uint64(10)) << np.uint64(8))
+    return (v + _ASCII_ZEROS).view(np.uint8).reshape(len(x), 8)
+
+
+_FORMAT_CHUNK = 1 << 15
+"""Numbers formatted at a time (keeps the temporaries in cache)."""
+
+
+def format_fixed(values: NDArray[np.float64], precision: int) -> bytes:
+    """Rows of ``values`` ``(N, C)`` as text: ``"%.{precision}f"`` numbers, one space apart.
+
+    The same bytes as ``" ".join(f"{v:.{precision}f}" ...)`` per row, each row
+    ended by a newline. Numbers are rounded by ``rint(v · 10^p)``, which equals
+    printf's correctly rounded result except when ``v · 10^p`` lies within one
+    unit in the last place of a half; rows holding such a number, or one of
+    more than 7 integer digits, and any ``precision > 8`` are formatted by
+    Python. Digits are written 8 at a time by division in byte lanes of a
+    64-bit word (the reverse of the reading method).
+    """
+    n_rows, n_cols = values.shape
+    if precision > _FAST_DIGITS or n_cols == 0:
+        return _format_rows(values, precision)
+    step = max(1, _FORMAT_CHUNK // n_cols)
+    return b"".join(_format_block(values[i : i + step], precision) for i in range(0, n_rows, step))
+
+
+def _format_block(values: NDArray[np.float64], precision: int) -> bytes:
+    """:func:`format_fixed` of a few rows."""
+    flat = values.ravel()
+    scaled = np.abs(flat) * _POW10_FLOAT[precision]
+    rounded = np.rint(scaled)
+    tie = 0.5 - np.abs(scaled - rounded) <= np.spacing(scaled)
+    whole = np.floor(rounded / _POW10_FLOAT[precision])
+    if tie.any() or not (whole < 1e7).all():  # also catches NaN
+        return _format_rows(values, precision)
+    width = 8 + (1 + precision if precision else 0) + 1
+    text = np.empty((len(flat), width), dtype=np.uint8)
+    text[:, :8] = _eight_chars(whole)
+    if precision:
+        text[:, 8] = 46
+        frac = _eight_chars(rounded - whole * _POW10_FLOAT[precision])
+        text[:, 9 : 9 + precision] = frac[:, 8 - precision :]
+    text[:, -1] = 32
+    text.reshape(values.shape[0], values.shape[1], width)[:, -1, -1] = 10
+    # Keep the integer digits from the first non-zero one (at least one), and a "-" before.
+    n_digits = np.searchsorted(_POW10_FLOAT[1:9], whole, side="right") + 1
+    rows = np.arange(len(flat))
+    sign_at = 7 - n_digits
+    negative = np.signbit(flat)
+    text[rows[negative], sign_at[negative]] = 45
+    first = sign_at + ~negative
+    keep = np.arange(width) >= first[:, None]
+    return text[keep].tobytes()
+
+
+def _format_rows(values: NDArray[np.float64], precision: int) -> bytes:
+    """``"%.{precision}f"`` numbers, one space apart, a row a line, by Python's formatting."""
+    row = " ".join([f"%.{precision}f"] * values.shape[1]) + "\n"
+    return "".join(row % tuple(r) for r in values.tolist()).encode("ascii")

@@ -47,10 +47,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vhuman.errors import FileFormatError, InputError
-from vhuman.geometry.euler import quat_to_euler
 from vhuman.io._axes import IDENTITY_AXES, Y_UP_AXES, AxisMap
 from vhuman.io._common import PathLike, atomic_write, decode_text, read_bytes
-from vhuman.io._decimal import DecodedLines, decode_lines
+from vhuman.io._decimal import DecodedLines, decode_lines, format_fixed
 from vhuman.skeleton.motion import Motion
 from vhuman.skeleton.skeleton import JointType, Skeleton
 
@@ -311,6 +310,8 @@ _DECIMAL = re.compile(r"[+]?\d*\.(\d+)")
 _CHUNK_BYTES = 1 << 17
 """Most frame text decoded at a time (whole lines): bounds the temporaries."""
 _MIN_CHUNK_BYTES = 1 << 15
+_WRITE_FRAMES_CHUNK = 1 << 14
+"""Joint-frames converted and formatted at a time when writing."""
 _WORKERS = min(4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1)
 
 
@@ -880,44 +881,11 @@ def _end_site_mask(skeleton: Skeleton) -> NDArray[np.bool_]:
     return mask
 
 
-def format_bvh(
-    motion: Motion,
-    *,
-    up: str = "y",
-    rotation_order: str = "ZXY",
-    precision: int = 6,
-    unit: str | None = None,
-    scale: float | None = None,
-) -> str:
-    """The text of a BVH file holding ``motion``.
-
-    Joints are written depth first, children in index order (every skeleton
-    built here is already in that order, so it reads back with the same
-    indices). The root gets 6 channels (``Xposition Yposition Zposition``,
-    then rotations), other joints 3 rotation channels, all in
-    ``rotation_order``. The root OFFSET is the rest root position
-    ``skeleton.offsets[0]`` and the root position channels the world position.
-
-    Parameters
-    ----------
-    motion : Motion
-    up : {"y", "z"}
-        ``"y"``: write the BVH convention (y up, facing +z); ``"z"``: vhuman's frame.
-    rotation_order : str
-        One of :data:`BVH_ROTATION_ORDERS`, e.g. ``"ZXY"`` for channels
-        ``Zrotation Xrotation Yrotation`` (``R = Rz · Rx · Ry``).
-    precision : int
-        Digits after the decimal point of offsets, positions and angles (degrees).
-    unit : {"m", "cm", "mm", "in"}, optional
-        Length unit of the file (default metres).
-    scale : float, optional
-        Metres per file length unit, instead of ``unit`` (0.01 writes centimetres).
-
-    Raises
-    ------
-    InputError
-        For a bad option, or a joint name BVH cannot hold (with whitespace or braces).
-    """
+def _bvh_parts(
+    motion: Motion, up: str, rotation_order: str, precision: int, unit: str | None,
+    scale: float | None,
+) -> tuple[bytes, NDArray[np.float64], NDArray[np.float64]]:  # fmt: skip
+    """Hierarchy and header text, root positions (file axes and units), rotations (file axes)."""
     axes = _axes_for(up)
     if unit == "auto":
         raise InputError("unit 'auto' is for reading; write with m, cm, mm or in")
@@ -972,14 +940,101 @@ def format_bvh(
         stack.append((j, depth, True))
         stack.extend((c, depth + 1, False) for c in reversed(children[j]))
 
+    out += ["MOTION", f"Frames: {motion.n_frames}", f"Frame Time: {1.0 / motion.fps!r}", ""]
+    header = "\n".join(out).encode("utf-8")
     q_file = axes.quats_from_ours(motion.local_rotations[:, written])
-    euler = quat_to_euler(q_file, rotation_order, degrees=True)  # (T, K, 3)
     root = axes.vectors_from_ours(motion.root_positions) / metres
-    values = np.concatenate([root, euler.reshape(motion.n_frames, 3 * len(written))], axis=1)
-    row = " ".join([f"%.{precision}f"] * values.shape[1])
-    out += ["MOTION", f"Frames: {motion.n_frames}", f"Frame Time: {1.0 / motion.fps!r}"]
-    out += [row % tuple(r) for r in values.tolist()]
-    return "\n".join(out) + "\n"
+    return header, root, q_file
+
+
+def _frames_text(
+    root: NDArray[np.float64], q_file: NDArray[np.float64], rotation_order: str, precision: int
+) -> bytes:
+    """Frame lines: root position, then each joint's angles, a chunk of frames at a time."""
+    step = max(1, _WRITE_FRAMES_CHUNK // max(1, q_file.shape[1]))
+    parts = []
+    for t0 in range(0, len(root), step):
+        euler = _quat_euler(q_file[t0 : t0 + step], rotation_order)  # (k, K, 3) degrees
+        values = np.concatenate([root[t0 : t0 + step], euler.reshape(len(euler), -1)], axis=1)
+        parts.append(format_fixed(values, precision))
+    return b"".join(parts)
+
+
+def _quat_euler(q: NDArray[np.float64], order: str) -> NDArray[np.float64]:
+    """Intrinsic Euler angles ``(..., 3)`` [deg] in ``order`` of unit quaternions ``(..., 4)``.
+
+    For ``R = R_i(a) R_j(b) R_k(c)`` with ``s = +1`` when ijk is a cyclic order
+    of xyz, else -1: ``b = atan2(s R_ik, √(R_ii² + R_ij²))``,
+    ``a = atan2(-s R_jk, R_kk)``, ``c = atan2(-s R_ij, R_ii)``. At gimbal lock
+    (``cos b < 1e-7``) ``c = 0`` and ``a = atan2(s R_kj, R_jj)``, which still
+    reproduces the rotation (the convention of :func:`quat_to_euler`).
+    """
+    i, j, k = (_AXES.index(a) for a in order)
+    s = 1.0 if order in ("XYZ", "YZX", "ZXY") else -1.0
+    w, v = q[..., 0], (q[..., 1], q[..., 2], q[..., 3])
+
+    def element(a: int, b: int) -> NDArray[np.float64]:
+        """Entry (a, b) of the rotation matrix."""
+        if a == b:
+            o1, o2 = (x for x in range(3) if x != a)
+            return 1.0 - 2.0 * (v[o1] * v[o1] + v[o2] * v[o2])
+        c = 3 - a - b
+        parity = 1.0 if (a, b) in ((0, 1), (1, 2), (2, 0)) else -1.0
+        return 2.0 * (v[a] * v[b] - parity * w * v[c])
+
+    r_ii, r_ij = element(i, i), element(i, j)
+    cos_b = np.hypot(r_ii, r_ij)
+    out = np.empty((*q.shape[:-1], 3))
+    out[..., 1] = np.arctan2(s * element(i, k), cos_b)
+    out[..., 0] = np.arctan2(-s * element(j, k), element(k, k))
+    out[..., 2] = np.arctan2(-s * r_ij, r_ii)
+    lock = cos_b < 1e-7
+    if lock.any():
+        out[..., 2][lock] = 0.0
+        out[..., 0][lock] = np.arctan2(s * element(k, j)[lock], element(j, j)[lock])
+    return np.degrees(out, out=out)
+
+
+def format_bvh(
+    motion: Motion,
+    *,
+    up: str = "y",
+    rotation_order: str = "ZXY",
+    precision: int = 6,
+    unit: str | None = None,
+    scale: float | None = None,
+) -> str:
+    """The text of a BVH file holding ``motion``.
+
+    Joints are written depth first, children in index order (every skeleton
+    built here is already in that order, so it reads back with the same
+    indices). The root gets 6 channels (``Xposition Yposition Zposition``,
+    then rotations), other joints 3 rotation channels, all in
+    ``rotation_order``. The root OFFSET is the rest root position
+    ``skeleton.offsets[0]`` and the root position channels the world position.
+
+    Parameters
+    ----------
+    motion : Motion
+    up : {"y", "z"}
+        ``"y"``: write the BVH convention (y up, facing +z); ``"z"``: vhuman's frame.
+    rotation_order : str
+        One of :data:`BVH_ROTATION_ORDERS`, e.g. ``"ZXY"`` for channels
+        ``Zrotation Xrotation Yrotation`` (``R = Rz · Rx · Ry``).
+    precision : int
+        Digits after the decimal point of offsets, positions and angles (degrees).
+    unit : {"m", "cm", "mm", "in"}, optional
+        Length unit of the file (default metres).
+    scale : float, optional
+        Metres per file length unit, instead of ``unit`` (0.01 writes centimetres).
+
+    Raises
+    ------
+    InputError
+        For a bad option, or a joint name BVH cannot hold (with whitespace or braces).
+    """
+    header, root, q_file = _bvh_parts(motion, up, rotation_order, precision, unit, scale)
+    return (header + _frames_text(root, q_file, rotation_order, precision)).decode("utf-8")
 
 
 def write_bvh(
@@ -999,6 +1054,5 @@ def write_bvh(
     InputError
         For a bad option or joint name, or if the file cannot be written.
     """
-    text = format_bvh(motion, up=up, rotation_order=rotation_order, precision=precision,
-                      unit=unit, scale=scale)  # fmt: skip
-    atomic_write(path, text)
+    header, root, q_file = _bvh_parts(motion, up, rotation_order, precision, unit, scale)
+    atomic_write(path, header + _frames_text(root, q_file, rotation_order, precision))
