@@ -7,8 +7,13 @@ Conventions
   left at +y) by the proper rotation ``x' = z, y' = x, z' = y`` applied to
   offsets, root positions and rotations (``R' = C R Cᵀ``); never by a mirror.
   ``up="z"`` means the file is already in vhuman's frame.
-- Units: lengths in the file are multiplied by ``scale`` on reading and divided
-  by it on writing (``scale=0.01`` for files in centimetres).
+- Units: ``unit`` is the file's length unit, one of :data:`BVH_UNITS` (m, cm,
+  mm, in; default m), or ``scale`` its size in metres. On reading,
+  ``unit="auto"`` takes the unit that makes the rest pose's largest extent
+  closest to a 1.7 m body (:func:`unit_for_size`; :func:`guess_bvh_unit` tells
+  which it took). That suits human bodies in the four units; a creature far
+  from human size, or a file in another unit (the CMU database's BVH
+  conversion uses about 5.6 cm per unit), needs ``unit`` or ``scale``.
 - Rotations: the rotation channels of a joint, in file order, are intrinsic
   Euler angles in degrees: ``Zrotation Xrotation Yrotation`` means
   ``R = Rz · Rx · Ry`` (scipy ``"ZXY"``). Any order, and fewer than three
@@ -18,19 +23,36 @@ Conventions
   root position ``Motion.root_positions``, while the root OFFSET is the rest
   root position ``Skeleton.offsets[0]``; the writer stores both that way, so
   readers that add the channels to the OFFSET and readers that replace it
-  disagree only on files whose root OFFSET is not zero. On other joints,
-  position channels are accepted only when they hold the same value in every
-  frame (many exporters write the offset there); that value becomes the
-  joint's offset. Varying ones are rejected: a Skeleton has fixed bone lengths.
+  disagree only on files whose root OFFSET is not zero. On other joints
+  (exporters such as 3ds Max Biped write 6 channels on every joint) position
+  channels must hold one value over the frames, to within 1e-5 of the rest
+  pose's size (exporter round-off); the first frame's value becomes the
+  joint's offset, so writing back (3 rotation channels below the root) keeps
+  every joint position. Channels that move (bone stretch) are refused: a
+  Skeleton has fixed bone lengths.
 - End Sites become leaf joints of type FIXED named ``f"{parent}_end"`` (then
-  ``_end_2``, ... if taken), and are written back as End Sites. An End Site at
-  zero offset carries no information and is dropped (a Skeleton forbids
-  zero-length leaf bones); the writer adds one under every other leaf joint.
+  ``_end_2``, ... if taken), and are written back as End Sites; the writer adds
+  one at zero offset under every other leaf joint. An End Site at zero offset
+  carries no information and is dropped. A joint left without children and at
+  zero offset (CMU thumbs in some conversions) ends at its parent: its rotation
+  moves no point and a Skeleton has no zero-length leaf bones, so it is dropped
+  too, with a warning. Zero offsets elsewhere are kept.
+- Frames: exactly ``Frames`` non-blank lines of one number per channel; blank
+  lines are skipped and lines after the declared frames are ignored with a
+  warning (as bvhio reads them).
 - Frame rate: ``fps = 1 / Frame Time``, rounded to the integer rate when the
   frame time as written is that rate's period rounded to its digits
   (``0.033333`` → 30 fps, ``0.0083333`` → 120 fps).
 - Joint types, hinge axes, limits and segments have no place in BVH: joints
   read back as BALL (FIXED without rotation channels), without limits.
+
+Speed
+-----
+The hierarchy is parsed token by token (it is small); the frames are decoded a
+chunk of lines at a time, by a few threads, as whole arrays: numbers by SWAR
+arithmetic on 8-byte words (:mod:`vhuman.io._decimal`), Euler angles to
+quaternions in one expression over all joints and frames. Writing runs the
+same way backwards. Memory stays near the file's bytes plus the quaternions.
 """
 
 from __future__ import annotations
