@@ -128,10 +128,12 @@ def decode_lines(text: bytes) -> DecodedLines:
     n_frac = np.maximum(ends - point - 1, 0)
     fast = single & (n_int >= 0) & (n_int <= _FAST_DIGITS) & (n_frac <= 2 * _FAST_DIGITS)
     fast &= n_int + n_frac >= 1
-    # Text of digits, signs, points and separators only, signs only where tokens start:
-    # then every byte the windows below keep is a digit and needs no check.
-    signs = np.flatnonzero((b == 45) | (b == 43))
-    plain = bool(_PLAIN[b].all()) and bool((b[signs - 1] <= 32).all())
+    # Text of digits, signs, points and separators only, each sign starting a token: then
+    # every byte the windows below keep is a digit and needs no check.
+    histogram = np.bincount(b, minlength=256)
+    plain = not histogram[~_PLAIN].any() and (
+        histogram[43] + histogram[45] == np.count_nonzero(first < 46)
+    )
     n_int = np.clip(n_int, 0, _FAST_DIGITS)
     n_frac = np.minimum(n_frac, 2 * _FAST_DIGITS)
 
@@ -158,7 +160,7 @@ def decode_lines(text: bytes) -> DecodedLines:
     fast &= mantissa < _EXACT
     values = mantissa.astype(np.float64)
     values /= scale
-    np.negative(values, out=values, where=negative)
+    values[negative] *= -1.0
 
     slow = np.flatnonzero(~fast)
     if len(slow) == 0:

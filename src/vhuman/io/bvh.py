@@ -57,6 +57,7 @@ same way backwards. Memory stays near the file's bytes plus the quaternions.
 
 from __future__ import annotations
 
+import mmap
 import os
 import re
 import warnings
@@ -64,6 +65,7 @@ from collections import deque
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 from numpy.typing import NDArray
@@ -325,6 +327,8 @@ def _prune_zero_leaves(nodes: list[_Node]) -> tuple[list[_Node], list[str]]:
     return kept, [node.name for j, node in enumerate(nodes) if dropped[j]]
 
 
+_Bytes = bytes | mmap.mmap
+"""A file's content: bytes, or the file mapped into memory."""
 _MOTION_LINE = re.compile(rb"^[ \t\f\v]*MOTION(?=[ \t\f\v\r\n]|$)", re.MULTILINE)
 _FRAMES = re.compile(r"Frames\s*:\s*(\S+)")
 _FRAME_TIME = re.compile(r"Frame\s+Time\s*:\s*(\S+)")
@@ -332,6 +336,8 @@ _DECIMAL = re.compile(r"[+]?\d*\.(\d+)")
 _CHUNK_BYTES = 1 << 17
 """Most frame text decoded at a time (whole lines): bounds the temporaries."""
 _MIN_CHUNK_BYTES = 1 << 15
+_THREADED_BYTES = 1 << 24
+"""Frame text from which threads share the decoding (below, starting them costs more)."""
 _WRITE_FRAMES_CHUNK = 1 << 14
 """Joint-frames converted and formatted at a time when writing."""
 _WORKERS = min(4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1)
@@ -350,7 +356,7 @@ def _frame_rate(token: str, frame_time: float) -> float:
 class _Lines:
     """Lines of the MOTION header, read one at a time from the raw bytes."""
 
-    def __init__(self, data: bytes, pos: int, line: int, source: str) -> None:
+    def __init__(self, data: _Bytes, pos: int, line: int, source: str) -> None:
         self.data, self.pos, self.line, self.source = data, pos, line, source
 
     def value(self, pattern: re.Pattern[str], what: str) -> tuple[str, int]:
@@ -455,11 +461,6 @@ def _euler_quats(
     return out
 
 
-def _count_frame_lines(data: bytes, start: int) -> int:
-    """Non-blank lines from ``start`` on (for the message of a frame count that does not match)."""
-    return sum(1 for line in data[start:].split(b"\n") if line.strip())
-
-
 _Frames = tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]
 """Of k frames: root position channels (k, n), other joints' position channels (k, m), local
 rotations (k, J, 4) in our axes."""
@@ -503,10 +504,9 @@ def _decode_chunk(text: memoryview, layout: _Layout, axes: AxisMap, n_joints: in
     return _Chunk(lines, filled, _convert(values, layout, axes, n_joints))
 
 
-def _chunk_bounds(data: bytes, start: int) -> list[tuple[int, int]]:
+def _chunk_bounds(data: _Bytes, start: int) -> list[tuple[int, int]]:
     """Byte ranges of whole lines, about the size that keeps every core busy and caches warm."""
-    size = len(data) - start
-    step = int(np.clip(size // (4 * _WORKERS), _MIN_CHUNK_BYTES, _CHUNK_BYTES))
+    step = int(np.clip((len(data) - start) // (4 * _WORKERS), _MIN_CHUNK_BYTES, _CHUNK_BYTES))
     bounds, pos = [], start
     while pos < len(data):
         cut = data.find(b"\n", pos + step)
@@ -517,12 +517,12 @@ def _chunk_bounds(data: bytes, start: int) -> list[tuple[int, int]]:
 
 
 def _chunks(
-    data: bytes, start: int, layout: _Layout, axes: AxisMap, n_joints: int
+    data: _Bytes, start: int, layout: _Layout, axes: AxisMap, n_joints: int
 ) -> Iterator[_Chunk]:
     """Decoded chunks in file order; decoded by a few threads (numpy releases the GIL)."""
     view = memoryview(data)
     bounds = _chunk_bounds(data, start)
-    if len(bounds) < 2 or _WORKERS < 2:
+    if len(data) - start < _THREADED_BYTES or _WORKERS < 2:
         for a, b in bounds:
             yield _decode_chunk(view[a:b], layout, axes, n_joints)
         return
@@ -531,7 +531,7 @@ def _chunks(
     try:
         for a, b in bounds:
             pending.append(pool.submit(_decode_chunk, view[a:b], layout, axes, n_joints))
-            if len(pending) > 2 * _WORKERS:
+            if len(pending) > _WORKERS:
                 yield pending.popleft().result()
         while pending:
             yield pending.popleft().result()
@@ -539,13 +539,13 @@ def _chunks(
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _count_frame_lines(data: bytes, start: int) -> int:
+def _count_frame_lines(data: _Bytes, start: int) -> int:
     """Non-blank lines from ``start`` on (for the message of a frame count that does not match)."""
     return sum(1 for line in data[start:].split(b"\n") if line.strip())
 
 
 def _read_frames(
-    data: bytes, start: int, first_line: int, n_frames: int, frames_line: int, layout: _Layout,
+    data: _Bytes, start: int, first_line: int, n_frames: int, frames_line: int, layout: _Layout,
     offsets: NDArray[np.float64], size: float, nodes: list[_Node], axes: AxisMap, source: str,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:  # fmt: skip
     """Root positions ``(T, 3)`` (file axes) and local rotations ``(T, J, 4)`` (our axes).
@@ -677,7 +677,7 @@ class _Decoded:
     source: str
 
 
-def _split_header(data: bytes, source: str) -> tuple[list[str], int]:
+def _split_header(data: _Bytes, source: str) -> tuple[list[str], int]:
     """The hierarchy's text lines and the byte offset of the MOTION line (``len(data)`` if none)."""
     match = _MOTION_LINE.search(data)
     cut = match.start() if match else len(data)
@@ -685,12 +685,12 @@ def _split_header(data: bytes, source: str) -> tuple[list[str], int]:
     return (lines if match is None else lines[:-1]), cut
 
 
-def _decode(data: bytes, up: str, unit: str | None, scale: float | None, source: str) -> _Decoded:
+def _decode(data: _Bytes, up: str, unit: str | None, scale: float | None, source: str) -> _Decoded:
     """Parse and check a whole BVH file; frames are decoded a chunk at a time."""
     axes = _axes_for(up)
     metres = _scale_for(unit, scale)
-    if b"\r" in data:
-        data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+    if data.find(b"\r") >= 0:
+        data = bytes(data).replace(b"\r\n", b"\n").replace(b"\r", b"\n")
     lines, motion_at = _split_header(data, source)
     tokens = [(p, i + 1) for i, line in enumerate(lines) for p in line.split()]
     has_motion = motion_at < len(data)
@@ -866,8 +866,28 @@ def read_bvh(
     InputError
         If the file cannot be read, or for a bad ``up``, ``unit`` or ``scale``.
     """
-    # The file's bytes are released when _decode returns, before the Motion is built.
-    return _to_motion(_decode(read_bytes(path), up, unit, scale, str(path)))
+    # The file is mapped, not copied, and released when _decode returns.
+    return _to_motion(_decode(_file_bytes(path), up, unit, scale, str(path)))
+
+
+def _file_bytes(path: PathLike) -> _Bytes:
+    """The file mapped into memory read-only (gzip files: decompressed bytes).
+
+    Raises
+    ------
+    InputError
+        If the file cannot be read.
+    """
+    p = Path(path)
+    if p.suffix == ".gz" or not p.is_file():
+        return read_bytes(p)  # raises the one-line error for missing files and folders
+    try:
+        with p.open("rb") as f:
+            if os.fstat(f.fileno()).st_size == 0:
+                return b""
+            return mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+    except OSError as exc:
+        raise InputError(f"cannot read {p}: {exc.strerror or exc}") from None
 
 
 def guess_bvh_unit(path: PathLike) -> str:
