@@ -38,9 +38,6 @@ _POW10_FLOAT = 10.0 ** np.arange(17)
 _KEEP_HIGH = ~_LOW_BYTES[::-1]
 _ZEROS_LOW = _ASCII_ZEROS & _LOW_BYTES[::-1]
 _ZEROS_HIGH = _ASCII_ZEROS & ~_LOW_BYTES
-_PLAIN = np.zeros(256, dtype=bool)
-_PLAIN[:33] = True
-_PLAIN[list(b"0123456789+-.")] = True
 _PAD = 8
 _MANY_SLOW = 1024
 
@@ -128,12 +125,7 @@ def decode_lines(text: bytes) -> DecodedLines:
     n_frac = np.maximum(ends - point - 1, 0)
     fast = single & (n_int >= 0) & (n_int <= _FAST_DIGITS) & (n_frac <= 2 * _FAST_DIGITS)
     fast &= n_int + n_frac >= 1
-    # Text of digits, signs, points and separators only, each sign starting a token: then
-    # every byte the windows below keep is a digit and needs no check.
-    histogram = np.bincount(b, minlength=256)
-    plain = not histogram[~_PLAIN].any() and (
-        histogram[43] + histogram[45] == np.count_nonzero(first < 46)
-    )
+    fast &= (first >= 46) | negative | (first == 43)  # what digits_from skips is a sign
     n_int = np.clip(n_int, 0, _FAST_DIGITS)
     n_frac = np.minimum(n_frac, 2 * _FAST_DIGITS)
 
@@ -142,14 +134,12 @@ def decode_lines(text: bytes) -> DecodedLines:
     int_word = (words[point - 8] & _KEEP_HIGH[n_int]) | _ZEROS_LOW[n_int]
     n_frac1 = np.minimum(n_frac, _FAST_DIGITS)
     frac_word = (words[point + 1] & _LOW_BYTES[n_frac1]) | _ZEROS_HIGH[n_frac1]
-    if not plain:
-        fast &= _digits_ok(int_word) & _digits_ok(frac_word)
+    fast &= _digits_ok(int_word) & _digits_ok(frac_word)
     mantissa = _eight_digits(int_word) * np.uint64(100_000_000) + _eight_digits(frac_word)
     n_frac2 = n_frac - n_frac1
     if n_frac2.any():  # more than 8 decimals: a second word of fraction digits
         frac_word = (words[point + 9] & _LOW_BYTES[n_frac2]) | _ZEROS_HIGH[n_frac2]
-        if not plain:
-            fast &= _digits_ok(frac_word)
+        fast &= _digits_ok(frac_word)
         # The second word's trailing zero padding is divided away exactly.
         tail = _eight_digits(frac_word) // _POW10[_FAST_DIGITS - n_frac2]
         fast &= mantissa < _EXACT // _POW10[n_frac2]
