@@ -226,3 +226,62 @@ def test_written_files_read_back_by_the_peers(tmp_path: Path) -> None:
     assert re.search(r"Frames: 3\nFrame Time: ", text)
     names, theirs = bvhio_positions(tmp_path / "w.bvh")
     assert np.allclose(ours_in_file_axes(motion, names) * 100, theirs, atol=1e-4)
+
+
+# -- chunks and threads ---------------------------------------------------------------
+
+
+@pytest.fixture
+def small_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Frames decoded in many chunks of a few lines, by two threads."""
+    from vhuman.io import bvh
+
+    monkeypatch.setattr(bvh, "_CHUNK_BYTES", 300)
+    monkeypatch.setattr(bvh, "_MIN_CHUNK_BYTES", 300)
+    monkeypatch.setattr(bvh, "_THREADED_BYTES", 0)
+    monkeypatch.setattr(bvh, "_WORKERS", 2)
+
+
+def long_text(n_frames: int = 200) -> str:
+    """The cgspeed fixture with its 3 frames repeated, a blank line here and there."""
+    text = (WILD / "cgspeed_cmu_zero_offsets.bvh").read_text()
+    head, frames = text.split("Frame Time: 0.008333\n")
+    rows = frames.splitlines()
+    body = "\n".join(rows[i % 3] + ("\n" if i % 17 == 0 else "") for i in range(n_frames))
+    return head.replace("Frames: 3", f"Frames: {n_frames}") + "Frame Time: 0.008333\n" + body
+
+
+@pytest.mark.usefixtures("small_chunks")
+def test_chunked_threaded_decoding_gives_the_same_motion() -> None:
+    text = long_text()
+    threaded = parse_bvh(text)
+    from vhuman.io import bvh
+
+    bvh._THREADED_BYTES = 1 << 60  # one thread, one chunk
+    bvh._CHUNK_BYTES = bvh._MIN_CHUNK_BYTES = 1 << 20
+    whole = parse_bvh(text)
+    assert np.array_equal(threaded.local_rotations, whole.local_rotations)
+    assert np.array_equal(threaded.root_positions, whole.root_positions)
+    assert threaded.n_frames == 200
+
+
+@pytest.mark.usefixtures("small_chunks")
+@pytest.mark.parametrize(
+    ("frame", "token", "match"),
+    [(150, "x", "frame value 'x' is not a number"),
+     (120, "nan", "frame contains NaN"),
+     (180, None, "frame has 95 values")],
+)  # fmt: skip
+def test_errors_in_late_chunks_name_their_line(frame: int, token: str | None, match: str) -> None:
+    lines = long_text().split("\n")
+    first = next(i for i, line in enumerate(lines) if line.startswith("Frame Time")) + 1
+    target = [i for i in range(first, len(lines)) if lines[i].strip()][frame]
+    values = lines[target].split()
+    if token is None:
+        values.pop()
+    else:
+        values[1] = token
+    lines[target] = " ".join(values)
+    with pytest.raises(FileFormatError, match=match) as info:
+        parse_bvh("\n".join(lines), source="late.bvh")
+    assert str(info.value).startswith(f"late.bvh:{target + 1}:")
