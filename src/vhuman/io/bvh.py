@@ -617,7 +617,8 @@ def _read_frames(
             UserWarning,
             stacklevel=4,
         )
-    tolerance = _CONSTANT_TOLERANCE * size
+    # Files whose OFFSETs are all zero keep the skeleton in these channels: their size counts.
+    tolerance = _CONSTANT_TOLERANCE * max(size, float(np.abs(first).max(initial=0.0)))
     for (j, axis, _), lo, hi, value in zip(layout.fixed, low, high, first, strict=True):
         if hi - lo > tolerance:
             raise FileFormatError(
