@@ -243,10 +243,9 @@ def _format_block(values: NDArray[np.float64], precision: int) -> bytes:
     text.reshape(values.shape[0], values.shape[1], width)[:, -1, -1] = 10
     # Keep the integer digits from the first non-zero one (at least one), and a "-" before.
     n_digits = np.searchsorted(_POW10_FLOAT[1:9], whole, side="right") + 1
-    rows = np.arange(len(flat))
-    sign_at = 7 - n_digits
+    sign_at = 7 - n_digits  # a leading "0" (dropped) unless the number is negative
     negative = np.signbit(flat)
-    text[rows[negative], sign_at[negative]] = 45
+    text.ravel()[np.arange(0, text.size, width) + sign_at] = np.where(negative, 45, 48)
     first = sign_at + ~negative
     keep = np.arange(width) >= first[:, None]
     return text[keep].tobytes()
