@@ -475,15 +475,21 @@ class _Chunk:
     frames: _Frames | None = None  # those lines converted
 
 
-def _convert(values: NDArray[np.float64], layout: _Layout, axes: AxisMap, n_joints: int) -> _Frames:
-    """Root position channels, other position channels and local rotations of frames ``(k, C)``."""
+def _convert(
+    values: NDArray[np.float64], layout: _Layout, axes: AxisMap, n_joints: int,
+    out: NDArray[np.float64] | None = None,
+) -> _Frames:  # fmt: skip
+    """Root position channels, other position channels and local rotations of frames ``(k, C)``.
+
+    The rotations are written into ``out`` ``(k, J, 4)`` when given.
+    """
     k = len(values)
     padded = np.concatenate([values, np.zeros((k, 1))], axis=1) if layout.needs_zero else values
     if len(layout.rotations) == 1:
         ((order, (_, cols)),) = layout.rotations.items()
-        rotations = _euler_quats(padded[:, cols], order, axes)
+        rotations = _euler_quats(padded[:, cols], order, axes, out=out)
     else:
-        rotations = np.empty((k, n_joints, 4))
+        rotations = np.empty((k, n_joints, 4)) if out is None else out
         rotations[:] = (1.0, 0.0, 0.0, 0.0)
         for order, (joints, cols) in layout.rotations.items():
             rotations[:, joints] = _euler_quats(padded[:, cols], order, axes)
@@ -524,7 +530,8 @@ def _chunks(
     bounds = _chunk_bounds(data, start)
     if len(data) - start < _THREADED_BYTES or _WORKERS < 2:
         for a, b in bounds:
-            yield _decode_chunk(view[a:b], layout, axes, n_joints)
+            lines = decode_lines(view[a:b])  # converted by the caller, into its array
+            yield _Chunk(lines, np.flatnonzero(lines.counts))
         return
     pool = ThreadPoolExecutor(_WORKERS)
     pending: deque[Future[_Chunk]] = deque()
@@ -592,13 +599,15 @@ def _read_frames(
                     f"hierarchy declares {n_channels} channels; each frame line needs one value "
                     "per channel"
                 )
-            frames = chunk.frames
-            if frames is None:  # the lines after the frames are not frames
-                values = lines.values[: take * n_channels].reshape(take, n_channels)
-                frames = _convert(values, layout, axes, len(nodes))
-            root_channels, fixed_channels, local = frames
             sl = slice(done, done + take)
-            rotations[sl] = local[:take]
+            if chunk.frames is None:  # decoded only (one thread, or lines after the frames)
+                values = lines.values[: take * n_channels].reshape(take, n_channels)
+                root_channels, fixed_channels, _ = _convert(
+                    values, layout, axes, len(nodes), out=rotations[sl]
+                )
+            else:
+                root_channels, fixed_channels, local = chunk.frames
+                rotations[sl] = local[:take]
             root[sl, layout.root_axes] = root_channels[:take]
             if n_fixed:
                 if done == 0:
