@@ -132,6 +132,13 @@ def test_varying_translations_below_the_root_are_refused_in_one_line() -> None:
     assert message.startswith(str(WILD / "pybvh_stretch.bvh") + ":32:")
 
 
+def test_a_bad_frame_is_reported_even_when_a_trailing_line_is_bad_too() -> None:
+    text = (WILD / "pybvh_rotation_first_root.bvh").read_text()
+    text = text.replace("6.000000 -2.000000", "6.000000 nan", 1) + "not a frame\n"
+    with pytest.raises(FileFormatError, match=r"x\.bvh:34: frame contains NaN"):
+        parse_bvh(text, source="x.bvh")
+
+
 def test_trailing_lines_are_ignored_with_a_warning() -> None:
     text = (WILD / "pybvh_rotation_first_root.bvh").read_text()
     extra = text + "1 2 3 4 5 6 7 8 9 10 11 12 13 14 15\n\nend of take\n"

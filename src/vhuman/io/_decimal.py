@@ -167,13 +167,14 @@ def decode_lines(text: bytes) -> DecodedLines:
             return DecodedLines(
                 values, counts, nonfinite_line=_first_nonfinite(values, slow, starts, line_ends)
             )
-    for i in slow:
+    for k, i in enumerate(slow):
         token = padded[starts[i] : ends[i]]
         try:
             values[i] = float(token) if b"_" not in token else float("x")
         except ValueError:
             line = int(np.searchsorted(line_ends, starts[i]))
-            return DecodedLines(values, counts, line, token.decode("utf-8", "replace"))
+            nonfinite = _first_nonfinite(values, slow[:k], starts, line_ends)
+            return DecodedLines(values, counts, line, token.decode("utf-8", "replace"), nonfinite)
     return DecodedLines(
         values, counts, nonfinite_line=_first_nonfinite(values, slow, starts, line_ends)
     )
