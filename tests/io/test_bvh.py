@@ -97,8 +97,8 @@ Frame Time: 0.01
 30 7 40 5 6
 25
 """
-    # Two frame lines for one frame: rejected; the single-line version below is read.
-    with pytest.raises(FileFormatError, match="Frames: 1"):
+    # One frame split over two lines: rejected; the single-line version below is read.
+    with pytest.raises(FileFormatError, match=":19: frame has 5 values"):
         parse_bvh(text, up="z")
     m = parse_bvh(text.replace("30 7 40 5 6\n25", "30 7 40 5 6 25"), up="z")
     r_root = rot("Y", 30) @ rot("X", 40)

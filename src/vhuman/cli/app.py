@@ -56,19 +56,34 @@ def _root(
     """Virtual humans: generate, control, score and show human motion and posture."""
 
 
-def motion_summary(path: Path) -> dict:
+UnitOption = Annotated[
+    str | None,
+    typer.Option(
+        "--unit",
+        help="Length unit of a BVH input: m, cm, mm, in, or auto (from the body's size; "
+        "'vhuman info' shows the choice). Default: m.",
+    ),
+]
+
+
+def motion_summary(path: Path, unit: str | None = None) -> dict:
     """The figures `vhuman info` prints, as a JSON-ready dict."""
     import numpy as np
 
-    from vhuman.io import detect_format, load_motion
+    from vhuman.io import detect_format, guess_bvh_unit, load_motion
 
-    motion = load_motion(path)
+    motion = load_motion(path, unit=unit)
+    fmt = detect_format(path)
+    length_unit = None
+    if fmt == "bvh":
+        length_unit = f"{guess_bvh_unit(path)} (auto)" if unit == "auto" else unit or "m"
     lo, hi = motion.extent()
     root = motion.root_positions
     travel = float(np.linalg.norm(np.diff(root[:, :2], axis=0), axis=1).sum())
     return {
         "file": str(path),
-        "format": detect_format(path),
+        "format": fmt,
+        "unit": length_unit,
         "joints": motion.skeleton.n_joints,
         "joint_names": list(motion.skeleton.names),
         "frames": motion.n_frames,
@@ -84,16 +99,19 @@ def motion_summary(path: Path) -> dict:
 @app.command()
 def info(
     file: Annotated[Path, typer.Argument(help="Motion file: .bvh, .npz, CMU or DeepMimic .txt.")],
+    unit: UnitOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Joints, frames, fps, duration and spatial extent of a motion file."""
     with user_errors():
-        summary = motion_summary(file)
+        summary = motion_summary(file, unit)
     if as_json:
         print(json.dumps(summary))
         return
     table = Table(title=str(file), show_header=False)
     table.add_row("format", summary["format"])
+    if summary["unit"]:
+        table.add_row("length unit", summary["unit"])
     table.add_row("joints", str(summary["joints"]))
     table.add_row("frames", str(summary["frames"]))
     table.add_row("fps", f"{summary['fps']:g}")
@@ -112,13 +130,14 @@ def convert(
     fps: Annotated[
         float | None, typer.Option(help="Resample to this frame rate (default: keep every frame).")
     ] = None,
+    unit: UnitOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Convert between BVH, npz, CMU exp-map and DeepMimic files (z-up inside, no mirroring)."""
     from vhuman.io import load_motion, save_motion
 
     with user_errors():
-        motion = load_motion(source)
+        motion = load_motion(source, unit=unit)
         if fps is not None:
             motion = motion.resample(fps)
         save_motion(motion, target)
@@ -146,6 +165,7 @@ def view(
     max_frames: Annotated[
         int, typer.Option(min=2, help="Subsample to at most this many animation frames.")
     ] = 300,
+    unit: UnitOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Write a self-contained interactive HTML viewer (orbit, play/pause, time slider)."""
@@ -153,7 +173,7 @@ def view(
     from vhuman.viz import write_viewer
 
     with user_errors():
-        motion = load_motion(file)
+        motion = load_motion(file, unit=unit)
         joints = tuple(trajectory or ())
         motion.skeleton.indices(joints)  # unknown joint names fail before any work
         write_viewer(motion, output, trajectories=joints, max_frames=max_frames, title=file.name)

@@ -1,6 +1,15 @@
 """Motion files: BVH, CMU exp-map text, DeepMimic clips and vhuman npz archives."""
 
-from vhuman.io.bvh import BVH_ROTATION_ORDERS, format_bvh, parse_bvh, read_bvh, write_bvh
+from vhuman.io.bvh import (
+    BVH_ROTATION_ORDERS,
+    BVH_UNITS,
+    format_bvh,
+    guess_bvh_unit,
+    parse_bvh,
+    read_bvh,
+    unit_for_size,
+    write_bvh,
+)
 from vhuman.io.cmu import (
     CMU_COLUMNS,
     CMU_FPS,
@@ -31,6 +40,7 @@ from vhuman.io.npz import NPZ_FORMAT, load_npz, save_npz
 
 __all__ = [
     "BVH_ROTATION_ORDERS",
+    "BVH_UNITS",
     "CMU_COLUMNS",
     "CMU_FPS",
     "CMU_ROOT_UNIT_M",
@@ -47,6 +57,7 @@ __all__ = [
     "deepmimic_humanoid",
     "detect_format",
     "format_bvh",
+    "guess_bvh_unit",
     "load_motion",
     "load_npz",
     "parse_bvh",
@@ -55,6 +66,7 @@ __all__ = [
     "read_deepmimic",
     "save_motion",
     "save_npz",
+    "unit_for_size",
     "write_bvh",
     "write_cmu",
     "write_deepmimic",

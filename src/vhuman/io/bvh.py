@@ -7,8 +7,13 @@ Conventions
   left at +y) by the proper rotation ``x' = z, y' = x, z' = y`` applied to
   offsets, root positions and rotations (``R' = C R Cᵀ``); never by a mirror.
   ``up="z"`` means the file is already in vhuman's frame.
-- Units: lengths in the file are multiplied by ``scale`` on reading and divided
-  by it on writing (``scale=0.01`` for files in centimetres).
+- Units: ``unit`` is the file's length unit, one of :data:`BVH_UNITS` (m, cm,
+  mm, in; default m), or ``scale`` its size in metres. On reading,
+  ``unit="auto"`` takes the unit that makes the rest pose's largest extent
+  closest to a 1.7 m body (:func:`unit_for_size`; :func:`guess_bvh_unit` tells
+  which it took). That suits human bodies in the four units; a creature far
+  from human size, or a file in another unit (the CMU database's BVH
+  conversion uses about 5.6 cm per unit), needs ``unit`` or ``scale``.
 - Rotations: the rotation channels of a joint, in file order, are intrinsic
   Euler angles in degrees: ``Zrotation Xrotation Yrotation`` means
   ``R = Rz · Rx · Ry`` (scipy ``"ZXY"``). Any order, and fewer than three
@@ -18,38 +23,70 @@ Conventions
   root position ``Motion.root_positions``, while the root OFFSET is the rest
   root position ``Skeleton.offsets[0]``; the writer stores both that way, so
   readers that add the channels to the OFFSET and readers that replace it
-  disagree only on files whose root OFFSET is not zero. On other joints,
-  position channels are accepted only when they hold the same value in every
-  frame (many exporters write the offset there); that value becomes the
-  joint's offset. Varying ones are rejected: a Skeleton has fixed bone lengths.
+  disagree only on files whose root OFFSET is not zero. On other joints
+  (exporters such as 3ds Max Biped write 6 channels on every joint) position
+  channels must hold one value over the frames, to within 1e-5 of the rest
+  pose's size (exporter round-off); the first frame's value becomes the
+  joint's offset, so writing back (3 rotation channels below the root) keeps
+  every joint position. Channels that move (bone stretch) are refused: a
+  Skeleton has fixed bone lengths.
 - End Sites become leaf joints of type FIXED named ``f"{parent}_end"`` (then
-  ``_end_2``, ... if taken), and are written back as End Sites. An End Site at
-  zero offset carries no information and is dropped (a Skeleton forbids
-  zero-length leaf bones); the writer adds one under every other leaf joint.
+  ``_end_2``, ... if taken), and are written back as End Sites; the writer adds
+  one at zero offset under every other leaf joint. An End Site at zero offset
+  carries no information and is dropped. A joint left without children and at
+  zero offset (CMU thumbs in some conversions) ends at its parent: its rotation
+  moves no point and a Skeleton has no zero-length leaf bones, so it is dropped
+  too, with a warning. Zero offsets elsewhere are kept.
+- Frames: exactly ``Frames`` non-blank lines of one number per channel; blank
+  lines are skipped and lines after the declared frames are ignored with a
+  warning (as bvhio reads them).
 - Frame rate: ``fps = 1 / Frame Time``, rounded to the integer rate when the
   frame time as written is that rate's period rounded to its digits
   (``0.033333`` → 30 fps, ``0.0083333`` → 120 fps).
 - Joint types, hinge axes, limits and segments have no place in BVH: joints
   read back as BALL (FIXED without rotation channels), without limits.
+
+Speed
+-----
+The hierarchy is parsed token by token (it is small); the frames are decoded a
+chunk of lines at a time, by a few threads, as whole arrays: numbers by SWAR
+arithmetic on 8-byte words (:mod:`vhuman.io._decimal`), Euler angles to
+quaternions in one expression over all joints and frames. Writing runs the
+same way backwards. Memory stays near the file's bytes plus the quaternions.
 """
 
 from __future__ import annotations
 
+import mmap
+import os
 import re
-from collections import defaultdict
+import warnings
+from collections import deque
+from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 from numpy.typing import NDArray
 
 from vhuman.errors import FileFormatError, InputError
-from vhuman.geometry.euler import euler_to_quat, quat_to_euler
 from vhuman.io._axes import IDENTITY_AXES, Y_UP_AXES, AxisMap
 from vhuman.io._common import PathLike, atomic_write, decode_text, read_bytes
+from vhuman.io._decimal import DecodedLines, decode_lines, format_fixed
 from vhuman.skeleton.motion import Motion
 from vhuman.skeleton.skeleton import JointType, Skeleton
 
-__all__ = ["BVH_ROTATION_ORDERS", "format_bvh", "parse_bvh", "read_bvh", "write_bvh"]
+__all__ = [
+    "BVH_ROTATION_ORDERS",
+    "BVH_UNITS",
+    "format_bvh",
+    "guess_bvh_unit",
+    "parse_bvh",
+    "read_bvh",
+    "unit_for_size",
+    "write_bvh",
+]
 
 BVH_ROTATION_ORDERS: tuple[str, ...] = ("XYZ", "XZY", "YXZ", "YZX", "ZXY", "ZYX")
 """Rotation channel orders the writer accepts (intrinsic, as in the file)."""
@@ -67,6 +104,12 @@ _JOINT_BODY = "OFFSET, CHANNELS, JOINT, End Site or '}'"
 _AXES = "XYZ"
 _MAX_CHANNELS = len(_CHANNELS)
 _MAX_MESSAGE = 300
+
+BVH_UNITS: dict[str, float] = {"m": 1.0, "cm": 0.01, "mm": 0.001, "in": 0.0254}
+"""Length units a BVH file may be read in, as metres per unit."""
+_TYPICAL_HEIGHT_M = 1.7
+_CONSTANT_TOLERANCE = 1e-5
+"""Spread allowed in a non-root position channel, times the rest pose's size (exporter noise)."""
 
 
 def _axes_for(up: str) -> AxisMap:
@@ -256,9 +299,48 @@ def _name_end_sites(nodes: list[_Node], tok: _Tokens) -> list[_Node]:
     return kept
 
 
+def _prune_zero_leaves(nodes: list[_Node]) -> tuple[list[_Node], list[str]]:
+    """Drop joints that end at their parent (zero OFFSET, no position channels, no children).
+
+    A Skeleton has no zero-length leaf bones, and the rotation of such a joint
+    moves no point; repeated, so a chain of them goes. Returns the kept nodes
+    (parents re-indexed) and the dropped joint names.
+    """
+    n_children = np.zeros(len(nodes), dtype=int)
+    for node in nodes[1:]:
+        n_children[node.parent] += 1
+    dropped = np.zeros(len(nodes), dtype=bool)
+    for j in range(len(nodes) - 1, 0, -1):  # children come after their parents
+        node = nodes[j]
+        moves = any(kind == "position" for kind, _ in node.channels or [])
+        if n_children[j] == 0 and not moves and not np.any(node.offset):
+            dropped[j] = True
+            n_children[node.parent] -= 1
+    if not dropped.any():
+        return nodes, []
+    new_index = np.cumsum(~dropped) - 1
+    kept = []
+    for j, node in enumerate(nodes):
+        if not dropped[j]:
+            node.parent = -1 if node.parent < 0 else int(new_index[node.parent])
+            kept.append(node)
+    return kept, [node.name for j, node in enumerate(nodes) if dropped[j]]
+
+
+_Bytes = bytes | mmap.mmap
+"""A file's content: bytes, or the file mapped into memory."""
+_MOTION_LINE = re.compile(rb"^[ \t\f\v]*MOTION(?=[ \t\f\v\r\n]|$)", re.MULTILINE)
 _FRAMES = re.compile(r"Frames\s*:\s*(\S+)")
 _FRAME_TIME = re.compile(r"Frame\s+Time\s*:\s*(\S+)")
 _DECIMAL = re.compile(r"[+]?\d*\.(\d+)")
+_CHUNK_BYTES = 1 << 17
+"""Most frame text decoded at a time (whole lines): bounds the temporaries."""
+_MIN_CHUNK_BYTES = 1 << 15
+_THREADED_BYTES = 1 << 24
+"""Frame text from which threads share the decoding (below, starting them costs more)."""
+_WRITE_FRAMES_CHUNK = 1 << 14
+"""Joint-frames converted and formatted at a time when writing."""
+_WORKERS = min(4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1)
 
 
 def _frame_rate(token: str, frame_time: float) -> float:
@@ -271,108 +353,437 @@ def _frame_rate(token: str, frame_time: float) -> float:
     return fps
 
 
-def _header_value(
-    lines: list[str], start: int, pattern: re.Pattern[str], what: str, source: str
-) -> tuple[str, int]:
-    """The value of the first non-blank line at or after ``start`` (0-based), and its index."""
-    i = start
-    while i < len(lines) and not lines[i].strip():
-        i += 1
-    if i == len(lines):
-        raise FileFormatError(f"{source}:{len(lines)}: file ends before the {what!r} line")
-    match = pattern.fullmatch(lines[i].strip())
-    if not match:
-        raise FileFormatError(
-            f"{source}:{i + 1}: expected '{what}: <number>' after MOTION, "
-            f"got {lines[i].strip()[:40]!r}"
-        )
-    return match.group(1), i
+class _Lines:
+    """Lines of the MOTION header, read one at a time from the raw bytes."""
+
+    def __init__(self, data: _Bytes, pos: int, line: int, source: str) -> None:
+        self.data, self.pos, self.line, self.source = data, pos, line, source
+
+    def value(self, pattern: re.Pattern[str], what: str) -> tuple[str, int]:
+        """The value on the next non-blank line and that line's number (1-based)."""
+        while self.pos < len(self.data):
+            end = self.data.find(b"\n", self.pos)
+            end = len(self.data) if end < 0 else end
+            text = decode_text(self.data[self.pos : end], self.source).strip()
+            self.pos, self.line = end + 1, self.line + 1
+            if not text:
+                continue
+            match = pattern.fullmatch(text)
+            if not match:
+                raise FileFormatError(
+                    f"{self.source}:{self.line}: expected '{what}: <number>' after MOTION, "
+                    f"got {text[:40]!r}"
+                )
+            return match.group(1), self.line
+        raise FileFormatError(f"{self.source}:{self.line}: file ends before the {what!r} line")
 
 
-def _token_counts(block: str) -> NDArray[np.intp]:
-    """Number of tokens on each line of ``block`` (bytes <= 32 separate tokens)."""
-    b = np.frombuffer(block.encode("utf-8", "surrogatepass"), dtype=np.uint8)
-    space = b <= 32
-    starts = ~space
-    starts[1:] &= space[:-1]
-    token_pos = np.flatnonzero(starts)
-    line_starts = np.concatenate([[0], np.flatnonzero(b == 10) + 1, [len(b) + 1]])
-    first = np.searchsorted(token_pos, line_starts[:-1])
-    last = np.searchsorted(token_pos, line_starts[1:])
-    return last - first
+@dataclass(frozen=True)
+class _Layout:
+    """Where each joint's channels sit in a frame line."""
+
+    n_channels: int
+    root_axes: list[int]
+    root_columns: list[int]
+    fixed: list[tuple[int, int, int]]  # (joint, axis, column) of non-root position channels
+    rotations: dict[str, tuple[list[int], NDArray[np.intp]]]  # order -> (joints, columns)
+
+    @classmethod
+    def of(cls, nodes: list[_Node], n_channels: int) -> _Layout:
+        root_axes: list[int] = []
+        root_columns: list[int] = []
+        fixed: list[tuple[int, int, int]] = []
+        groups: dict[str, tuple[list[int], list[list[int]]]] = {}
+        for j, node in enumerate(nodes):
+            rot = []
+            for (kind, axis), col in zip(node.channels or [], node.columns, strict=True):
+                if kind == "rotation":
+                    rot.append((axis, col))
+                elif j == 0:
+                    root_axes.append(axis)
+                    root_columns.append(col)
+                else:
+                    fixed.append((j, axis, col))
+            if rot:
+                # Fewer than 3 rotation channels: the unused axes come last, at angle 0.
+                order = "".join(_AXES[a] for a, _ in rot)
+                order += "".join(a for a in _AXES if a not in order)
+                members = groups.setdefault(order, ([], []))
+                members[0].append(j)
+                members[1].append([c for _, c in rot] + [n_channels] * (3 - len(rot)))
+        if len(groups) == 1:  # one order for all: joints without rotations get zero angles
+            ((order, (joints, cols)),) = groups.items()
+            every = [[n_channels] * 3 for _ in nodes]
+            for j, c in zip(joints, cols, strict=True):
+                every[j] = c
+            groups = {order: (list(range(len(nodes))), every)}
+        rotations = {o: (js, np.array(cs, dtype=np.intp)) for o, (js, cs) in groups.items()}
+        return cls(n_channels, root_axes, root_columns, fixed, rotations)
+
+    @property
+    def fixed_columns(self) -> list[int]:
+        """Columns of the non-root position channels."""
+        return [col for _, _, col in self.fixed]
+
+    @property
+    def needs_zero(self) -> bool:
+        """Whether a joint has fewer than 3 rotation channels (its columns point past the end)."""
+        return any(bool((cols == self.n_channels).any()) for _, cols in self.rotations.values())
 
 
-def _parse_frames(
-    lines: list[str], start: int, n_frames: int, n_channels: int, header_line: int, source: str
+def _euler_quats(
+    angles: NDArray[np.float64], order: str, axes: AxisMap, out: NDArray[np.float64] | None = None
 ) -> NDArray[np.float64]:
-    """Frame values ``(n_frames, n_channels)`` from ``lines[start:]`` (one frame a line)."""
-    block = "\n".join(lines[start:])
-    counts = _token_counts(block)
-    frame_lines = np.flatnonzero(counts > 0)
-    if len(frame_lines) != n_frames:
-        raise FileFormatError(
-            f"{source}:{header_line}: 'Frames: {n_frames}' but {len(frame_lines)} frame lines "
-            "follow; the count must match the number of frame lines"
-        )
-    wrong = frame_lines[counts[frame_lines] != n_channels]
-    if len(wrong):
-        i = int(wrong[0])
-        raise FileFormatError(
-            f"{source}:{start + i + 1}: frame has {counts[i]} values but the hierarchy declares "
-            f"{n_channels} channels; each frame line needs one value per channel"
-        )
+    """Quaternions ``(..., 4)`` of intrinsic Euler angles ``(..., 3)`` [deg], in our axes.
+
+    ``R = R_A(a) R_B(b) R_C(c)`` for ``order = "ABC"`` (three distinct axes),
+    expanded once: with ``s = +1`` when ABC is a cyclic order of XYZ, else -1,
+    and half angles, ``w = ca cb cc - s sa sb sc``, ``q_A = sa cb cc + s ca sb sc``,
+    ``q_B = ca sb cc - s sa cb sc``, ``q_C = ca cb sc + s sa sb cc``. The file's
+    vector components are then moved to our axes (``C R Cᵀ``).
+    """
+    half = np.radians(angles) * 0.5
+    c, s = np.cos(half), np.sin(half)
+    ca, cb, cc = c[..., 0], c[..., 1], c[..., 2]
+    sa, sb, sc = s[..., 0], s[..., 1], s[..., 2]
+    sign = 1.0 if order in ("XYZ", "YZX", "ZXY") else -1.0
+    cbcc, sbsc, sbcc, cbsc = cb * cc, sb * sc, sb * cc, cb * sc
+    file_parts = {
+        order[0]: sa * cbcc + sign * (ca * sbsc),
+        order[1]: ca * sbcc - sign * (sa * cbsc),
+        order[2]: ca * cbsc + sign * (sa * sbcc),
+    }
+    if out is None:
+        out = np.empty((*angles.shape[:-1], 4))
+    out[..., 0] = ca * cbcc - sign * (sa * sbsc)
+    for ours, (file_axis, flip) in enumerate(zip(axes.index, axes.sign, strict=True)):
+        out[..., 1 + ours] = file_parts[_AXES[file_axis]] * flip
+    return out
+
+
+_Frames = tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]
+"""Of k frames: root position channels (k, n), other joints' position channels (k, m), local
+rotations (k, J, 4) in our axes."""
+
+
+@dataclass(frozen=True)
+class _Chunk:
+    """Decoded numbers of a run of whole lines, converted when every non-blank line is a frame."""
+
+    lines: DecodedLines
+    filled: NDArray[np.intp]  # indices of the non-blank lines
+    frames: _Frames | None = None  # those lines converted
+
+
+def _convert(
+    values: NDArray[np.float64], layout: _Layout, axes: AxisMap, n_joints: int,
+    out: NDArray[np.float64] | None = None,
+) -> _Frames:  # fmt: skip
+    """Root position channels, other position channels and local rotations of frames ``(k, C)``.
+
+    The rotations are written into ``out`` ``(k, J, 4)`` when given.
+    """
+    k = len(values)
+    padded = np.concatenate([values, np.zeros((k, 1))], axis=1) if layout.needs_zero else values
+    if len(layout.rotations) == 1:
+        ((order, (_, cols)),) = layout.rotations.items()
+        rotations = _euler_quats(padded[:, cols], order, axes, out=out)
+    else:
+        rotations = np.empty((k, n_joints, 4)) if out is None else out
+        rotations[:] = (1.0, 0.0, 0.0, 0.0)
+        for order, (joints, cols) in layout.rotations.items():
+            rotations[:, joints] = _euler_quats(padded[:, cols], order, axes)
+    return values[:, layout.root_columns], values[:, layout.fixed_columns], rotations
+
+
+def _decode_chunk(text: memoryview, layout: _Layout, axes: AxisMap, n_joints: int) -> _Chunk:
+    """Decode lines; convert them too when each non-blank one holds a full frame of numbers."""
+    lines = decode_lines(text)
+    filled = np.flatnonzero(lines.counts)
+    if (
+        lines.bad_line >= 0
+        or lines.nonfinite_line >= 0
+        or not (lines.counts[filled] == layout.n_channels).all()
+    ):
+        return _Chunk(lines, filled)
+    values = lines.values.reshape(len(filled), layout.n_channels)
+    return _Chunk(lines, filled, _convert(values, layout, axes, n_joints))
+
+
+def _chunk_bounds(data: _Bytes, start: int) -> list[tuple[int, int]]:
+    """Byte ranges of whole lines, about the size that keeps every core busy and caches warm."""
+    step = int(np.clip((len(data) - start) // (4 * _WORKERS), _MIN_CHUNK_BYTES, _CHUNK_BYTES))
+    bounds, pos = [], start
+    while pos < len(data):
+        cut = data.find(b"\n", pos + step)
+        end = len(data) if cut < 0 else cut + 1
+        bounds.append((pos, end))
+        pos = end
+    return bounds
+
+
+def _chunks(
+    data: _Bytes, start: int, layout: _Layout, axes: AxisMap, n_joints: int
+) -> Iterator[_Chunk]:
+    """Decoded chunks in file order; decoded by a few threads (numpy releases the GIL)."""
+    view = memoryview(data)
+    bounds = _chunk_bounds(data, start)
+    if len(data) - start < _THREADED_BYTES or _WORKERS < 2:
+        for a, b in bounds:
+            lines = decode_lines(view[a:b])  # converted by the caller, into its array
+            yield _Chunk(lines, np.flatnonzero(lines.counts))
+        return
+    pool = ThreadPoolExecutor(_WORKERS)
+    pending: deque[Future[_Chunk]] = deque()
     try:
-        values = np.fromstring(block, dtype=np.float64, sep=" ")
+        for a, b in bounds:
+            pending.append(pool.submit(_decode_chunk, view[a:b], layout, axes, n_joints))
+            if len(pending) > _WORKERS:
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _count_frame_lines(data: _Bytes, start: int) -> int:
+    """Non-blank lines from ``start`` on (for the message of a frame count that does not match)."""
+    return sum(1 for line in data[start:].split(b"\n") if line.strip())
+
+
+def _read_frames(
+    data: _Bytes, start: int, first_line: int, n_frames: int, frames_line: int, layout: _Layout,
+    offsets: NDArray[np.float64], size: float, nodes: list[_Node], axes: AxisMap, source: str,
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:  # fmt: skip
+    """Root positions ``(T, 3)`` (file axes) and local rotations ``(T, J, 4)`` (our axes).
+
+    Frames are the first ``n_frames`` non-blank lines from byte ``start`` (line
+    ``first_line``); later non-blank lines are ignored with a warning (as bvhio
+    reads such files). Constant position channels of non-root joints are
+    written into ``offsets``.
+    """
+    n_channels = layout.n_channels
+
+    def too_few(found: int) -> FileFormatError:
+        return FileFormatError(
+            f"{source}:{frames_line}: 'Frames: {n_frames}' but {found} frame lines follow; "
+            "the count must match the number of frame lines"
+        )
+
+    if n_channels and n_frames > (len(data) - start) // (2 * n_channels) + 1:
+        raise too_few(_count_frame_lines(data, start))  # more frames than the bytes can hold
+    rotations = np.empty((n_frames, len(nodes), 4))
+    root = np.empty((n_frames, 3))
+    root[:] = offsets[0]
+    n_fixed = len(layout.fixed)
+    first, low, high = np.zeros(n_fixed), np.full(n_fixed, np.inf), np.full(n_fixed, -np.inf)
+    done, trailing, line = 0, 0, first_line
+    for chunk in _chunks(data, start, layout, axes, len(nodes)):
+        lines, filled = chunk.lines, chunk.filled
+        take = len(filled[: n_frames - done])
+        if take:
+            wrong = filled[:take][lines.counts[filled[:take]] != n_channels]
+            last = int(filled[take - 1]) if len(wrong) == 0 else int(wrong[0])
+            if 0 <= lines.bad_line <= last:
+                raise FileFormatError(
+                    f"{source}:{line + lines.bad_line}: frame value {lines.bad_token[:40]!r} "
+                    "is not a number"
+                )
+            if 0 <= lines.nonfinite_line <= last:
+                raise FileFormatError(
+                    f"{source}:{line + lines.nonfinite_line}: frame contains NaN or infinite values"
+                )
+            if len(wrong):
+                raise FileFormatError(
+                    f"{source}:{line + last}: frame has {lines.counts[last]} values but the "
+                    f"hierarchy declares {n_channels} channels; each frame line needs one value "
+                    "per channel"
+                )
+            sl = slice(done, done + take)
+            if chunk.frames is None:  # decoded only (one thread, or lines after the frames)
+                values = lines.values[: take * n_channels].reshape(take, n_channels)
+                root_channels, fixed_channels, _ = _convert(
+                    values, layout, axes, len(nodes), out=rotations[sl]
+                )
+            else:
+                root_channels, fixed_channels, local = chunk.frames
+                rotations[sl] = local[:take]
+            root[sl, layout.root_axes] = root_channels[:take]
+            if n_fixed:
+                if done == 0:
+                    first = fixed_channels[0]
+                low = np.minimum(low, fixed_channels[:take].min(axis=0))
+                high = np.maximum(high, fixed_channels[:take].max(axis=0))
+        done += take
+        trailing += len(filled) - take
+        line += len(lines.counts) - 1
+    if done < n_frames:
+        raise too_few(done)
+    if trailing:
+        warnings.warn(
+            f"{source}: {trailing} non-blank lines after the {n_frames} declared frames are "
+            "ignored",
+            UserWarning,
+            stacklevel=4,
+        )
+    # Files whose OFFSETs are all zero keep the skeleton in these channels: their size counts.
+    tolerance = _CONSTANT_TOLERANCE * max(size, float(np.abs(first).max(initial=0.0)))
+    for (j, axis, _), lo, hi, value in zip(layout.fixed, low, high, first, strict=True):
+        if hi - lo > tolerance:
+            raise FileFormatError(
+                f"{source}:{nodes[j].line}: joint {nodes[j].name!r} has position channels that "
+                f"change over time (by {hi - lo:.3g} file units); only the root may translate "
+                "(constant position channels on other joints are read as their offset)"
+            )
+        offsets[j, axis] = value
+    return root, rotations
+
+
+def _rest_size(nodes: list[_Node]) -> float:
+    """Largest extent of the rest pose over the three axes (file units; 0 for one joint)."""
+    pos = np.zeros((len(nodes), 3))
+    for j, node in enumerate(nodes[1:], start=1):
+        pos[j] = pos[node.parent] + node.offset
+    return float(np.ptp(pos, axis=0).max())
+
+
+def unit_for_size(size: float) -> str:
+    """The :data:`BVH_UNITS` entry that makes a body of ``size`` file units closest to 1.7 m.
+
+    Closest in ratio (log scale). ``size`` is the largest extent of the rest
+    pose, taken as the body's height; 0 (a single joint) gives ``"m"``.
+    """
+    if not size > 0.0:
+        return "m"
+    return min(BVH_UNITS, key=lambda u: abs(np.log(size * BVH_UNITS[u] / _TYPICAL_HEIGHT_M)))
+
+
+def _scale_for(unit: str | None, scale: float | None) -> float | None:
+    """Metres per file unit from ``unit`` or ``scale`` (``None``: decide from the body's size)."""
+    if unit is not None and scale is not None:
+        raise InputError(f"give unit or scale, not both (got unit={unit!r}, scale={scale})")
+    if scale is not None:
+        return _check_scale(scale)
+    if unit is None:
+        return 1.0
+    if unit == "auto":
+        return None
+    if unit not in BVH_UNITS:
+        raise InputError(f"unit must be one of {', '.join(BVH_UNITS)} or auto, got {unit!r}")
+    return BVH_UNITS[unit]
+
+
+@dataclass
+class _Decoded:
+    """A BVH file decoded in file axes and units, before it becomes a Motion."""
+
+    nodes: list[_Node]
+    fps: float
+    offsets: NDArray[np.float64]  # (J, 3), file units and axes
+    root: NDArray[np.float64]  # (T, 3), file units and axes
+    rotations: NDArray[np.float64]  # (T, J, 4), already in our axes
+    scale: float
+    axes: AxisMap
+    source: str
+
+
+def _split_header(data: _Bytes, source: str) -> tuple[list[str], int]:
+    """The hierarchy's text lines and the byte offset of the MOTION line (``len(data)`` if none)."""
+    match = _MOTION_LINE.search(data)
+    cut = match.start() if match else len(data)
+    lines = decode_text(data[:cut], source).split("\n")
+    return (lines if match is None else lines[:-1]), cut
+
+
+def _decode(data: _Bytes, up: str, unit: str | None, scale: float | None, source: str) -> _Decoded:
+    """Parse and check a whole BVH file; frames are decoded a chunk at a time."""
+    axes = _axes_for(up)
+    metres = _scale_for(unit, scale)
+    if data.find(b"\r") >= 0:
+        data = bytes(data).replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+    lines, motion_at = _split_header(data, source)
+    tokens = [(p, i + 1) for i, line in enumerate(lines) for p in line.split()]
+    has_motion = motion_at < len(data)
+    tok = _Tokens(tokens, source, len(lines) + 1 if has_motion else len(lines))
+    nodes = _name_end_sites(_parse_hierarchy(tok), tok)
+    if not has_motion:
+        raise FileFormatError(f"{source}: no MOTION section after the hierarchy")
+    motion_line = len(lines) + 1
+    line_end = data.find(b"\n", motion_at)
+    line_end = len(data) if line_end < 0 else line_end
+    if data[motion_at:line_end].split() != [b"MOTION"]:
+        raise FileFormatError(f"{source}:{motion_line}: the MOTION line must hold only 'MOTION'")
+    header = _Lines(data, line_end + 1, motion_line, source)
+    frames_token, frames_line = header.value(_FRAMES, "Frames")
+    if not (frames_token.isdecimal() and len(frames_token) <= 12):
+        raise FileFormatError(
+            f"{source}:{frames_line}: Frames must be a whole number from 0 to 10^12, "
+            f"got {frames_token[:40]!r}"
+        )
+    n_frames = int(frames_token)
+    time_token, time_line = header.value(_FRAME_TIME, "Frame Time")
+    try:
+        frame_time = float(time_token)
     except ValueError:
-        values = None
-    if values is None or values.size != n_frames * n_channels:
-        for i in frame_lines:
-            for token in lines[start + i].split():
-                try:
-                    float(token)
-                except ValueError:
-                    raise FileFormatError(
-                        f"{source}:{start + i + 1}: frame value {token[:40]!r} is not a number"
-                    ) from None
-        raise FileFormatError(f"{source}: the frame values are not all plain numbers")
-    values = values.reshape(n_frames, n_channels)
-    bad = np.flatnonzero(~np.isfinite(values).all(axis=1))
-    if len(bad):
-        line = start + int(frame_lines[bad[0]]) + 1
-        raise FileFormatError(f"{source}:{line}: frame contains NaN or infinite values")
-    return values
+        frame_time = float("nan")
+    if not (np.isfinite(frame_time) and frame_time > 0.0 and np.isfinite(1.0 / frame_time)):
+        raise FileFormatError(
+            f"{source}:{time_line}: Frame Time must be a finite number of seconds > 0, "
+            f"got {time_token[:40]!r}"
+        )
+
+    column = 0
+    for node in nodes:
+        node.columns = list(range(column, column + len(node.channels or [])))
+        column += len(node.columns)
+    nodes, dropped = _prune_zero_leaves(nodes)
+    if dropped:
+        warnings.warn(
+            f"{source}: joints {', '.join(map(repr, dropped))} end at their parent (zero OFFSET, "
+            "no children) and are dropped; their rotations move no point",
+            UserWarning,
+            stacklevel=3,
+        )
+    layout = _Layout.of(nodes, column)
+    offsets = np.array([node.offset for node in nodes])
+    size = _rest_size(nodes)
+    root, rotations = _read_frames(data, header.pos, header.line + 1, n_frames, frames_line,
+                                   layout, offsets, size, nodes, axes, source)  # fmt: skip
+    fps = _frame_rate(time_token, frame_time)
+    if metres is None:
+        metres = BVH_UNITS[unit_for_size(size)]
+    return _Decoded(nodes, fps, offsets, root, rotations, metres, axes, source)
 
 
-def _rotations(nodes: list[_Node], values: NDArray[np.float64]) -> NDArray[np.float64]:
-    """Local rotations ``(T, J, 4)`` in the file's axes from the rotation channels."""
-    n_frames = values.shape[0]
-    quats = np.zeros((n_frames, len(nodes), 4))
-    quats[..., 0] = 1.0
-    groups: dict[str, list[tuple[int, list[int]]]] = defaultdict(list)
-    for j, node in enumerate(nodes):
-        rot = [
-            (axis, col)
-            for (kind, axis), col in zip(node.channels or [], node.columns, strict=True)
-            if kind == "rotation"
-        ]
-        if rot:
-            order = "".join(_AXES[a] for a, _ in rot)
-            groups[order].append((j, [c for _, c in rot]))
-    for order, members in groups.items():
-        joints = [j for j, _ in members]
-        angles = values[:, np.array([cols for _, cols in members], dtype=np.intp)]  # (T, n, k)
-        # Fewer than 3 rotation channels: pad with zero angles about the unused axes.
-        full = order + "".join(a for a in _AXES if a not in order)
-        pad = np.zeros((n_frames, len(joints), 3 - len(order)))
-        quats[:, joints] = euler_to_quat(np.concatenate([angles, pad], axis=-1), full, degrees=True)
-    return quats
+def _to_motion(decoded: _Decoded) -> Motion:
+    """The Motion of a decoded file: our axes, metres, joint types from the channels."""
+    nodes, axes, scale = decoded.nodes, decoded.axes, decoded.scale
+    types = tuple(
+        JointType.FREE if j == 0
+        else JointType.BALL if any(k == "rotation" for k, _ in node.channels or [])
+        else JointType.FIXED
+        for j, node in enumerate(nodes)
+    )  # fmt: skip
+    try:
+        skeleton = Skeleton(
+            names=tuple(node.name for node in nodes),
+            parents=np.array([node.parent for node in nodes]),
+            offsets=axes.vectors_to_ours(decoded.offsets) * scale,
+            joint_types=types,
+        )
+        root = axes.vectors_to_ours(decoded.root) * scale
+        decoded.rotations.setflags(write=False)  # handed to the Motion without a copy
+        return Motion(skeleton, decoded.fps, root, decoded.rotations)
+    except InputError as exc:
+        raise FileFormatError(f"{decoded.source}: {exc}") from None
 
 
 def parse_bvh(
     data: str | bytes,
     *,
     up: str = "y",
-    scale: float = 1.0,
+    unit: str | None = None,
+    scale: float | None = None,
     source: str = "<string>",
 ) -> Motion:
     """A `Motion` from the text of a BVH file.
@@ -384,10 +795,14 @@ def parse_bvh(
     up : {"y", "z"}
         ``"y"``: the file follows the BVH convention (y up, facing +z) and is
         rotated into vhuman's frame; ``"z"``: it is already in vhuman's frame.
-    scale : float
-        Metres per file length unit (0.01 for centimetres).
+    unit : {"m", "cm", "mm", "in", "auto"}, optional
+        Length unit of the file (default metres). ``"auto"`` picks the unit
+        that makes the rest pose closest to a 1.7 m body (see
+        :func:`unit_for_size`; :func:`guess_bvh_unit` tells which).
+    scale : float, optional
+        Metres per file length unit, instead of ``unit`` (0.01 for centimetres).
     source : str
-        Name used in error messages (the file name).
+        Name used in error messages and warnings (the file name).
 
     Returns
     -------
@@ -401,7 +816,13 @@ def parse_bvh(
         For any malformed input; the one-line message names ``source``, the
         line when known, what is wrong and what is allowed.
     InputError
-        For a bad ``up`` or ``scale``.
+        For a bad ``up``, ``unit`` or ``scale``, or both ``unit`` and ``scale``.
+
+    Warns
+    -----
+    UserWarning
+        When lines follow the declared frames (they are ignored), or when
+        zero-length leaf joints are dropped.
 
     Examples
     --------
@@ -420,110 +841,17 @@ def parse_bvh(
     ... Frame Time: 0.033333
     ... 0 90 0 0 0 0
     ... '''
-    >>> m = parse_bvh(text, scale=0.01)
+    >>> m = parse_bvh(text, unit="cm")
     >>> m.skeleton.names, m.fps, m.global_positions[0, 1].round(3).tolist()
     (('hips', 'hips_end'), 30.0, [0.0, 0.0, 1.0])
     """
-    axes = _axes_for(up)
-    scale = _check_scale(scale)
-    text = decode_text(data, source) if isinstance(data, bytes) else data
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
-    lines = text.split("\n")
-    tokens: list[tuple[str, int]] = []
-    motion_at = None
-    for i, line in enumerate(lines):
-        parts = line.split()
-        if parts and parts[0] == "MOTION":
-            motion_at = i
-            break
-        tokens.extend((p, i + 1) for p in parts)
-    tok = _Tokens(tokens, source, len(lines) if motion_at is None else motion_at + 1)
-    nodes = _name_end_sites(_parse_hierarchy(tok), tok)
-    if motion_at is None:
-        raise FileFormatError(f"{source}: no MOTION section after the hierarchy")
-    if lines[motion_at].split() != ["MOTION"]:
-        raise FileFormatError(f"{source}:{motion_at + 1}: the MOTION line must hold only 'MOTION'")
-
-    column = 0
-    for node in nodes:
-        node.columns = list(range(column, column + len(node.channels or [])))
-        column += len(node.columns)
-    frames_token, i = _header_value(lines, motion_at + 1, _FRAMES, "Frames", source)
-    if not (frames_token.isdecimal() and len(frames_token) <= 12):
-        raise FileFormatError(
-            f"{source}:{i + 1}: Frames must be a whole number from 0 to 10^12, "
-            f"got {frames_token[:40]!r}"
-        )
-    n_frames, frames_line = int(frames_token), i + 1
-    time_token, i = _header_value(lines, i + 1, _FRAME_TIME, "Frame Time", source)
-    try:
-        frame_time = float(time_token)
-    except ValueError:
-        frame_time = float("nan")
-    if not (np.isfinite(frame_time) and frame_time > 0.0 and np.isfinite(1.0 / frame_time)):
-        raise FileFormatError(
-            f"{source}:{i + 1}: Frame Time must be a finite number of seconds > 0, "
-            f"got {time_token[:40]!r}"
-        )
-    values = _parse_frames(lines, i + 1, n_frames, column, frames_line, source)
-    return _to_motion(nodes, values, _frame_rate(time_token, frame_time), axes, scale, source)
+    raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
+    return _to_motion(_decode(raw, up, unit, scale, source))
 
 
-def _to_motion(
-    nodes: list[_Node],
-    values: NDArray[np.float64],
-    fps: float,
-    axes: AxisMap,
-    scale: float,
-    source: str,
+def read_bvh(
+    path: PathLike, *, up: str = "y", unit: str | None = None, scale: float | None = None
 ) -> Motion:
-    """Assemble the Motion from the parsed hierarchy and frame values (file units)."""
-    offsets = np.array([node.offset for node in nodes])
-    root = np.tile(offsets[0], (values.shape[0], 1))
-    for j, node in enumerate(nodes):
-        pos = [
-            (axis, col)
-            for (kind, axis), col in zip(node.channels or [], node.columns, strict=True)
-            if kind == "position"
-        ]
-        if not pos:
-            continue
-        axis_idx = [a for a, _ in pos]
-        cols = values[:, [c for _, c in pos]]
-        if j == 0:
-            root[:, axis_idx] = cols
-        elif len(cols):
-            if np.ptp(cols, axis=0).max() > 1e-9 * max(1.0, float(np.abs(cols).max())):
-                raise FileFormatError(
-                    f"{source}:{node.line}: joint {node.name!r} has position channels that change "
-                    "over time; only the root may translate (constant position channels on other "
-                    "joints are read as their offset)"
-                )
-            offsets[j, axis_idx] = cols[0]
-    types = tuple(
-        JointType.FREE if j == 0
-        else JointType.BALL if any(k == "rotation" for k, _ in node.channels or [])
-        else JointType.FIXED
-        for j, node in enumerate(nodes)
-    )  # fmt: skip
-    try:
-        skeleton = Skeleton(
-            names=tuple(node.name for node in nodes),
-            parents=np.array([node.parent for node in nodes]),
-            offsets=axes.vectors_to_ours(offsets) * scale,
-            joint_types=types,
-        )
-        return Motion(
-            skeleton,
-            fps,
-            axes.vectors_to_ours(root) * scale,
-            axes.quats_to_ours(_rotations(nodes, values)),
-        )
-    except InputError as exc:
-        raise FileFormatError(f"{source}: {exc}") from None
-
-
-def read_bvh(path: PathLike, *, up: str = "y", scale: float = 1.0) -> Motion:
     """Read a BVH file (see the module notes for axes, units and End Sites).
 
     Parameters
@@ -532,8 +860,10 @@ def read_bvh(path: PathLike, *, up: str = "y", scale: float = 1.0) -> Motion:
         The file; a name ending in ``.gz`` is decompressed.
     up : {"y", "z"}
         ``"y"``: BVH convention (y up, facing +z); ``"z"``: already vhuman's frame.
-    scale : float
-        Metres per file length unit (0.01 for centimetres).
+    unit : {"m", "cm", "mm", "in", "auto"}, optional
+        Length unit of the file (default metres; see :func:`parse_bvh`).
+    scale : float, optional
+        Metres per file length unit, instead of ``unit``.
 
     Returns
     -------
@@ -544,10 +874,45 @@ def read_bvh(path: PathLike, *, up: str = "y", scale: float = 1.0) -> Motion:
     FileFormatError
         For any malformed content (never another exception type for any bytes).
     InputError
-        If the file cannot be read, or for a bad ``up`` or ``scale``.
+        If the file cannot be read, or for a bad ``up``, ``unit`` or ``scale``.
     """
-    source = str(path)
-    return parse_bvh(read_bytes(path), up=up, scale=scale, source=source)
+    # The file is mapped, not copied, and released when _decode returns.
+    return _to_motion(_decode(_file_bytes(path), up, unit, scale, str(path)))
+
+
+def _file_bytes(path: PathLike) -> _Bytes:
+    """The file mapped into memory read-only (gzip files: decompressed bytes).
+
+    Raises
+    ------
+    InputError
+        If the file cannot be read.
+    """
+    p = Path(path)
+    if p.suffix == ".gz" or not p.is_file():
+        return read_bytes(p)  # raises the one-line error for missing files and folders
+    try:
+        with p.open("rb") as f:
+            if os.fstat(f.fileno()).st_size == 0:
+                return b""
+            return mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+    except OSError as exc:
+        raise InputError(f"cannot read {p}: {exc.strerror or exc}") from None
+
+
+def guess_bvh_unit(path: PathLike) -> str:
+    """The unit ``unit="auto"`` picks for a BVH file (from its hierarchy only).
+
+    Raises
+    ------
+    FileFormatError, InputError
+        As :func:`read_bvh`, for a malformed hierarchy or an unreadable file.
+    """
+    data = read_bytes(path)
+    lines, _ = _split_header(data.replace(b"\r\n", b"\n"), str(path))
+    tok = _Tokens([(p, i + 1) for i, line in enumerate(lines) for p in line.split()], str(path),
+                  len(lines))  # fmt: skip
+    return unit_for_size(_rest_size(_name_end_sites(_parse_hierarchy(tok), tok)))
 
 
 # -- writing ---------------------------------------------------------------------
@@ -568,43 +933,15 @@ def _end_site_mask(skeleton: Skeleton) -> NDArray[np.bool_]:
     return mask
 
 
-def format_bvh(
-    motion: Motion,
-    *,
-    up: str = "y",
-    rotation_order: str = "ZXY",
-    precision: int = 6,
-    scale: float = 1.0,
-) -> str:
-    """The text of a BVH file holding ``motion``.
-
-    Joints are written depth first, children in index order (every skeleton
-    built here is already in that order, so it reads back with the same
-    indices). The root gets 6 channels (``Xposition Yposition Zposition``,
-    then rotations), other joints 3 rotation channels, all in
-    ``rotation_order``. The root OFFSET is the rest root position
-    ``skeleton.offsets[0]`` and the root position channels the world position.
-
-    Parameters
-    ----------
-    motion : Motion
-    up : {"y", "z"}
-        ``"y"``: write the BVH convention (y up, facing +z); ``"z"``: vhuman's frame.
-    rotation_order : str
-        One of :data:`BVH_ROTATION_ORDERS`, e.g. ``"ZXY"`` for channels
-        ``Zrotation Xrotation Yrotation`` (``R = Rz · Rx · Ry``).
-    precision : int
-        Digits after the decimal point of offsets, positions and angles (degrees).
-    scale : float
-        Metres per file length unit; lengths are divided by it (0.01 writes centimetres).
-
-    Raises
-    ------
-    InputError
-        For a bad option, or a joint name BVH cannot hold (with whitespace or braces).
-    """
+def _bvh_parts(
+    motion: Motion, up: str, rotation_order: str, precision: int, unit: str | None,
+    scale: float | None,
+) -> tuple[bytes, NDArray[np.float64], NDArray[np.float64]]:  # fmt: skip
+    """Hierarchy and header text, root positions (file axes and units), rotations (file axes)."""
     axes = _axes_for(up)
-    scale = _check_scale(scale)
+    if unit == "auto":
+        raise InputError("unit 'auto' is for reading; write with m, cm, mm or in")
+    metres = _scale_for(unit, scale) or 1.0
     if rotation_order not in BVH_ROTATION_ORDERS:
         raise InputError(
             f"rotation_order must be one of {', '.join(BVH_ROTATION_ORDERS)}, "
@@ -620,7 +957,7 @@ def format_bvh(
     children: list[list[int]] = [[] for _ in range(sk.n_joints)]
     for j in range(1, sk.n_joints):
         children[sk.parents[j]].append(j)
-    offsets = axes.vectors_from_ours(sk.offsets) / scale
+    offsets = axes.vectors_from_ours(sk.offsets) / metres
     num = f"{{:.{precision}f}}"
     rot_channels = " ".join(f"{a}rotation" for a in rotation_order)
 
@@ -655,14 +992,101 @@ def format_bvh(
         stack.append((j, depth, True))
         stack.extend((c, depth + 1, False) for c in reversed(children[j]))
 
+    out += ["MOTION", f"Frames: {motion.n_frames}", f"Frame Time: {1.0 / motion.fps!r}", ""]
+    header = "\n".join(out).encode("utf-8")
     q_file = axes.quats_from_ours(motion.local_rotations[:, written])
-    euler = quat_to_euler(q_file, rotation_order, degrees=True)  # (T, K, 3)
-    root = axes.vectors_from_ours(motion.root_positions) / scale
-    values = np.concatenate([root, euler.reshape(motion.n_frames, 3 * len(written))], axis=1)
-    row = " ".join([f"%.{precision}f"] * values.shape[1])
-    out += ["MOTION", f"Frames: {motion.n_frames}", f"Frame Time: {1.0 / motion.fps!r}"]
-    out += [row % tuple(r) for r in values.tolist()]
-    return "\n".join(out) + "\n"
+    root = axes.vectors_from_ours(motion.root_positions) / metres
+    return header, root, q_file
+
+
+def _frames_text(
+    root: NDArray[np.float64], q_file: NDArray[np.float64], rotation_order: str, precision: int
+) -> bytes:
+    """Frame lines: root position, then each joint's angles, a chunk of frames at a time."""
+    step = max(1, _WRITE_FRAMES_CHUNK // max(1, q_file.shape[1]))
+    parts = []
+    for t0 in range(0, len(root), step):
+        euler = _quat_euler(q_file[t0 : t0 + step], rotation_order)  # (k, K, 3) degrees
+        values = np.concatenate([root[t0 : t0 + step], euler.reshape(len(euler), -1)], axis=1)
+        parts.append(format_fixed(values, precision))
+    return b"".join(parts)
+
+
+def _quat_euler(q: NDArray[np.float64], order: str) -> NDArray[np.float64]:
+    """Intrinsic Euler angles ``(..., 3)`` [deg] in ``order`` of unit quaternions ``(..., 4)``.
+
+    For ``R = R_i(a) R_j(b) R_k(c)`` with ``s = +1`` when ijk is a cyclic order
+    of xyz, else -1: ``b = atan2(s R_ik, √(R_ii² + R_ij²))``,
+    ``a = atan2(-s R_jk, R_kk)``, ``c = atan2(-s R_ij, R_ii)``. At gimbal lock
+    (``cos b < 1e-7``) ``c = 0`` and ``a = atan2(s R_kj, R_jj)``, which still
+    reproduces the rotation (the convention of :func:`quat_to_euler`).
+    """
+    i, j, k = (_AXES.index(a) for a in order)
+    s = 1.0 if order in ("XYZ", "YZX", "ZXY") else -1.0
+    w, v = q[..., 0], (q[..., 1], q[..., 2], q[..., 3])
+
+    def element(a: int, b: int) -> NDArray[np.float64]:
+        """Entry (a, b) of the rotation matrix."""
+        if a == b:
+            o1, o2 = (x for x in range(3) if x != a)
+            return 1.0 - 2.0 * (v[o1] * v[o1] + v[o2] * v[o2])
+        c = 3 - a - b
+        parity = 1.0 if (a, b) in ((0, 1), (1, 2), (2, 0)) else -1.0
+        return 2.0 * (v[a] * v[b] - parity * w * v[c])
+
+    r_ii, r_ij = element(i, i), element(i, j)
+    cos_b = np.hypot(r_ii, r_ij)
+    out = np.empty((*q.shape[:-1], 3))
+    out[..., 1] = np.arctan2(s * element(i, k), cos_b)
+    out[..., 0] = np.arctan2(-s * element(j, k), element(k, k))
+    out[..., 2] = np.arctan2(-s * r_ij, r_ii)
+    lock = cos_b < 1e-7
+    if lock.any():
+        out[..., 2][lock] = 0.0
+        out[..., 0][lock] = np.arctan2(s * element(k, j)[lock], element(j, j)[lock])
+    return np.degrees(out, out=out)
+
+
+def format_bvh(
+    motion: Motion,
+    *,
+    up: str = "y",
+    rotation_order: str = "ZXY",
+    precision: int = 6,
+    unit: str | None = None,
+    scale: float | None = None,
+) -> str:
+    """The text of a BVH file holding ``motion``.
+
+    Joints are written depth first, children in index order (every skeleton
+    built here is already in that order, so it reads back with the same
+    indices). The root gets 6 channels (``Xposition Yposition Zposition``,
+    then rotations), other joints 3 rotation channels, all in
+    ``rotation_order``. The root OFFSET is the rest root position
+    ``skeleton.offsets[0]`` and the root position channels the world position.
+
+    Parameters
+    ----------
+    motion : Motion
+    up : {"y", "z"}
+        ``"y"``: write the BVH convention (y up, facing +z); ``"z"``: vhuman's frame.
+    rotation_order : str
+        One of :data:`BVH_ROTATION_ORDERS`, e.g. ``"ZXY"`` for channels
+        ``Zrotation Xrotation Yrotation`` (``R = Rz · Rx · Ry``).
+    precision : int
+        Digits after the decimal point of offsets, positions and angles (degrees).
+    unit : {"m", "cm", "mm", "in"}, optional
+        Length unit of the file (default metres).
+    scale : float, optional
+        Metres per file length unit, instead of ``unit`` (0.01 writes centimetres).
+
+    Raises
+    ------
+    InputError
+        For a bad option, or a joint name BVH cannot hold (with whitespace or braces).
+    """
+    header, root, q_file = _bvh_parts(motion, up, rotation_order, precision, unit, scale)
+    return (header + _frames_text(root, q_file, rotation_order, precision)).decode("utf-8")
 
 
 def write_bvh(
@@ -672,7 +1096,8 @@ def write_bvh(
     up: str = "y",
     rotation_order: str = "ZXY",
     precision: int = 6,
-    scale: float = 1.0,
+    unit: str | None = None,
+    scale: float | None = None,
 ) -> None:
     """Write ``motion`` as a BVH file, atomically (see :func:`format_bvh` for the options).
 
@@ -681,6 +1106,5 @@ def write_bvh(
     InputError
         For a bad option or joint name, or if the file cannot be written.
     """
-    text = format_bvh(motion, up=up, rotation_order=rotation_order, precision=precision,
-                      scale=scale)  # fmt: skip
-    atomic_write(path, text)
+    header, root, q_file = _bvh_parts(motion, up, rotation_order, precision, unit, scale)
+    atomic_write(path, header + _frames_text(root, q_file, rotation_order, precision))

@@ -112,7 +112,7 @@ def detect_format(path: PathLike) -> str:
     )
 
 
-def load_motion(path: PathLike, format: str | None = None) -> Motion:
+def load_motion(path: PathLike, format: str | None = None, *, unit: str | None = None) -> Motion:
     """Read a motion file of any supported format.
 
     Parameters
@@ -120,16 +120,26 @@ def load_motion(path: PathLike, format: str | None = None) -> Motion:
     path : str or Path
     format : {"bvh", "cmu", "deepmimic", "npz"}, optional
         Default: from the file name and, for ``.txt``, the content (see :func:`detect_format`).
+    unit : {"m", "cm", "mm", "in", "auto"}, optional
+        Length unit of a BVH file (see :func:`~vhuman.io.read_bvh`; default metres).
+        The other formats fix their units, so ``unit`` is refused for them.
 
     Raises
     ------
     FileFormatError
         For an unknown file type or malformed content.
     InputError
-        If the file cannot be read or ``format`` is not allowed.
+        If the file cannot be read, ``format`` is not allowed, or ``unit`` is
+        given for a format other than BVH.
     """
     fmt = detect_format(path) if format is None else _check_format(format)
-    return _READERS[fmt](path)
+    if unit is None:
+        return _READERS[fmt](path)
+    if fmt != "bvh":
+        raise InputError(
+            f"{path}: a length unit applies to BVH files only; {fmt} files fix their units"
+        )
+    return read_bvh(path, unit=unit)
 
 
 def _txt_format(motion: Motion) -> str:

@@ -1,0 +1,258 @@
+"""Whitespace-separated decimal numbers decoded from text in bulk, without a Python loop per number.
+
+Numbers written as ``[sign]digits[.digits]`` with at most 8 digits before the
+point and 16 after it, 15 in all (the form of nearly every motion file), are decoded together by
+SWAR arithmetic on 8-byte words: each token's integer and fraction digits are
+loaded as two little-endian 64-bit words and turned into integers with three
+multiply-shift steps (Lemire, 2018, "Fast number parsing", the 8-digit method
+also used by simdjson, Langdale & Lemire, 2019). The value is then
+``(all digits as one integer) / 10^(decimals)``, one correctly rounded IEEE
+division of two exactly represented numbers (Clinger, 1990, fast path), so it
+equals Python's ``float(token)`` bit for bit. Other tokens (exponents, longer
+digit strings, ``nan``) go through ``float``; text that is not a number is
+reported with its line.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.lib.stride_tricks import as_strided
+from numpy.typing import NDArray
+
+__all__ = ["DecodedLines", "decode_lines"]
+
+_ASCII_ZEROS = np.uint64(0x3030303030303030)
+_HIGH_NIBBLES = np.uint64(0xF0F0F0F0F0F0F0F0)
+_SIXES = np.uint64(0x0606060606060606)
+# _LOW_BYTES[k]: a mask of the k lowest bytes of a 64-bit word (k = 0 … 8).
+_LOW_BYTES = np.array([(1 << (8 * k)) - 1 for k in range(9)], dtype=np.uint64)
+_FAST_DIGITS = 8
+_EXACT = np.uint64(2**53)  # integers below this convert to float64 exactly
+_POW10 = 10 ** np.arange(17, dtype=np.uint64)
+_POW10_FLOAT = 10.0 ** np.arange(17)
+# Masks by digit count n: keep the n high (integer part) or low (fraction) bytes of a word,
+# and ASCII "0" in the others.
+_KEEP_HIGH = ~_LOW_BYTES[::-1]
+_ZEROS_LOW = _ASCII_ZEROS & _LOW_BYTES[::-1]
+_ZEROS_HIGH = _ASCII_ZEROS & ~_LOW_BYTES
+_PAD = 8
+_MANY_SLOW = 1024
+
+
+@dataclass(frozen=True)
+class DecodedLines:
+    """Numbers of a block of text lines.
+
+    Attributes
+    ----------
+    values : ndarray, shape (N,)
+        Every number, in text order.
+    counts : ndarray of int, shape (L,)
+        How many numbers each line holds (``L`` = number of newlines + 1).
+    bad_line, bad_token
+        Line index (0-based, in the block) and text of the first token that is
+        not a number; ``-1`` and ``""`` if all are numbers (then ``values`` is
+        complete).
+    nonfinite_line : int
+        Line index of the first NaN or infinite value, or -1.
+    """
+
+    values: NDArray[np.float64]
+    counts: NDArray[np.intp]
+    bad_line: int = -1
+    bad_token: str = ""
+    nonfinite_line: int = -1
+
+
+def _digits_ok(word: NDArray[np.uint64]) -> NDArray[np.bool_]:
+    """Whether all 8 bytes of each word are ASCII digits."""
+    return ((word & _HIGH_NIBBLES) == _ASCII_ZEROS) & (
+        ((word + _SIXES) & _HIGH_NIBBLES) == _ASCII_ZEROS
+    )
+
+
+def _eight_digits(word: NDArray[np.uint64]) -> NDArray[np.uint64]:
+    """The integer written by 8 ASCII digits, first digit in the lowest byte (Lemire, 2018)."""
+    w = word - _ASCII_ZEROS
+    w = (w * np.uint64(10) + (w >> np.uint64(8))) & np.uint64(0x00FF00FF00FF00FF)
+    w = (w * np.uint64(100) + (w >> np.uint64(16))) & np.uint64(0x0000FFFF0000FFFF)
+    return (w * np.uint64(10000) + (w >> np.uint64(32))) & np.uint64(0xFFFFFFFF)
+
+
+def _token_points(
+    b: NDArray[np.uint8], starts: NDArray[np.intp], ends: NDArray[np.intp], digits_from: NDArray
+) -> tuple[NDArray[np.intp], NDArray[np.bool_]]:
+    """Position of each token's decimal point (its end if none), and tokens with one at most."""
+    dots = np.flatnonzero(b == 46)
+    if len(dots) == len(starts) and np.all(dots >= digits_from) and np.all(dots < ends):
+        return dots, np.ones(len(starts), dtype=bool)
+    point = ends.copy()
+    owner = np.searchsorted(starts, dots, side="right") - 1
+    point[owner] = dots
+    return point, np.bincount(owner, minlength=len(starts)) <= 1
+
+
+def decode_lines(text: bytes) -> DecodedLines:
+    """All whitespace-separated numbers of ``text`` and how many each line holds.
+
+    Parameters
+    ----------
+    text : bytes
+        ASCII text; bytes <= 32 separate numbers, ``b"\\n"`` ends a line.
+
+    Returns
+    -------
+    DecodedLines
+        Values equal ``float(token)`` for every token (bit for bit).
+    """
+    width = -(-(len(text) + 3 * _PAD) // 8) * 8
+    padded = b" " * _PAD + text + b" " * (width - len(text) - _PAD)
+    b = np.frombuffer(padded, dtype=np.uint8)
+    gaps = np.flatnonzero(b <= 32)  # separators; a token lies between two that are not adjacent
+    token = np.flatnonzero(np.diff(gaps) > 1)
+    starts, ends = gaps[token] + 1, gaps[token + 1]
+    line_ends = np.append(np.flatnonzero(b == 10), len(b))
+    counts = np.diff(np.searchsorted(starts, line_ends), prepend=0)
+
+    first = b[starts]
+    negative = first == 45
+    digits_from = starts + (first < 46)  # skip a leading "+" (43) or "-" (45)
+    point, single = _token_points(b, starts, ends, digits_from)
+    n_int = point - digits_from
+    n_frac = np.maximum(ends - point - 1, 0)
+    fast = single & (n_int >= 0) & (n_int <= _FAST_DIGITS) & (n_frac <= 2 * _FAST_DIGITS)
+    fast &= n_int + n_frac >= 1
+    fast &= (first >= 46) | negative | (first == 43)  # what digits_from skips is a sign
+    n_int = np.clip(n_int, 0, _FAST_DIGITS)
+    n_frac = np.minimum(n_frac, 2 * _FAST_DIGITS)
+
+    # words[i] holds bytes i … i+7 (numpy reads the unaligned words).
+    words = as_strided(np.frombuffer(padded, dtype=np.uint64), shape=(len(b) - 7,), strides=(1,))
+    int_word = (words[point - 8] & _KEEP_HIGH[n_int]) | _ZEROS_LOW[n_int]
+    n_frac1 = np.minimum(n_frac, _FAST_DIGITS)
+    frac_word = (words[point + 1] & _LOW_BYTES[n_frac1]) | _ZEROS_HIGH[n_frac1]
+    fast &= _digits_ok(int_word) & _digits_ok(frac_word)
+    mantissa = _eight_digits(int_word) * np.uint64(100_000_000) + _eight_digits(frac_word)
+    n_frac2 = n_frac - n_frac1
+    if n_frac2.any():  # more than 8 decimals: a second word of fraction digits
+        frac_word = (words[point + 9] & _LOW_BYTES[n_frac2]) | _ZEROS_HIGH[n_frac2]
+        fast &= _digits_ok(frac_word)
+        # The second word's trailing zero padding is divided away exactly.
+        tail = _eight_digits(frac_word) // _POW10[_FAST_DIGITS - n_frac2]
+        fast &= mantissa < _EXACT // _POW10[n_frac2]
+        mantissa = mantissa * _POW10[n_frac2] + tail
+        scale = _POW10_FLOAT[_FAST_DIGITS + n_frac2]
+    else:
+        scale = _POW10_FLOAT[_FAST_DIGITS]
+    fast &= mantissa < _EXACT
+    values = mantissa.astype(np.float64)
+    values /= scale
+    values[negative] *= -1.0
+
+    slow = np.flatnonzero(~fast)
+    if len(slow) == 0:
+        return DecodedLines(values, counts)
+    if len(slow) > _MANY_SLOW:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                every = np.fromstring(bytes(text), dtype=np.float64, sep=" ")
+            except ValueError:
+                every = np.empty(0)
+        if every.size == len(starts):
+            values[slow] = every[slow]
+            return DecodedLines(
+                values, counts, nonfinite_line=_first_nonfinite(values, slow, starts, line_ends)
+            )
+    for k, i in enumerate(slow):
+        token = padded[starts[i] : ends[i]]
+        try:
+            values[i] = float(token) if b"_" not in token else float("x")
+        except ValueError:
+            line = int(np.searchsorted(line_ends, starts[i]))
+            nonfinite = _first_nonfinite(values, slow[:k], starts, line_ends)
+            return DecodedLines(values, counts, line, token.decode("utf-8", "replace"), nonfinite)
+    return DecodedLines(
+        values, counts, nonfinite_line=_first_nonfinite(values, slow, starts, line_ends)
+    )
+
+
+def _first_nonfinite(
+    values: NDArray[np.float64],
+    slow: NDArray[np.intp],
+    starts: NDArray[np.intp],
+    line_ends: NDArray[np.intp],
+) -> int:
+    """Line index of the first NaN or infinite value (only slow tokens can be one), or -1."""
+    bad = slow[~np.isfinite(values[slow])]
+    return int(np.searchsorted(line_ends, starts[bad[0]])) if len(bad) else -1
+
+
+def _eight_chars(x: NDArray[np.float64]) -> NDArray[np.uint8]:
+    """``(N, 8)`` ASCII digits of whole numbers ``0 <= x < 10⁸`` (leading zeros)."""
+    high = np.floor(x / 1e4)  # exact: x and the quotient's distance to integers are both large
+    v = high.astype(np.uint64) | ((x - high * 1e4).astype(np.uint64) << np.uint64(32))
+    q = ((v * np.uint64(5243)) >> np.uint64(19)) & np.uint64(0x0000007F0000007F)  # lane // 100
+    v = q | ((v - q * np.uint64(100)) << np.uint64(16))
+    q = ((v * np.uint64(103)) >> np.uint64(10)) & np.uint64(0x000F000F000F000F)  # lane // 10
+    v = q | ((v - q * np.uint64(10)) << np.uint64(8))
+    return (v + _ASCII_ZEROS).view(np.uint8).reshape(len(x), 8)
+
+
+_FORMAT_CHUNK = 1 << 15
+"""Numbers formatted at a time (keeps the temporaries in cache)."""
+
+
+def format_fixed(values: NDArray[np.float64], precision: int) -> bytes:
+    """Rows of ``values`` ``(N, C)`` as text: ``"%.{precision}f"`` numbers, one space apart.
+
+    The same bytes as ``" ".join(f"{v:.{precision}f}" ...)`` per row, each row
+    ended by a newline. Numbers are rounded by ``rint(v · 10^p)``, which equals
+    printf's correctly rounded result except when ``v · 10^p`` lies within one
+    unit in the last place of a half; rows holding such a number, or one of
+    more than 7 integer digits, and any ``precision > 8`` are formatted by
+    Python. Digits are written 8 at a time by division in byte lanes of a
+    64-bit word (the reverse of the reading method).
+    """
+    n_rows, n_cols = values.shape
+    if precision > _FAST_DIGITS or n_cols == 0:
+        return _format_rows(values, precision)
+    step = max(1, _FORMAT_CHUNK // n_cols)
+    return b"".join(_format_block(values[i : i + step], precision) for i in range(0, n_rows, step))
+
+
+def _format_block(values: NDArray[np.float64], precision: int) -> bytes:
+    """:func:`format_fixed` of a few rows."""
+    flat = values.ravel()
+    scaled = np.abs(flat) * _POW10_FLOAT[precision]
+    rounded = np.rint(scaled)
+    tie = 0.5 - np.abs(scaled - rounded) <= np.spacing(scaled)
+    whole = np.floor(rounded / _POW10_FLOAT[precision])
+    if tie.any() or not (whole < 1e7).all():  # also catches NaN
+        return _format_rows(values, precision)
+    width = 8 + (1 + precision if precision else 0) + 1
+    text = np.empty((len(flat), width), dtype=np.uint8)
+    text[:, :8] = _eight_chars(whole)
+    if precision:
+        text[:, 8] = 46
+        frac = _eight_chars(rounded - whole * _POW10_FLOAT[precision])
+        text[:, 9 : 9 + precision] = frac[:, 8 - precision :]
+    text[:, -1] = 32
+    text.reshape(values.shape[0], values.shape[1], width)[:, -1, -1] = 10
+    # Keep the integer digits from the first non-zero one (at least one), and a "-" before.
+    n_digits = np.searchsorted(_POW10_FLOAT[1:9], whole, side="right") + 1
+    sign_at = 7 - n_digits  # a leading "0" (dropped) unless the number is negative
+    negative = np.signbit(flat)
+    text.ravel()[np.arange(0, text.size, width) + sign_at] = np.where(negative, 45, 48)
+    first = sign_at + ~negative
+    keep = np.arange(width) >= first[:, None]
+    return text[keep].tobytes()
+
+
+def _format_rows(values: NDArray[np.float64], precision: int) -> bytes:
+    """``"%.{precision}f"`` numbers, one space apart, a row a line, by Python's formatting."""
+    row = " ".join([f"%.{precision}f"] * values.shape[1]) + "\n"
+    return "".join(row % tuple(r) for r in values.tolist()).encode("ascii")
