@@ -501,6 +501,58 @@ class CollisionWorld:
         w = body.sample_weights[idx]
         return np.einsum("...sn,sn->...", occ, w) / w.sum()
 
+    # -- voxels ------------------------------------------------------------------------
+    def occupied_voxels(
+        self, origin: ArrayLike, spacing: float, shape: tuple[int, int, int]
+    ) -> NDArray[np.bool_]:
+        """Which voxels of a regular grid meet an object (floor and ceiling left out).
+
+        Only the voxels inside an object's bounding box are tested (the boxes
+        are the broad phase): a voxel whose centre lies inside the object is
+        occupied; an axis-aligned box occupies every voxel its bounding box
+        overlaps; the other voxels are tested exactly, cube against solid, with coal.
+
+        Parameters
+        ----------
+        origin : array_like, shape (3,)
+            Lowest corner of voxel (0, 0, 0) [m].
+        spacing : float
+            Voxel side [m].
+        shape : tuple of 3 int
+
+        Returns
+        -------
+        ndarray of bool, shape ``shape``
+        """
+        coal = self._coal
+        lo0 = np.asarray(origin, dtype=np.float64)
+        h = float(spacing)
+        dims = np.array(shape, dtype=np.intp)
+        out = np.zeros(tuple(int(d) for d in dims), dtype=bool)
+        n_obj = len(self.scene.objects)
+        i0 = np.floor((self._lo[:n_obj] - lo0) / h).astype(np.intp)
+        i1 = np.ceil((self._hi[:n_obj] - lo0) / h).astype(np.intp)
+        hit = np.all((i1 > 0) & (i0 < dims), axis=1)
+        cube = coal.Box(h, h, h)
+        for k in np.flatnonzero(hit):
+            a, b = np.maximum(i0[k], 0), np.minimum(i1[k], dims)
+            obj = self.scene.objects[k]
+            block = out[a[0] : b[0], a[1] : b[1], a[2] : b[2]]
+            if isinstance(obj.shape, Box) and np.allclose(np.abs(quat_to_rotmat(obj.rotation)),
+                                                          np.eye(3)):  # fmt: skip
+                block[...] = True
+                continue
+            axes = [lo0[d] + h * (np.arange(a[d], b[d]) + 0.5) for d in range(3)]
+            centres = np.stack(np.meshgrid(*axes, indexing="ij"), axis=-1)
+            inside = obj.contains(centres)
+            block |= inside
+            for idx in np.argwhere(~inside):
+                res = coal.CollisionResult()
+                tf = coal.Transform3s(np.eye(3), centres[tuple(idx)])
+                if coal.collide(self._geoms[k], self._transforms[k], cube, tf, self._cbool, res):
+                    block[tuple(idx)] = True
+        return out
+
     # -- boxes (octree) ---------------------------------------------------------------
     def classify_cells(self, centres: ArrayLike, half: float) -> NDArray[np.int8]:
         """State of axis-aligned cubes: 0 free, 1 occupied, 2 mixed.
