@@ -22,8 +22,10 @@
 4. When nothing reaches: status ``unreachable`` with the reason (``enclosed``,
    ``out of reach`` when no collision-free placement has an arm solution
    within the joint limits, ``only with contact`` otherwise), and as output the
-   valid posture whose hand comes nearest the target (the arm by NSGA-II with
-   collision as a constraint, on the placements nearest the target).
+   valid posture whose hand comes nearest the target: on the placements nearest
+   the target, arms by closed-form IK onto stand-in points on the line from the
+   shoulder to the target and by uniform samples of the arm's joint ranges,
+   each checked in full (NSGA-II with collision as a constraint when none passes).
 5. Scores: full REBA and RULA of the final pose (:mod:`vhuman.ergonomics`).
 
 A posture that fails its full-body check is never reported as reached.
@@ -509,8 +511,10 @@ def _nearest_valid(
             if len(pool) >= 6:
                 break
     pool.sort(key=lambda c: c.shoulder_distance)
+    rng = np.random.default_rng(seed)
     for cand in pool[:6]:
         _toward_target(body, world, cand, side, scene, cfg, tol_r, best)
+        _sampled_arm(body, world, cand, side, scene, cfg, tol_r, best, rng)
     if best.found is None or not best.found[2].valid:
         for cand in pool[:2]:
             arm, chk = _nsga2_arm(body, world, cand, side, scene, cfg, seed, tol_r)
@@ -521,6 +525,36 @@ def _nearest_valid(
         best.offer(cand, arm, chk)
     assert best.found is not None
     return best.found
+
+
+def _sampled_arm(
+    body: BodyModel,
+    world: CollisionWorld,
+    cand: Candidate,
+    side: Side,
+    scene: Scene,
+    cfg: PostureSettings,
+    tol_r: float,
+    best: _Best,
+    rng: np.random.Generator,
+    n: int = 2000,
+) -> None:
+    """Offer the valid arm, among ``n`` uniform samples of the arm's joint ranges, whose hand
+    comes nearest the target (within the skeleton's limits, free on the grid, then checked)."""
+    setting = ArmSetting(body, cand.root_position, cand.local_rotations, side, scene.target)
+    lo, hi = setting.model.limits[:, 0], setting.model.limits[:, 1]
+    q = lo + rng.uniform(size=(n, 7)) * (hi - lo)
+    poses = setting.poses(q)
+    keep = body.skeleton.limit_violation(poses).max(axis=-1) <= 1e-3
+    roots = np.broadcast_to(cand.root_position, (n, 3))
+    keep &= world.collision_ratio(body, roots, poses, segments=setting.segments) <= 0.0
+    p, _ = setting.hand_frames(q)
+    dist = np.linalg.norm(p - scene.target.position, axis=-1)
+    for i in np.flatnonzero(keep)[np.argsort(dist[keep])][:5]:
+        chk = check_posture(world, body, cand.root_position, poses[i])
+        if chk.valid:
+            best.offer(cand, _arm_result(setting, q[i], tol_r, cfg), chk)
+            return
 
 
 def _toward_target(
