@@ -236,7 +236,7 @@ def arm_solutions(
     candidates: Sequence[Candidate],
     side: Side,
     *,
-    n_swivel: int = 24,
+    n_swivel: int = 72,
 ) -> NDArray[np.int64]:
     """Per candidate, how many swivel angles give a usable closed-form arm ``(B,)``.
 

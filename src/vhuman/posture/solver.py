@@ -131,8 +131,8 @@ class PostureSettings:
     heading_step_deg : float
         Step of the headings tried over the full turn [deg].
     forecast : int
-        Cheapest placements whose arm is forecast by batched IK (those with a
-        usable arm are tried first).
+        Most placements whose arm is forecast by batched IK, cheapest first
+        (those with a usable arm are tried first).
     voxel : float
         Voxel side of the connected free space [m].
     position_tolerance : float
@@ -150,7 +150,7 @@ class PostureSettings:
     octree_depth: int = 4
     samples_per_segment: int = 8
     heading_step_deg: float = 15.0
-    forecast: int = 6000
+    forecast: int = 8000
     voxel: float = 0.05
     position_tolerance: float = 0.005
     orientation_tolerance_deg: float = 3.0
@@ -360,14 +360,17 @@ def solve_posture(
         heading_step=np.radians(cfg.heading_step_deg), weights=cfg.weights, exclude=arm_segments,
     )  # fmt: skip
     if ranked:
-        # Placements where a usable arm exists (batched IK forecast) go first.
-        head = ranked[: cfg.forecast]
-        usable = arm_solutions(world, body, head, side) > 0
-        ranked = (
-            [c for c, u in zip(head, usable, strict=True) if u]
-            + [c for c, u in zip(head, usable, strict=True) if not u]
-            + ranked[cfg.forecast :]
-        )
+        # Placements where a usable arm exists (batched IK forecast, in chunks of 500
+        # cheapest first, until 20 are found or ``forecast`` are seen) go first.
+        usable = np.zeros(len(ranked), dtype=bool)
+        for start in range(0, min(cfg.forecast, len(ranked)), 500):
+            chunk = ranked[start : start + 500]
+            usable[start : start + len(chunk)] = arm_solutions(world, body, chunk, side) > 0
+            if usable.sum() >= 20:
+                break
+        ranked = [c for c, u in zip(ranked, usable, strict=True) if u] + [
+            c for c, u in zip(ranked, usable, strict=True) if not u
+        ]
     attempts: list[dict[str, Any]] = []
     best = _Best()
     chosen: tuple[Candidate, ArmSolveResult, PostureCheck] | None = None
@@ -504,6 +507,8 @@ def _nearest_valid(
             distances=tuple(np.linspace(1.0, 4.0, 13)),
             heading_step=np.radians(30.0), weights=cfg.weights, exclude=probe.segments,
         )  # fmt: skip
+        # Nearest the target first, grid-free before the rest.
+        far.sort(key=lambda c: (c.collision_ratio > 0.0, c.shoulder_distance))
         for cand in diverse(far, limit=60):
             if not world.check(body, cand.root_position, cand.local_rotations,
                                segments=others).in_collision:  # fmt: skip
