@@ -6,7 +6,7 @@ body turned to every heading (``heading_step`` apart over the full 360°). A
 candidate is kept only when its pelvis and chest lie in the free space
 connected to the worker's entry (:class:`vhuman.scene.ReachableSpace`), so it is
 never inside or behind a solid. Candidates are ranked by the placement cost of
-seed 001 (:mod:`vhuman.posture.placement`: collision ratio of the trunk on the
+Luo et al. (:mod:`vhuman.posture.placement`: collision ratio of the trunk on the
 occupancy grid + α·D_effective + β·V_comfort) plus γ times the misalignment of
 the shoulder-to-target direction with the approach direction,
 ``(1 − a·u) / 2`` for the unit approach ``a`` and shoulder-to-target ``u``.

@@ -1,12 +1,12 @@
-"""The maintenance-posture solver of seed 001, searched over every posture, heading and approach.
+"""The maintenance-posture solver (Luo et al.), searched over every posture, heading and approach.
 
 1. Free space connected to the entry: voxels around the target flood-filled
    from the worker's entry (:func:`vhuman.scene.reachable_space`); a target cut
-   off from it is *enclosed*. The octree of the seed over the cube of side
+   off from it is *enclosed*. The octree of Luo et al. over the cube of side
    L_arm around the target (:func:`vhuman.scene.free_space`) is kept for the view.
 2. Placement: every library posture with its working shoulder on shells around
    the target, turned to every heading over 360°, only where pelvis and chest
-   lie in the connected free space, ranked by the seed's cost (collision ratio
+   lie in the connected free space, ranked by Luo et al.'s cost (collision ratio
    + α·D_effective + β·V_comfort) plus the approach misalignment
    (:func:`~vhuman.posture.search.placement_candidates`).
 3. Arm attempts on diverse candidates (distinct posture / position / heading
