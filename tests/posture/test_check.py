@@ -38,7 +38,9 @@ def test_standing_is_valid_and_the_centre_of_mass_is_the_mass_weighted_mean(
 
 def test_a_lifted_body_has_no_support_and_fails(library: PostureLibrary, body: BodyModel) -> None:
     p = library["standing"]
-    bal = static_balance(_empty(), body, p.root_position + np.array([0, 0, 0.2]), p.local_rotations)
+    bal = static_balance(
+        CollisionWorld(_empty()), body, p.root_position + np.array([0, 0, 0.2]), p.local_rotations
+    )
     assert not bal.stable
     assert len(bal.support) == 0
 
@@ -49,7 +51,7 @@ def test_standing_on_a_box_is_supported_by_the_box(
     p = library["standing"]
     step = SceneObject("step", Box((1.0, 1.0, 0.3)), [0.0, 0.0, 0.15], [1, 0, 0, 0])
     raised = p.root_position + np.array([0, 0, 0.3])
-    bal = static_balance(_empty([step]), body, raised, p.local_rotations)
+    bal = static_balance(CollisionWorld(_empty([step])), body, raised, p.local_rotations)
     assert bal.stable
 
 
@@ -59,7 +61,7 @@ def test_leaning_far_forward_is_unbalanced(library: PostureLibrary, body: BodyMo
     # Tip the whole body 30 degrees forward about the pelvis: the feet leave the floor
     # behind the centre of mass.
     rot[0] = [np.cos(np.radians(15)), 0.0, np.sin(np.radians(15)), 0.0]
-    bal = static_balance(_empty(), body, p.root_position, rot)
+    bal = static_balance(CollisionWorld(_empty()), body, p.root_position, rot)
     assert not bal.stable
 
 

@@ -63,3 +63,17 @@ def test_bad_sizes_are_refused() -> None:
         reachable_space(world, spacing=0.0)
     with pytest.raises(InputError, match="voxels"):
         reachable_space(world, spacing=0.001, half_width=50.0)
+
+
+def test_a_grid_window_leaves_far_objects_to_the_exact_queries(capsule_body) -> None:
+    near = SceneObject("near", Box((0.2, 0.2, 0.2)), [0.5, 0.0, 1.0], [1, 0, 0, 0])
+    far = SceneObject("far", Box((0.2, 0.2, 0.2)), [20.0, 0.0, 1.0], [1, 0, 0, 0])
+    scene = Scene("two", (near, far), Target([0.0, 0.0, 1.0], [1, 0, 0, 0], [1, 0, 0]))
+    world = CollisionWorld(scene, window=2.0)
+    assert world.grid.lookup(np.array([0.5, 0.0, 1.0]), "nearest") == 1.0
+    assert world.grid.lookup(np.array([20.0, 0.0, 1.0]), "nearest") == 0.0
+    assert world.grid.values.size < CollisionWorld(scene).grid.values.size
+    assert list(world.objects_near([19.0, -1.0, 0.0], [21.0, 1.0, 2.0])) == [1]
+    ball = capsule_body([0, 0, 0], [0, 0, 0], 0.05)
+    report = world.check(ball, [20.0, 0.0, 1.0], np.array([[1.0, 0, 0, 0], [1.0, 0, 0, 0]]))
+    assert [c.solid for c in report.contacts] == ["far"]

@@ -26,7 +26,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from vhuman.geometry import quat_apply
-from vhuman.scene import BodyModel, CollisionReport, CollisionWorld, Scene
+from vhuman.scene import BodyModel, CollisionReport, CollisionWorld
 
 __all__ = [
     "Balance",
@@ -62,7 +62,7 @@ def centre_of_mass(
 
 
 def support_points(
-    scene: Scene,
+    world: CollisionWorld,
     body: BodyModel,
     root_position: ArrayLike,
     local_rotations: ArrayLike,
@@ -84,10 +84,11 @@ def support_points(
     radius = np.repeat(body.radii, _AXIS_SAMPLES)
     pts = pts.reshape(-1, 3)
     below = pts - np.array([0.0, 0.0, tolerance])
+    scene = world.scene
     on_floor = pts[:, 2] - scene.floor <= tolerance
     on_solid = np.zeros(len(pts), dtype=bool)
-    for o in scene.objects:
-        on_solid |= o.contains(below)
+    for k in world.objects_near(below.min(axis=0), pts.max(axis=0)):
+        on_solid |= scene.objects[k].contains(below)
     keep = on_floor | on_solid
     patch = np.array([[0, 0, 0], [1, 1, 0], [1, -1, 0], [-1, 1, 0], [-1, -1, 0]], float)
     return (pts[keep, None, :] + radius[keep, None, None] * patch).reshape(-1, 3)
@@ -177,7 +178,7 @@ def polygon_margin(point: ArrayLike, polygon: ArrayLike) -> float:
 
 
 def static_balance(
-    scene: Scene,
+    world: CollisionWorld,
     body: BodyModel,
     root_position: ArrayLike,
     local_rotations: ArrayLike,
@@ -186,7 +187,7 @@ def static_balance(
 ) -> Balance:
     """Centre of mass, support polygon and balance margin of one pose (see module notes)."""
     com = centre_of_mass(body, root_position, local_rotations)
-    pts = support_points(scene, body, root_position, local_rotations, tolerance=tolerance)
+    pts = support_points(world, body, root_position, local_rotations, tolerance=tolerance)
     hull = _hull(pts[:, :2]) if len(pts) else np.zeros((0, 2))
     return Balance(com, hull, float(polygon_margin(com[:2], hull)))
 
@@ -287,7 +288,7 @@ def check_posture(
     excess = body.skeleton.limit_violation(rot)
     j = int(np.argmax(excess))
     worst = float(excess[j])
-    balance = static_balance(world.scene, body, root_position, rot, tolerance=support_tolerance)
+    balance = static_balance(world, body, root_position, rot, tolerance=support_tolerance)
     return PostureCheck(
         collision=report,
         limit_violation=worst,

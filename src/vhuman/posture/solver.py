@@ -88,6 +88,9 @@ __all__ = [
     "worker_skeleton",
 ]
 
+GRID_WINDOW = 4.0
+"""Half side [m] of the square around the target that the solver's occupancy grid covers."""
+
 WORKERS: tuple[str, ...] = tuple(
     f"p{p}-{s}" for s in ("male", "female") for p in (1, 5, 10, 50, 90, 95, 99)
 )
@@ -345,7 +348,7 @@ def solve_posture(
     side = Side.parse(cfg.side)
     body = BodyModel.from_skeleton(sk, samples_per_segment=cfg.samples_per_segment)
     lib = load_library(sk, body=body) if library is None else library
-    world = CollisionWorld(scene) if world is None else world
+    world = CollisionWorld(scene, window=GRID_WINDOW) if world is None else world
     length = arm_length(sk, side.value)
     space = free_space(world, length, max_depth=cfg.octree_depth)
     reach_space = reachable_space(world, spacing=cfg.voxel)

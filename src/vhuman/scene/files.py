@@ -64,6 +64,7 @@ SCENE_SUFFIXES: tuple[str, ...] = (".yaml", ".yml", ".json")
 """File name endings of scene files."""
 
 _UNITS = {"m": 1.0, "mm": 0.001}
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when PyYAML has it
 _TOP_FIELDS = ("name", "description", "units", "floor", "ceiling", "target", "objects")
 _POSE_FIELDS = ("position", "rpy", "quaternion")
 _SHAPE_FIELDS: dict[str, tuple[str, ...]] = {
@@ -119,13 +120,19 @@ def _field_lines(text: str) -> dict[str, int]:
 class _Reader:
     """Validates one parsed scene document; errors name the file, line and field path."""
 
-    def __init__(
-        self, source: str, folder: Path | None, lines: dict[str, int] | None = None
-    ) -> None:
+    def __init__(self, source: str, folder: Path | None, text: str | None = None) -> None:
         self.source = source
         self.folder = folder
         self.factor = 1.0
-        self.lines = lines or {}
+        self.raw = text
+        self._lines: dict[str, int] | None = None
+
+    @property
+    def lines(self) -> dict[str, int]:
+        """Field path → line, parsed from the text on the first error only."""
+        if self._lines is None:
+            self._lines = _field_lines(self.raw) if self.raw is not None else {}
+        return self._lines
 
     def where(self, field: str) -> str:
         """``source:line`` of a field path (of its nearest listed parent)."""
@@ -394,7 +401,7 @@ def load_scene(path_or_name: str | os.PathLike[str]) -> Scene:
     except UnicodeDecodeError:
         raise FileFormatError(f"{path}: not UTF-8 text") from None
     try:
-        doc = json.loads(text) if path.suffix.lower() == ".json" else yaml.safe_load(text)
+        doc = json.loads(text) if path.suffix.lower() == ".json" else yaml.load(text, _LOADER)
     except json.JSONDecodeError as exc:
         raise FileFormatError(f"{path}:{exc.lineno}: not valid JSON: {exc.msg}") from None
     except yaml.YAMLError as exc:
@@ -404,7 +411,7 @@ def load_scene(path_or_name: str | os.PathLike[str]) -> Scene:
         raise FileFormatError(f"{path}{line}: not valid YAML: {problem}") from None
     if doc is None:
         raise FileFormatError(f"{path}: the file is empty; a scene needs name, target and objects")
-    return _Reader(str(path), path.parent, _field_lines(text)).scene(doc)
+    return _Reader(str(path), path.parent, text).scene(doc)
 
 
 def save_scene(scene: Scene, path: str | os.PathLike[str]) -> Path:
