@@ -6,7 +6,7 @@ angles, the full-body check. Prints per scene whether a witness was found, its
 posture, the checks it took and the time; writes ``witnesses/<name>.json`` of
 the built-in suite (only with ``--write``).
 
-Run: ``.venv/bin/python benchmarks/witnesses.py [--write] [--only NAME ...]``
+Run: ``.venv/bin/python benchmarks/witnesses.py [--write] [--only NAME ...] [--infeasible]``
 """
 
 from __future__ import annotations
@@ -24,10 +24,15 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--write", action="store_true", help="store the witnesses found")
     ap.add_argument("--only", nargs="*", default=None, help="scene names to search")
+    ap.add_argument(
+        "--infeasible",
+        action="store_true",
+        help="also search the infeasible scenes (exhaustive, minutes each)",
+    )
     args = ap.parse_args()
     rows = []
     for case in load_suite():
-        if args.only and case.name not in args.only:
+        if (args.only and case.name not in args.only) or not (case.feasible or args.infeasible):
             continue
         sk = worker_skeleton(case.worker)
         body = BodyModel.from_skeleton(sk, samples_per_segment=8)
