@@ -14,6 +14,8 @@ from vhuman.posture import (
     solve_posture_ga,
     worker_skeleton,
 )
+from vhuman.posture.check import check_posture
+from vhuman.posture.suite import REASONS, hand_error, load_suite
 from vhuman.scene import BodyModel, CollisionWorld, Target, load_scene
 from vhuman.skeleton import Skeleton
 
@@ -59,8 +61,54 @@ def test_unreachable_target_is_reported(p95: Skeleton) -> None:
     d = r.to_dict()
     assert not r.reached
     assert d["status"] == "unreachable"
+    assert d["reason"] in REASONS
     assert d["reach_position_error_mm"] > 5.0
     assert np.isfinite(d["reach_position_error_mm"])
+
+
+def _case(name: str):
+    return next(c for c in load_suite() if c.name == name)
+
+
+def _independent(r, case) -> tuple[bool, float]:
+    body = BodyModel.from_skeleton(r.motion.skeleton, samples_per_segment=1)
+    root, rot = r.motion.root_positions[0], r.motion.local_rotations[0]
+    chk = check_posture(CollisionWorld(r.scene), body, root, rot)
+    t, _ = hand_error(body, root, rot, case.side, r.scene)
+    return chk.valid, t
+
+
+def test_a_target_in_a_closed_cage_is_enclosed_and_the_answer_is_valid() -> None:
+    case = _case("closed-cage")
+    r = solve_posture(case.scene(), worker_skeleton(case.worker), seed=0)
+    assert (r.status, r.reason) == ("unreachable", "enclosed")
+    valid, t = _independent(r, case)
+    assert valid  # the posture shown has no part inside the cage
+    assert 0.15 < t < 1.5  # its hand is outside the cage, as near as found
+    assert np.isclose(r.to_dict()["reach_position_error_mm"], 1e3 * t, atol=0.5)
+
+
+def test_a_target_deep_in_a_gap_is_reached_by_turning_the_body() -> None:
+    case = _case("sideways-gap")
+    r = solve_posture(case.scene(), worker_skeleton(case.worker), seed=0)
+    assert r.reached
+    assert r.check.valid
+    valid, t = _independent(r, case)
+    assert valid
+    assert t <= 0.005
+    # Facing the gauge (yaw 0) the shoulders do not fit into the 0.45 m gap.
+    assert abs(np.degrees(r.placement.yaw + np.pi) % 360 - 180) > 45.0
+    assert r.placement.root_position[0] > 0.0  # the pelvis is inside the gap
+
+
+def test_a_left_hand_target_is_reached_with_the_left_hand() -> None:
+    case = _case("left-wall-valve")
+    r = solve_posture(case.scene(), worker_skeleton(case.worker),
+                      settings=PostureSettings(side="left"), seed=0)  # fmt: skip
+    assert r.reached
+    valid, t = _independent(r, case)
+    assert valid
+    assert t <= 0.005
 
 
 def test_worker_names() -> None:

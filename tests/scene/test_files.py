@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 
 import numpy as np
 import pytest
@@ -85,8 +86,47 @@ def test_bad_files_name_the_bad_field(tmp_path, change, message, suffix):
     path = _write(tmp_path, _broken(change), "scene" + suffix)
     with pytest.raises(FileFormatError) as info:
         load_scene(path)
-    assert str(info.value).startswith(f"{path}: ")
-    assert message in str(info.value)
+    text = str(info.value)
+    head = re.match(rf"{re.escape(str(path))}:(\d+): ", text)
+    assert head is not None, text
+    assert 1 <= int(head.group(1)) <= len(path.read_text().splitlines())
+    assert message in text
+
+
+HAND_WRITTEN = """name: x
+target:
+  position: [0.5, 0, 1.0]
+  approach: [1, 0, 0]
+objects:
+  - {name: a, type: box, size: [1, 1, 1], position: [3, 0, 0.5]}
+  - name: b
+    type: box
+    size: [0.3, -1, 0.2]
+    position: [2, 0, 0.5]
+"""
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (HAND_WRITTEN,
+         "s.yaml:9: objects[1].size: expected 3 positive numbers, got [0.3, -1, 0.2]"),
+        (HAND_WRITTEN.replace("-1", "1").replace("[0.5, 0, 1.0]", "[.nan, 0, 1.0]"),
+         "s.yaml:3: target.position: expected 3 finite numbers"),
+        (HAND_WRITTEN.replace("-1", "1").replace("[2, 0, 0.5]", "[0.5, 0, 1.0]"),
+         "s.yaml:3: scene 'x': target.position (0.500, 0.000, 1.000) m lies inside object 'b'"),
+        ("", "s.yaml: the file is empty"),
+        ("name: [x\n  y: 2\n", "s.yaml:2: not valid YAML"),
+    ],
+)  # fmt: skip
+def test_errors_give_file_line_and_field(tmp_path, text, expected):
+    path = tmp_path / "s.yaml"
+    path.write_text(text)
+    with pytest.raises(FileFormatError) as info:
+        load_scene(path)
+    assert str(info.value).startswith(str(tmp_path / expected.split(":")[0]))
+    assert str(info.value).endswith(expected[len("s.yaml") :]) or expected[6:] in str(info.value)
+    assert "\n" not in str(info.value)
 
 
 def test_unreadable_inputs(tmp_path):

@@ -52,3 +52,31 @@ def test_body_and_octree_traces_and_figure(p95_body, rest_pose):
         scene_figure(scene, body=p95_body)
     with pytest.raises(InputError, match="unknown cell state"):
         octree_traces(space, states=("empty",))
+
+
+def test_solids_between_camera_and_body_are_see_through(p95_body, rest_pose):
+    from vhuman.scene import Box, Scene, SceneObject, Target
+    from vhuman.viz.scene_view import body_camera, occluders
+
+    def wall(name, x):
+        return SceneObject(name, Box((0.1, 3.0, 2.0)), [x, 0.0, 1.0], [1, 0, 0, 0])
+
+    # The default camera looks from -x, -y, +z: the wall at x = -1 stands in front of a
+    # body at the origin, the one at x = +1 behind it.
+    scene = Scene("walls", (wall("front", -1.0), wall("back", 1.0)),
+                  Target([0.5, 0.0, 1.0], [1, 0, 0, 0], [1, 0, 0]))  # fmt: skip
+    pose = (np.array([0.0, 0.0, 0.94]), rest_pose(p95_body.skeleton.n_joints))
+    a, b = p95_body.capsules(*pose)
+    assert occluders(scene, [-5.0, -6.0, 3.0], np.concatenate([a, b])) == ["front"]
+    fig = scene_figure(scene, body=p95_body, pose=pose)
+    opacity = {t.name: t.opacity for t in fig.data if isinstance(t, go.Mesh3d)}
+    assert opacity["front (see-through)"] < 0.5
+    assert opacity["back"] == 1.0
+    # The camera looks at the body's centre, from the default direction.
+    lo, hi = np.array([-2.0, -2.0, 0.0]), np.array([2.0, 2.0, 2.0])
+    centre, eye = body_camera(lo, hi, np.concatenate([a, b]))
+    assert np.allclose(centre[:2], 0.0, atol=0.03)
+    d = eye - centre
+    assert np.allclose(
+        d / np.linalg.norm(d), np.array([-1.2, -1.6, 0.9]) / np.linalg.norm([-1.2, -1.6, 0.9])
+    )

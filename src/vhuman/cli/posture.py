@@ -110,13 +110,20 @@ def add_posture_section(
     ``doc`` the posture JSON (figures plus the REBA and RULA breakdowns).
     """
     figures = result.to_dict()
-    status = "reached" if result.reached else "NOT reached (best attempt shown)"
+    status = (
+        "reached"
+        if result.reached
+        else f"NOT reached ({result.reason}; the valid posture nearest the target is shown)"
+    )
+    margin = figures["balance_margin_mm"]
     section = report.add_section(
         f"Posture: {result.scene.name}",
         f"Library posture **{result.library_posture}**, hand {status}: "
         f"{figures['reach_position_error_mm']:.2f} mm, "
         f"{figures['reach_orientation_error_deg']:.2f}°; "
-        f"{figures['collisions']} contacts; solved in {figures['solve_time_s']:.2f} s.",
+        f"{figures['collisions']} contacts; balance margin "
+        f"{'-' if margin is None else f'{margin:.0f}'} mm; "
+        f"solved in {figures['solve_time_s']:.2f} s.",
     )
     section.add_plotly(view, caption="Scene, body and the octree's free cells")
     section.add_image(pareto_png, caption="Arm NSGA-II: final Pareto set and the chosen member")
@@ -201,14 +208,16 @@ def posture(
         print(json.dumps(outputs[0] if len(outputs) == 1 else {"tasks": outputs}))
         return
     table = Table(title=f"maintenance posture → {output}")
-    for col in ("scene", "worker", "posture", "status", "contacts", "clearance mm", "reach mm",
-                "reach °", "REBA", "RULA", "time s"):  # fmt: skip
+    for col in ("scene", "worker", "posture", "status", "contacts", "clearance mm", "balance mm",
+                "reach mm", "reach °", "REBA", "RULA", "time s"):  # fmt: skip
         table.add_column(col, justify="left" if col in ("scene", "worker", "posture") else "right")
     for o in outputs:
-        clear = o["min_clearance_mm"]
+        clear, margin = o["min_clearance_mm"], o["balance_margin_mm"]
+        status = o["status"] + (f" ({o['reason']})" if o["reason"] else "")
         table.add_row(
-            o["scene"], o["worker"], o["library_posture"], o["status"], str(o["collisions"]),
-            "-" if clear is None else f"{clear:.1f}", f"{o['reach_position_error_mm']:.2f}",
+            o["scene"], o["worker"], o["library_posture"], status, str(o["collisions"]),
+            "-" if clear is None else f"{clear:.1f}", "-" if margin is None else f"{margin:.0f}",
+            f"{o['reach_position_error_mm']:.2f}",
             f"{o['reach_orientation_error_deg']:.2f}", str(o["reba_score"]),
             str(o["rula_score"]), f"{o['solve_time_s']:.2f}",
         )  # fmt: skip

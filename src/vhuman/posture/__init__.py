@@ -1,4 +1,4 @@
-"""Maintenance postures in narrow spaces: posture library, placement, NSGA-II arms, baseline."""
+"""Maintenance postures in narrow spaces: library, search, full-body check, NSGA-II arms, suite."""
 
 from vhuman.posture.arm import (
     ACCESS_WEIGHT,
@@ -11,6 +11,7 @@ from vhuman.posture.arm import (
 )
 from vhuman.posture.baseline import BaselineResult, solve_posture_ga
 from vhuman.posture.batch import PostureTask, run_task, solve_many
+from vhuman.posture.check import Balance, PostureCheck, check_posture
 from vhuman.posture.library import (
     LIBRARY_MOTIONS,
     LibraryPosture,
@@ -28,6 +29,7 @@ from vhuman.posture.placement import (
     effective_distance,
     rank_placements,
 )
+from vhuman.posture.search import Candidate, diverse, placement_candidates
 from vhuman.posture.solver import (
     WORKERS,
     PostureResult,
@@ -36,6 +38,7 @@ from vhuman.posture.solver import (
     solve_posture,
     worker_skeleton,
 )
+from vhuman.posture.suite import SuiteCase, Witness, find_witness, load_suite
 
 __all__ = [
     "ACCESS_WEIGHT",
@@ -43,23 +46,33 @@ __all__ = [
     "WORKERS",
     "ArmSetting",
     "ArmSolveResult",
+    "Balance",
     "BaselineResult",
+    "Candidate",
     "LibraryPosture",
     "Placement",
     "PlacementWeights",
+    "PostureCheck",
     "PostureLibrary",
     "PostureResult",
     "PostureSettings",
     "PostureTask",
+    "SuiteCase",
+    "Witness",
     "access_errors",
     "anatomical_angles",
     "arm_local_rotations",
     "candidate_positions",
+    "check_posture",
     "comfort_value",
     "default_library_path",
+    "diverse",
     "effective_distance",
+    "find_witness",
     "hand_frame_error",
     "load_library",
+    "load_suite",
+    "placement_candidates",
     "pose_on_floor",
     "posture_rotations",
     "rank_placements",

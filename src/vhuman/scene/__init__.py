@@ -15,6 +15,7 @@ from vhuman.scene.files import (
     scene_from_dict,
 )
 from vhuman.scene.octree import STATES, FreeSpace, arm_length, free_space
+from vhuman.scene.reachable import ReachableSpace, reachable_space
 from vhuman.scene.scene import Scene, SceneObject, Target
 from vhuman.scene.shapes import Box, Capsule, Cylinder, Mesh, Shape, Sphere, capsule_mesh
 
@@ -31,6 +32,7 @@ __all__ = [
     "FreeSpace",
     "Mesh",
     "OccupancyGrid",
+    "ReachableSpace",
     "Scene",
     "SceneObject",
     "Shape",
@@ -41,6 +43,7 @@ __all__ = [
     "capsule_mesh",
     "free_space",
     "load_scene",
+    "reachable_space",
     "save_scene",
     "scene_from_dict",
 ]

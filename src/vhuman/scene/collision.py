@@ -68,22 +68,38 @@ class OccupancyGrid:
     ceiling: float
 
     @classmethod
-    def from_scene(cls, scene: Scene, resolution: float = 0.02) -> OccupancyGrid:
+    def from_scene(
+        cls, scene: Scene, resolution: float = 0.02, *, window: float | None = None
+    ) -> OccupancyGrid:
         """Sample the objects of ``scene`` every ``resolution`` metres over their bounding box.
 
         The grid reaches two spacings beyond the objects' bounding box on every side.
+        With ``window`` [m], only the objects within that horizontal distance of the
+        target (the square of half side ``window`` around it) are sampled, and the grid
+        ends there: beyond it the occupancy reads 0.
 
         Raises
         ------
         InputError
-            If ``resolution`` is not a finite number > 0 or the grid would exceed
-            50 million nodes.
+            If ``resolution`` (or ``window``) is not a finite number > 0 or the grid would
+            exceed 50 million nodes.
         """
         h = float(resolution)
         if not (np.isfinite(h) and h > 0.0):
             raise InputError(f"grid resolution must be a finite number > 0 m, got {resolution!r}")
+        if window is not None and not (np.isfinite(window) and window > 0.0):
+            raise InputError(f"grid window must be a finite number > 0 m, got {window!r}")
         ceiling = np.inf if scene.ceiling is None else scene.ceiling
-        boxes = [o.bounds() for o in scene.objects]
+        objects = list(scene.objects)
+        boxes = [o.bounds() for o in objects]
+        if window is not None and boxes:
+            t = scene.target.position
+            w_lo = np.array([t[0] - window, t[1] - window, -np.inf])
+            w_hi = np.array([t[0] + window, t[1] + window, np.inf])
+            keep = [i for i, (blo, bhi) in enumerate(boxes)
+                    if np.all(blo < w_hi) and np.all(w_lo < bhi)]  # fmt: skip
+            objects = [objects[i] for i in keep]
+            boxes = [(np.maximum(boxes[i][0], w_lo), np.minimum(boxes[i][1], w_hi)) for i in keep]
         if not boxes:
             return cls(np.zeros(3), h, np.zeros((1, 1, 1), np.float32), scene.floor, ceiling)
         # Two spacings of margin: the outermost nodes and their neighbours are empty.
@@ -96,7 +112,7 @@ class OccupancyGrid:
                 "use a coarser resolution"
             )
         values = np.zeros(tuple(shape), dtype=np.float32)
-        for obj, (olo, ohi) in zip(scene.objects, boxes, strict=True):
+        for obj, (olo, ohi) in zip(objects, boxes, strict=True):
             i0 = np.clip(np.floor((olo - lo) / h).astype(int), 0, shape - 1)
             i1 = np.clip(np.ceil((ohi - lo) / h).astype(int), 0, shape - 1)
             axes = [lo[k] + h * np.arange(i0[k], i1[k] + 1) for k in range(3)]
@@ -241,6 +257,10 @@ class CollisionWorld:
     tolerance : float, optional
         Penetration [m] below which a segment–solid pair is not a contact (a
         foot standing on the floor touches it at zero depth).
+    window : float, optional
+        Horizontal half side [m] of the square around the target that the
+        occupancy grid covers (default: all objects). The exact queries see
+        every object whatever the window; they prune pairs by bounding boxes.
 
     Raises
     ------
@@ -248,7 +268,14 @@ class CollisionWorld:
         For a resolution or tolerance that is not a finite number (> 0, ≥ 0).
     """
 
-    def __init__(self, scene: Scene, *, resolution: float = 0.02, tolerance: float = 1e-3) -> None:
+    def __init__(
+        self,
+        scene: Scene,
+        *,
+        resolution: float = 0.02,
+        tolerance: float = 1e-3,
+        window: float | None = None,
+    ) -> None:
         import coal
 
         if not isinstance(scene, Scene):
@@ -259,7 +286,7 @@ class CollisionWorld:
         self._coal = coal
         self.scene = scene
         self.tolerance = tol
-        self.grid = OccupancyGrid.from_scene(scene, resolution)
+        self.grid = OccupancyGrid.from_scene(scene, resolution, window=window)
         names, geoms, transforms, lo, hi, meshes = [], [], [], [], [], []
         for obj in scene.objects:
             names.append(obj.name)
@@ -501,6 +528,64 @@ class CollisionWorld:
         w = body.sample_weights[idx]
         return np.einsum("...sn,sn->...", occ, w) / w.sum()
 
+    def objects_near(self, lo: ArrayLike, hi: ArrayLike) -> NDArray[np.intp]:
+        """Indices of the objects whose bounding boxes meet the box ``lo``–``hi`` [m]."""
+        n_obj = len(self.scene.objects)
+        a, b = np.asarray(lo, dtype=np.float64), np.asarray(hi, dtype=np.float64)
+        return np.flatnonzero(np.all((self._lo[:n_obj] <= b) & (a <= self._hi[:n_obj]), axis=1))
+
+    # -- voxels ------------------------------------------------------------------------
+    def occupied_voxels(
+        self, origin: ArrayLike, spacing: float, shape: tuple[int, int, int]
+    ) -> NDArray[np.bool_]:
+        """Which voxels of a regular grid meet an object (floor and ceiling left out).
+
+        Only the voxels inside an object's bounding box are tested (the boxes
+        are the broad phase): a voxel whose centre lies inside the object is
+        occupied; an axis-aligned box occupies every voxel its bounding box
+        overlaps; the other voxels are tested exactly, cube against solid, with coal.
+
+        Parameters
+        ----------
+        origin : array_like, shape (3,)
+            Lowest corner of voxel (0, 0, 0) [m].
+        spacing : float
+            Voxel side [m].
+        shape : tuple of 3 int
+
+        Returns
+        -------
+        ndarray of bool, shape ``shape``
+        """
+        coal = self._coal
+        lo0 = np.asarray(origin, dtype=np.float64)
+        h = float(spacing)
+        dims = np.array(shape, dtype=np.intp)
+        out = np.zeros(tuple(int(d) for d in dims), dtype=bool)
+        n_obj = len(self.scene.objects)
+        i0 = np.floor((self._lo[:n_obj] - lo0) / h).astype(np.intp)
+        i1 = np.ceil((self._hi[:n_obj] - lo0) / h).astype(np.intp)
+        hit = np.all((i1 > 0) & (i0 < dims), axis=1)
+        cube = coal.Box(h, h, h)
+        for k in np.flatnonzero(hit):
+            a, b = np.maximum(i0[k], 0), np.minimum(i1[k], dims)
+            obj = self.scene.objects[k]
+            block = out[a[0] : b[0], a[1] : b[1], a[2] : b[2]]
+            if isinstance(obj.shape, Box) and np.allclose(np.abs(quat_to_rotmat(obj.rotation)),
+                                                          np.eye(3)):  # fmt: skip
+                block[...] = True
+                continue
+            axes = [lo0[d] + h * (np.arange(a[d], b[d]) + 0.5) for d in range(3)]
+            centres = np.stack(np.meshgrid(*axes, indexing="ij"), axis=-1)
+            inside = obj.contains(centres)
+            block |= inside
+            for idx in np.argwhere(~inside):
+                res = coal.CollisionResult()
+                tf = coal.Transform3s(np.eye(3), centres[tuple(idx)])
+                if coal.collide(self._geoms[k], self._transforms[k], cube, tf, self._cbool, res):
+                    block[tuple(idx)] = True
+        return out
+
     # -- boxes (octree) ---------------------------------------------------------------
     def classify_cells(self, centres: ArrayLike, half: float) -> NDArray[np.int8]:
         """State of axis-aligned cubes: 0 free, 1 occupied, 2 mixed.
@@ -530,7 +615,11 @@ class CollisionWorld:
         inside = np.zeros(n, dtype=bool)
         cube = coal.Box(2.0 * h, 2.0 * h, 2.0 * h)
         corners = c[:, None, :] + h * _CORNERS  # (n, 8, 3)
-        for k in range(len(self.scene.objects)):
+        n_obj = len(self.scene.objects)
+        # Broad phase: only the objects whose boxes meet the cubes' overall box.
+        span_lo, span_hi = lo.min(axis=0), hi.max(axis=0)
+        meet = np.all((self._lo[:n_obj] < span_hi) & (span_lo < self._hi[:n_obj]), axis=1)
+        for k in np.flatnonzero(meet):
             near = np.flatnonzero(np.all((lo < self._hi[k]) & (self._lo[k] < hi), axis=1) & ~inside)
             if not len(near):
                 continue

@@ -33,7 +33,10 @@ axes (``R = Rz(yaw) Ry(pitch) Rx(roll)``); quaternions are (w, x, y, z).
 Shapes are centred on ``position``; cylinders and capsules run along their
 local z axis (``length`` is a capsule's axis length, without its caps).
 Meshes must be closed (watertight) solids. Unknown fields are errors, so a
-typo is not silently ignored.
+typo is not silently ignored. Errors are one line naming the file, the line
+and the field, e.g. ``scene.yaml:12: objects[3].size: expected 3 positive
+numbers, got [0.3, -1, 0.2]`` (also for an empty file, bad YAML or JSON, NaN
+and a target inside a solid).
 """
 
 from __future__ import annotations
@@ -61,6 +64,7 @@ SCENE_SUFFIXES: tuple[str, ...] = (".yaml", ".yml", ".json")
 """File name endings of scene files."""
 
 _UNITS = {"m": 1.0, "mm": 0.001}
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when PyYAML has it
 _TOP_FIELDS = ("name", "description", "units", "floor", "ceiling", "target", "objects")
 _POSE_FIELDS = ("position", "rpy", "quaternion")
 _SHAPE_FIELDS: dict[str, tuple[str, ...]] = {
@@ -83,16 +87,66 @@ def builtin_scenes() -> tuple[str, ...]:
     return tuple(sorted(p.stem for p in _builtin_folder().glob("*.yaml")))
 
 
-class _Reader:
-    """Validates one parsed scene document; errors name the field path."""
+def _field_lines(text: str) -> dict[str, int]:
+    """Line (1-based) of every field path in a YAML or JSON text, e.g. ``objects[3].size``.
 
-    def __init__(self, source: str, folder: Path | None) -> None:
+    Empty when the text is not YAML (JSON is YAML here).
+    """
+    try:
+        root = yaml.compose(text)
+    except yaml.YAMLError:
+        return {}
+    out: dict[str, int] = {}
+
+    def walk(node: yaml.Node, path: str) -> None:
+        if path:
+            out[path] = node.start_mark.line + 1
+        if isinstance(node, yaml.MappingNode):
+            for key, value in node.value:
+                name = str(key.value)
+                out[f"{path}.{name}" if path else name] = key.start_mark.line + 1
+                walk(value, f"{path}.{name}" if path else name)
+                # A field's line is its key's (a flow list may start on the next line).
+                out[f"{path}.{name}" if path else name] = key.start_mark.line + 1
+        elif isinstance(node, yaml.SequenceNode):
+            for i, item in enumerate(node.value):
+                walk(item, f"{path}[{i}]")
+
+    if root is not None:
+        walk(root, "")
+    return out
+
+
+class _Reader:
+    """Validates one parsed scene document; errors name the file, line and field path."""
+
+    def __init__(self, source: str, folder: Path | None, text: str | None = None) -> None:
         self.source = source
         self.folder = folder
         self.factor = 1.0
+        self.raw = text
+        self._lines: dict[str, int] | None = None
+
+    @property
+    def lines(self) -> dict[str, int]:
+        """Field path → line, parsed from the text on the first error only."""
+        if self._lines is None:
+            self._lines = _field_lines(self.raw) if self.raw is not None else {}
+        return self._lines
+
+    def where(self, field: str) -> str:
+        """``source:line`` of a field path (of its nearest listed parent)."""
+        path = field
+        while path:
+            if path in self.lines:
+                return f"{self.source}:{self.lines[path]}"
+            cut = max(path.rfind("."), path.rfind("["))
+            path = path[:cut] if cut > 0 else ""
+        # A missing top-level field: the document's first line.
+        return f"{self.source}:1" if self.lines else self.source
 
     def fail(self, where: str, message: str) -> FileFormatError:
-        return FileFormatError(f"{self.source}: {where}: {message}")
+        return FileFormatError(f"{self.where(where)}: {where}: {message}")
 
     def mapping(self, value: Any, where: str, allowed: tuple[str, ...]) -> Mapping[str, Any]:
         if not isinstance(value, Mapping):
@@ -264,7 +318,8 @@ class _Reader:
                 description=str(fields.get("description", "")),
             )
         except InputError as exc:
-            raise FileFormatError(f"{self.source}: {exc}") from None
+            field = "target.position" if "target" in str(exc) else "objects"
+            raise FileFormatError(f"{self.where(field)}: {exc}") from None
 
 
 def scene_from_dict(doc: Mapping[str, Any], *, folder: str | os.PathLike[str] | None = None,
@@ -318,9 +373,9 @@ def load_scene(path_or_name: str | os.PathLike[str]) -> Scene:
     InputError
         For a missing file or an unknown built-in name (the message lists the built-ins).
     FileFormatError
-        For a malformed file; the message gives the file and the path of the bad
-        field, e.g. ``objects[3].size: expected 3 positive numbers, got [1, -2, 3]``,
-        or names the object that holds the target.
+        For a malformed file; the message gives the file, the line and the path of
+        the bad field, e.g. ``scene.yaml:12: objects[3].size: expected 3 positive
+        numbers, got [1, -2, 3]``, or names the object that holds the target.
 
     Examples
     --------
@@ -346,10 +401,17 @@ def load_scene(path_or_name: str | os.PathLike[str]) -> Scene:
     except UnicodeDecodeError:
         raise FileFormatError(f"{path}: not UTF-8 text") from None
     try:
-        doc = json.loads(text) if path.suffix.lower() == ".json" else yaml.safe_load(text)
-    except (json.JSONDecodeError, yaml.YAMLError) as exc:
-        raise FileFormatError(f"{path}: not valid {path.suffix[1:].upper()}: {exc}") from None
-    return _Reader(str(path), path.parent).scene(doc)
+        doc = json.loads(text) if path.suffix.lower() == ".json" else yaml.load(text, _LOADER)
+    except json.JSONDecodeError as exc:
+        raise FileFormatError(f"{path}:{exc.lineno}: not valid JSON: {exc.msg}") from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = f":{mark.line + 1}" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise FileFormatError(f"{path}{line}: not valid YAML: {problem}") from None
+    if doc is None:
+        raise FileFormatError(f"{path}: the file is empty; a scene needs name, target and objects")
+    return _Reader(str(path), path.parent, text).scene(doc)
 
 
 def save_scene(scene: Scene, path: str | os.PathLike[str]) -> Path:

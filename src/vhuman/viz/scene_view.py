@@ -20,12 +20,22 @@ from vhuman.viz._drawing import view_box
 from vhuman.viz.scene_mesh import SceneMesh
 from vhuman.viz.viewer import _floor, _xyz
 
-__all__ = ["body_traces", "octree_traces", "scene_figure", "scene_meshes", "scene_traces"]
+__all__ = [
+    "body_camera",
+    "body_traces",
+    "occluders",
+    "octree_traces",
+    "scene_figure",
+    "scene_meshes",
+    "scene_traces",
+]
 
 _OBJECT_COLOR = "#9aa5b1"
 _BODY_COLOR = "#e0a96d"
 _TARGET_COLOR = "#d62728"
 _CEILING_COLOR = "#5d6d7e"
+_EYE = (-1.2, -1.6, 0.9)  # default camera direction (normalised scene units)
+_SEE_THROUGH = 0.2  # opacity of solids between the camera and the body
 _CELL_COLORS = {"free": "#2ca02c", "occupied": "#7f7f7f", "mixed": "#ff7f0e"}
 # The 12 triangles of a cube over corners ordered x-major, y, then z (as in `_cube_corners`).
 _CUBE_FACES = np.array(
@@ -209,7 +219,10 @@ def scene_figure(
     -------
     plotly.graph_objects.Figure
         Floor and grid, then the traces of `scene_traces`, `body_traces` and
-        `octree_traces`; equal scale on the three axes (metres), z up.
+        `octree_traces`; equal scale on the three axes (metres), z up. With a
+        body, the camera frames it (:func:`body_camera`) and the objects between
+        the camera and the body are drawn see-through (:func:`occluders`); every
+        object is a legend entry that shows or hides it.
 
     Raises
     ------
@@ -219,8 +232,11 @@ def scene_figure(
     if (body is None) != (pose is None):
         raise InputError("give both body and pose to draw a body, or neither")
     traces = scene_traces(scene)
+    body_pts = None
     if body is not None and pose is not None:
         traces += body_traces(body, *pose)
+        a, b = body.capsules(*pose)
+        body_pts = np.concatenate([a, b, 0.5 * (a + b)])
     if free_space is not None:
         traces += octree_traces(free_space)
     lo_s, hi_s = scene.bounds()
@@ -232,6 +248,20 @@ def scene_figure(
     lo, hi = view_box(np.concatenate(pts), margin=0.1)
     ranges = hi - lo
     aspect = ranges / ranges.max()
+    camera: dict[str, Any] = {
+        "up": {"x": 0, "y": 0, "z": 1},
+        "eye": dict(zip("xyz", _EYE, strict=True)),
+    }
+    if body_pts is not None:
+        centre, eye = body_camera(lo, hi, body_pts)
+        camera["center"] = dict(zip("xyz", centre.tolist(), strict=True))
+        camera["eye"] = dict(zip("xyz", eye.tolist(), strict=True))
+        eye_world = lo + (eye / aspect + 0.5) * ranges
+        hiding = set(occluders(scene, eye_world, body_pts))
+        for t in traces[: len(scene.objects)]:
+            if t.name in hiding:
+                t.opacity = _SEE_THROUGH
+                t.name = f"{t.name} (see-through)"
     layout = {
         "title": {"text": title or f"scene {scene.name}"},
         "scene": {
@@ -240,10 +270,57 @@ def scene_figure(
             "zaxis": {"title": {"text": "z [m]"}, "range": [lo[2], hi[2]]},
             "aspectmode": "manual",
             "aspectratio": dict(zip("xyz", aspect.tolist(), strict=True)),
-            "camera": {"up": {"x": 0, "y": 0, "z": 1}, "eye": {"x": -1.2, "y": -1.6, "z": 0.9}},
+            "camera": camera,
         },
-        "legend": {"x": 0.0, "y": 1.0},
+        "legend": {"x": 0.0, "y": 1.0, "title": {"text": "click to show / hide"}},
         "margin": {"l": 0, "r": 0, "t": 40, "b": 0},
         "template": "plotly_white",
     }
     return go.Figure(data=[*_floor(lo, hi), *traces], layout=layout)
+
+
+def body_camera(
+    lo: ArrayLike, hi: ArrayLike, points: ArrayLike
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Plotly camera ``center`` and ``eye`` (normalised scene coordinates) that frame a body.
+
+    The view box ``lo``–``hi`` [m] is drawn with its longest side 1 and
+    centred on 0 (plotly's ``aspectmode="manual"`` with the ratios of the box);
+    the camera looks at the centre of ``points`` (N, 3) [m] from the default
+    direction, at a distance of 2.5 times their extent in those units.
+    """
+    lo, hi = np.asarray(lo, float), np.asarray(hi, float)
+    p = np.asarray(points, dtype=np.float64).reshape(-1, 3)
+    ranges = hi - lo
+    scale = 1.0 / ranges.max()
+    centre = (0.5 * (p.min(axis=0) + p.max(axis=0)) - 0.5 * (lo + hi)) * scale
+    size = float(np.max(p.max(axis=0) - p.min(axis=0))) * scale
+    direction = np.asarray(_EYE) / np.linalg.norm(_EYE)
+    return centre, centre + max(2.5 * size, 0.6) * direction
+
+
+def occluders(scene: Scene, eye: ArrayLike, points: ArrayLike) -> list[str]:
+    """Objects whose bounding box meets a sight line from ``eye`` (3,) [m] to ``points`` (N, 3).
+
+    A slab test on each object's world bounding box: conservative (a box may be
+    crossed where its solid is not).
+    """
+    e = np.asarray(eye, dtype=np.float64)
+    p = np.asarray(points, dtype=np.float64).reshape(-1, 3)
+    d = p - e  # (N, 3): the sight lines, from t = 0 (eye) to t = 1 (body)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        inv = 1.0 / d
+    out = []
+    for obj in scene.objects:
+        blo, bhi = obj.bounds()
+        if np.all((p >= blo) & (p <= bhi), axis=1).any():
+            continue  # the body is inside the box (e.g. under a bench top): not in front
+        with np.errstate(invalid="ignore"):
+            t1, t2 = (blo - e) * inv, (bhi - e) * inv
+        t1 = np.where(np.isnan(t1), -np.inf, t1)
+        t2 = np.where(np.isnan(t2), np.inf, t2)
+        near = np.max(np.minimum(t1, t2), axis=1)
+        far = np.min(np.maximum(t1, t2), axis=1)
+        if np.any((near <= far) & (far >= 0.0) & (near <= 1.0)):
+            out.append(obj.name)
+    return out
