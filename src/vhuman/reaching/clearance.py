@@ -177,13 +177,19 @@ class ArmBodyClearance:
         elbow: ArrayLike,
         wrist: ArrayLike,
         hand: ArrayLike,
+        *,
+        body_starts: ArrayLike | None = None,
+        body_ends: ArrayLike | None = None,
     ) -> NDArray[np.float64]:
-        """Overlap of each arm capsule with each body capsule, standing body.
+        """Overlap of each arm capsule with each body capsule.
 
         Parameters
         ----------
         shoulder, elbow, wrist, hand : array_like, shape (..., 3)
-            Arm joint centres and the hand end in the world [m].
+            Arm joint centres and the hand end [m], in the frame of the body capsules.
+        body_starts, body_ends : array_like, shape (..., K, 3), optional
+            Body capsule axes [m] in a pose of their own (broadcast against the
+            arm's leading shape); default the standing pose's, world frame.
 
         Returns
         -------
@@ -193,7 +199,9 @@ class ArmBodyClearance:
         pts = [np.asarray(x, dtype=np.float64) for x in (shoulder, elbow, wrist, hand)]
         a0 = np.stack(pts[:3], axis=-2)[..., :, None, :]  # (..., 3, 1, 3)
         a1 = np.stack(pts[1:], axis=-2)[..., :, None, :]
-        d = segment_distance(a0, a1, self.body_starts, self.body_ends)  # (..., 3, K)
+        b0 = self.body_starts if body_starts is None else np.asarray(body_starts)[..., None, :, :]
+        b1 = self.body_ends if body_ends is None else np.asarray(body_ends)[..., None, :, :]
+        d = segment_distance(a0, a1, b0, b1)  # (..., 3, K)
         return self.arm_radii[:, None] + self.body_radii - d
 
     def penetration_of_capsules(self, starts: ArrayLike, ends: ArrayLike) -> NDArray[np.float64]:
