@@ -661,6 +661,9 @@ def _attempt(
 
     capsules = BodyCapsules(local_points(starts), local_points(ends))
     goal = frame[-1].T @ (target[0] - shoulder[-1])
+    extended = model.forearm + model.hand
+    if not abs(model.upper_arm - extended) <= np.linalg.norm(goal) <= model.upper_arm + extended:
+        return None
     if target[1] is None:
         orientations = _free_orientations(model, body, capsules, goal)
     else:
