@@ -26,6 +26,11 @@ swivel_app = typer.Typer(
 
 _KINDS = ("mlp", "lsq", "mean")
 
+_SEGMENT_WORDS = {
+    "shoulder": "upper arm", "elbow": "forearm", "wrist": "hand", "pelvis": "pelvis",
+    "spine": "abdomen", "chest": "chest", "neck": "neck", "head": "head", "hip": "thigh",
+}  # fmt: skip
+
 
 def reach(
     target: Annotated[
@@ -55,9 +60,24 @@ def reach(
     model: Annotated[
         Path | None, typer.Option(help="Swivel predictor file (default: the shipped deep MLP).")
     ] = None,
+    allow_lean: Annotated[
+        bool,
+        typer.Option(
+            "--allow-lean",
+            help="Lean the trunk (up to 40° forward, 15° sideways, 20° twist) where the arm "
+            "alone cannot reach the target.",
+        ),
+    ] = False,
+    max_joint_speed: Annotated[
+        float, typer.Option(help="Largest speed of any arm angle, in rad/s.")
+    ] = 8.0,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
-    """Reach with one arm: minimum-jerk hand path, predicted swivel angle, analytic IK."""
+    """Reach with one arm: minimum-jerk hand path, predicted swivel angle, analytic IK.
+
+    The arm keeps within its joint limits and out of the trunk, pelvis, head and
+    thighs; a target it cannot reach so is refused with the reason.
+    """
     from vhuman.io import save_motion
     from vhuman.reaching import load_predictor
     from vhuman.reaching.reach import generate_reach, hand_orientation_from_rpy
@@ -76,6 +96,8 @@ def reach(
             fps=fps,
             skeleton=standard_humanoid(stature=stature),
             predictor=None if model is None else load_predictor(model),
+            allow_lean=allow_lean,
+            max_joint_speed=max_joint_speed,
         )
         save_motion(result.motion, output)
     figures = {"output": str(output), **result.to_dict()}
@@ -95,10 +117,20 @@ def reach(
         "swivel angle",
         f"{figures['swivel_start_deg']:.1f}° → {figures['swivel_end_deg']:.1f}°",
     )
+    table.add_row("joint limits", f"{figures['joint_limit_violations']} frames outside")
+    pair = " and ".join(_SEGMENT_WORDS[n[2:] if n[1] == "_" else n] for n in
+                        figures["closest_pair"].split("–"))  # fmt: skip
     table.add_row(
-        "joint limits",
-        f"{figures['joint_limit_violations']} violations, "
-        f"{figures['infeasible_frames']} frames without a feasible swivel angle",
+        "self-collision",
+        f"{figures['self_collision_frames']} frames (closest: {pair}, "
+        f"{figures['min_clearance_mm']:.0f} mm apart)",
+    )
+    lean = figures["trunk_lean_deg"]
+    table.add_row(
+        "adjusted",
+        f"swivel at {figures['swivel_adjusted_frames']} frames; "
+        + ("joint-space path" if figures["joint_space_path"] else "hand path kept")
+        + ("; trunk lean " + "/".join(f"{x:g}" for x in lean) + "°" if any(lean) else ""),
     )
     console.print(table)
 

@@ -24,7 +24,7 @@ from vhuman.geometry import quat_to_rotmat, rotmat_to_quat
 from vhuman.reaching.arm import ArmModel, Side
 from vhuman.reaching.clearance import DEFAULT_TOLERANCE, ArmBodyClearance
 from vhuman.reaching.swivel import arm_branches, limit_violation, swivel_angle
-from vhuman.skeleton import Motion
+from vhuman.skeleton import Motion, Skeleton
 
 __all__ = ["LIMIT_TOLERANCE", "ReachAudit", "audit_reach", "wrap_to_pi"]
 
@@ -123,6 +123,7 @@ def audit_reach(
     *,
     tolerance: float = DEFAULT_TOLERANCE,
     limit_tolerance: float = LIMIT_TOLERANCE,
+    body: Skeleton | None = None,
 ) -> ReachAudit:
     """Measure every frame of a reach from its motion alone.
 
@@ -138,6 +139,10 @@ def audit_reach(
         :data:`~vhuman.reaching.clearance.DEFAULT_TOLERANCE`).
     limit_tolerance : float
         Joint-limit tolerance [rad] (default :data:`LIMIT_TOLERANCE`).
+    body : Skeleton, optional
+        The skeleton whose capsules to use, with the motion's joints in the
+        same order (e.g. the standard humanoid for a BVH file read back,
+        which carries no capsules); default the motion's own.
 
     Returns
     -------
@@ -147,7 +152,7 @@ def audit_reach(
     ------
     InputError
         For an unknown side, a skeleton without the standard arm joints or
-        capsules, or a negative tolerance.
+        capsules, a ``body`` with other joints, or a negative tolerance.
     """
     arm = Side.parse(side)
     if not (tolerance >= 0.0 and limit_tolerance >= 0.0):
@@ -155,7 +160,13 @@ def audit_reach(
             f"tolerance and limit_tolerance must be ≥ 0, got {tolerance}, {limit_tolerance}"
         )
     skel = motion.skeleton
-    clearance = ArmBodyClearance.from_skeleton(skel, arm)
+    shapes = skel if body is None else body
+    if shapes.names != skel.names:
+        raise InputError(
+            "body must have the motion's joints in the same order; the motion has "
+            f"{len(skel.names)} joints ({', '.join(skel.names[:4])}, …)"
+        )
+    clearance = ArmBodyClearance.from_skeleton(shapes, arm)
     starts, ends = clearance.body.capsules(motion.root_positions, motion.local_rotations)
     depth = clearance.penetration_of_capsules(starts, ends)  # (T, 3, K)
     worst = np.unravel_index(int(np.argmax(depth)), depth.shape)

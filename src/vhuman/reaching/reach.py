@@ -74,6 +74,7 @@ __all__ = [
     "TRUNK_LEANS_DEG",
     "ReachPlan",
     "ReachResult",
+    "arm_motion",
     "default_predictor",
     "generate_reach",
     "hand_orientation_from_rpy",
@@ -720,6 +721,62 @@ def _free_orientations(
     return orientations[chosen] if chosen else orientations[[int(np.argmin(np.abs(grid)))]]
 
 
+def arm_motion(
+    skeleton: Skeleton,
+    side: Side | str,
+    q: ArrayLike,
+    fps: float,
+    *,
+    trunk: ArrayLike | None = None,
+) -> Motion:
+    """The whole body standing with one arm at the seven arm angles ``q``, frame by frame.
+
+    The arm angles become the local rotations of the shoulder, elbow and wrist
+    (forearm pronation goes to the wrist, the elbow being a hinge); every
+    other joint keeps its rest pose, except the spine and chest when ``trunk``
+    is given.
+
+    Parameters
+    ----------
+    skeleton : Skeleton
+        With the joints of :func:`vhuman.skeleton.standard_humanoid`.
+    side : Side or {"right", "left"}
+    q : array_like, shape (T, 7)
+        Arm angles [rad].
+    fps : float
+        Frame rate [1/s], > 0.
+    trunk : array_like, shape (T, 4), optional
+        Local rotation (w, x, y, z) of the spine and of the chest joint each.
+
+    Returns
+    -------
+    Motion
+
+    Raises
+    ------
+    InputError
+        For a ``q`` that is not (T, 7) or not finite, or a non-positive fps.
+    """
+    arm = Side.parse(side)
+    _positive(fps, "fps")
+    angles = np.asarray(q, dtype=np.float64)
+    if angles.ndim != 2 or angles.shape[1] != 7:
+        raise InputError(f"q must have shape (T, 7) [rad], got {angles.shape}")
+    model = ArmModel.from_skeleton(skeleton, arm)
+    s = "r" if arm is Side.RIGHT else "l"
+    i_sh, i_el, i_wr = skeleton.indices([f"{s}_shoulder", f"{s}_elbow", f"{s}_wrist"])
+    segments = model.segment_rotations(angles)  # (T, 3, 3, 3)
+    upper, fore, palm = segments[:, 0], segments[:, 1], segments[:, 2]
+    local = np.tile(np.array([1.0, 0, 0, 0]), (angles.shape[0], skeleton.n_joints, 1))
+    if trunk is not None:
+        local[:, skeleton.indices(["spine", "chest"])] = np.asarray(trunk)[:, None]
+    local[:, i_sh] = rotmat_to_quat(upper)
+    local[:, i_el] = rotmat_to_quat(np.swapaxes(upper, -1, -2) @ fore)
+    local[:, i_wr] = rotmat_to_quat(np.swapaxes(fore, -1, -2) @ palm)
+    root = np.tile(skeleton.rest_positions()[0], (angles.shape[0], 1))
+    return Motion(skeleton, float(fps), root, local)
+
+
 def generate_reach(
     target: ArrayLike,
     *,
@@ -791,9 +848,7 @@ def generate_reach(
     skel = standard_humanoid() if skeleton is None else skeleton
     model = ArmModel.from_skeleton(skel, arm)
     s = "r" if arm is Side.RIGHT else "l"
-    names = [f"{s}_shoulder", f"{s}_elbow", f"{s}_wrist", f"{s}_hand"]
-    i_sh, i_el, i_wr, i_hand = skel.indices(names)
-    i_spine, i_chest = skel.indices(["spine", "chest"])
+    i_sh, i_wr, i_hand = skel.indices([f"{s}_shoulder", f"{s}_wrist", f"{s}_hand"])
     rest = skel.rest_positions()
     shoulder = rest[i_sh]
     _positive(duration, "duration")
@@ -853,14 +908,7 @@ def generate_reach(
     q, feasible = plan.q[0], plan.feasible[0]
     path_world = attempt.shoulder + np.einsum("tij,tj->ti", attempt.frame, plan.path[0])
 
-    segments = model.segment_rotations(q)  # (T, 3, 3, 3)
-    upper, fore, palm = segments[:, 0], segments[:, 1], segments[:, 2]
-    local = np.tile(np.array([1.0, 0, 0, 0]), (q.shape[0], skel.n_joints, 1))
-    local[:, i_spine] = local[:, i_chest] = attempt.trunk
-    local[:, i_sh] = rotmat_to_quat(upper)
-    local[:, i_el] = rotmat_to_quat(np.swapaxes(upper, -1, -2) @ fore)
-    local[:, i_wr] = rotmat_to_quat(np.swapaxes(fore, -1, -2) @ palm)
-    motion = Motion(skel, fps, np.tile(rest[0], (q.shape[0], 1)), local)
+    motion = arm_motion(skel, arm, q, fps, trunk=attempt.trunk)
     elapsed = time.perf_counter() - t0
 
     audit = audit_reach(motion, arm)
