@@ -253,3 +253,28 @@ def test_shipped_predictors_load_and_predict() -> None:
 def test_bad_input_raises_one_clear_error(kwargs, match) -> None:
     with pytest.raises(InputError, match=match):
         generate_reach(skeleton=SKELETON, predictor=MEAN, **kwargs)
+
+
+def test_left_reaches_over_the_workspace_mirror_the_right() -> None:
+    right, left = workspace_targets(SKELETON, "right"), workspace_targets(SKELETON, "left")
+    kinds = set()
+    for k in range(0, len(right), 9):
+        outcomes: list[object] = []
+        for side, grid in (("right", right), ("left", left)):
+            try:
+                outcomes.append(generate_reach(grid.positions[k], side=side, skeleton=SKELETON))
+            except InputError as error:
+                outcomes.append(str(error).split(": ", 1)[1].replace(side, "SIDE"))
+        a, b = outcomes
+        if isinstance(a, str):
+            assert a == b
+            kinds.add("refused")
+            continue
+        assert not isinstance(b, str)
+        i_r, i_l = SKELETON.index("r_hand"), SKELETON.index("l_hand")
+        mirrored = b.motion.global_positions[:, i_l] * [1.0, -1.0, 1.0]
+        np.testing.assert_allclose(mirrored, a.motion.global_positions[:, i_r], atol=1e-9)
+        np.testing.assert_allclose(b.arm_angles, a.arm_angles, atol=1e-9)
+        assert a.to_dict()["joint_space_path"] == b.to_dict()["joint_space_path"]
+        kinds.add("joint space" if a.to_dict()["joint_space_path"] else "hand path")
+    assert kinds == {"refused", "joint space", "hand path"}

@@ -118,19 +118,19 @@ def reach(
         f"{figures['swivel_start_deg']:.1f}° → {figures['swivel_end_deg']:.1f}°",
     )
     table.add_row("joint limits", f"{figures['joint_limit_violations']} frames outside")
-    pair = " and ".join(_SEGMENT_WORDS[n[2:] if n[1] == "_" else n] for n in
-                        figures["closest_pair"].split("–"))  # fmt: skip
+    pair = "–".join(_SEGMENT_WORDS[n.removeprefix("r_").removeprefix("l_")]
+                    for n in figures["closest_pair"].split("–"))  # fmt: skip
     table.add_row(
         "self-collision",
-        f"{figures['self_collision_frames']} frames (closest: {pair}, "
-        f"{figures['min_clearance_mm']:.0f} mm apart)",
+        f"{figures['self_collision_frames']} frames ({pair} closest, "
+        f"{figures['min_clearance_mm']:.0f} mm)",
     )
     lean = figures["trunk_lean_deg"]
     table.add_row(
         "adjusted",
-        f"swivel at {figures['swivel_adjusted_frames']} frames; "
+        f"swivel at {figures['swivel_adjusted_frames']} frames, "
         + ("joint-space path" if figures["joint_space_path"] else "hand path kept")
-        + ("; trunk lean " + "/".join(f"{x:g}" for x in lean) + "°" if any(lean) else ""),
+        + (", trunk lean " + "/".join(f"{x:g}" for x in lean) + "°" if any(lean) else ""),
     )
     console.print(table)
 

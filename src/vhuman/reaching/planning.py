@@ -36,7 +36,7 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
-from vhuman.reaching.arm import ArmModel
+from vhuman.reaching.arm import ArmModel, Side
 from vhuman.reaching.audit import wrap_to_pi
 from vhuman.reaching.clearance import ArmBodyClearance
 from vhuman.reaching.swivel import limit_violation, solve_arm, swivel_angle
@@ -48,6 +48,7 @@ __all__ = [
     "BodyCapsules",
     "joint_space_path",
     "refusal",
+    "swivel_grid",
     "swivel_path",
 ]
 
@@ -112,6 +113,16 @@ class BodyCapsules(NamedTuple):
 
     starts: NDArray[np.float64]
     ends: NDArray[np.float64]
+
+
+def swivel_grid(model: ArmModel, n: int) -> NDArray[np.float64]:
+    """``n`` evenly spaced φ [rad] from −π, in the arm's own sign (the left arm's are negated).
+
+    Mirrored grids make a left reach the exact mirror image of the right one,
+    ties of the searches included.
+    """
+    grid = -np.pi + 2.0 * np.pi * np.arange(n) / n
+    return grid if model.side is Side.RIGHT else -grid
 
 
 def _overlap(
@@ -200,7 +211,7 @@ def swivel_path(
     """
     n = predicted.shape[0]
     knots = np.unique(np.append(np.arange(0, n, _KNOT_SPACING), n - 1))
-    grid = -np.pi + 2.0 * np.pi * np.arange(SWIVEL_GRID) / SWIVEL_GRID
+    grid = swivel_grid(model, SWIVEL_GRID)
     first = predicted[knots].copy()
     if start_swivel is not None:
         first[0] = start_swivel
@@ -280,7 +291,7 @@ def joint_space_path(
     ArmPath
         ``ok`` False when no candidate is feasible; then the least bad one.
     """
-    grid = -np.pi + 2.0 * np.pi * np.arange(SWIVEL_GRID) / SWIVEL_GRID
+    grid = swivel_grid(model, SWIVEL_GRID)
     cand = np.append(predicted, grid)
     q_end = solve_arm(model, hand, orientation, cand).q  # (C, 7)
     delta = q_end - q_start
@@ -326,7 +337,7 @@ def refusal(
     max_speed : float
         Joint-speed bound [rad/s].
     """
-    grid = -np.pi + 2.0 * np.pi * np.arange(4 * SWIVEL_GRID) / (4 * SWIVEL_GRID)
+    grid = swivel_grid(model, 4 * SWIVEL_GRID)
     sol = solve_arm(model, hand, orientation, grid)
     if not sol.feasible.any():
         least = float(np.degrees(limit_violation(sol.q).min()))

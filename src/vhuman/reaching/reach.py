@@ -56,6 +56,7 @@ from vhuman.reaching.planning import (
     BodyCapsules,
     joint_space_path,
     refusal,
+    swivel_grid,
     swivel_path,
 )
 from vhuman.reaching.predictors import SwivelPredictor, load_predictor
@@ -703,7 +704,7 @@ def _free_orientations(
     :data:`FREE_ORIENTATION_TRIES`; φ = 0 alone where none is feasible (the
     planner then says why).
     """
-    grid = np.radians(np.arange(-180.0, 180.0, 5.0))
+    grid = swivel_grid(model, 72)
     orientations, q = _natural_postures(model, goal, grid)
     pose = model.forward(q)
     depth = body.penetration(
