@@ -47,6 +47,7 @@ __all__ = [
     "ArmPath",
     "BodyCapsules",
     "joint_space_path",
+    "predicted_paths",
     "refusal",
     "swivel_grid",
     "swivel_path",
@@ -160,6 +161,44 @@ def _check(
     speed = _speed(q, fps)
     ok = bool(np.all(model.within_limits(q))) and pen <= PLAN_MARGIN and speed <= max_speed
     return ArmPath(q, swivel, ok, pen, speed)
+
+
+def predicted_paths(
+    model: ArmModel,
+    hand: NDArray[np.float64],
+    orientation: NDArray[np.float64],
+    predicted: NDArray[np.float64],
+    *,
+    fps: float,
+    body: ArmBodyClearance | None,
+    capsules: BodyCapsules | None,
+    max_speed: float = MAX_JOINT_SPEED,
+) -> list[ArmPath]:
+    """The arm angles of the predicted φ themselves, checked, for a batch of reaches.
+
+    Parameters
+    ----------
+    hand : ndarray, shape (B, T, 3)
+    orientation : ndarray, shape (B, T, 4)
+    predicted : ndarray, shape (B, T)
+    fps, body, capsules, max_speed
+        As in :func:`swivel_path`.
+
+    Returns
+    -------
+    list of ArmPath
+        One per reach; ``ok`` where no search is needed.
+    """
+    q = solve_arm(model, hand, orientation, predicted).q  # (B, T, 7)
+    pen = _overlap(model, body, capsules, q).max(axis=-1)  # (B,)
+    step = np.abs(wrap_to_pi(np.diff(q, axis=1)))
+    speed = step.max(axis=(1, 2)) * fps if step.size else np.zeros(q.shape[0])
+    inside = np.all(model.within_limits(q), axis=-1)
+    ok = inside & (pen <= PLAN_MARGIN) & (speed <= max_speed)
+    return [
+        ArmPath(q[b], np.unwrap(predicted[b]), bool(ok[b]), float(pen[b]), float(speed[b]))
+        for b in range(q.shape[0])
+    ]
 
 
 def swivel_path(

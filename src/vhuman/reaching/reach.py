@@ -55,6 +55,7 @@ from vhuman.reaching.planning import (
     ArmPath,
     BodyCapsules,
     joint_space_path,
+    predicted_paths,
     refusal,
     swivel_grid,
     swivel_path,
@@ -512,11 +513,14 @@ def plan_reaches(
         )
     kw: dict[str, Any] = {"fps": float(fps), "body": body, "capsules": capsules}
     plans, joint_space, reasons = [], np.zeros(n, dtype=bool), []
+    direct = predicted_paths(model, hand, orientation, phi_pred, max_speed=max_joint_speed, **kw)
     for b in range(n):
-        plan = swivel_path(
-            model, hand[b], orientation[b], phi_pred[b], start_swivel=first[b],
-            max_speed=max_joint_speed, **kw,
-        )  # fmt: skip
+        plan = direct[b]
+        if not plan.ok:
+            plan = swivel_path(
+                model, hand[b], orientation[b], phi_pred[b], start_swivel=first[b],
+                max_speed=max_joint_speed, **kw,
+            )  # fmt: skip
         if not plan.ok:
             other = joint_space_path(
                 model, plan.q[0], hand[b, -1], orientation[b, -1], float(phi_pred[b, -1]), s,
