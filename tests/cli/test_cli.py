@@ -226,6 +226,20 @@ def test_reach_with_a_trunk_lean_reports_it(tmp_path: Path) -> None:
 
 
 @pytest.mark.shared
+def test_swivel_evaluate_takes_a_flat_folder_of_trials(shared_data: Path, tmp_path: Path) -> None:
+    for f in sorted((shared_data / "train" / "soccer").glob("*.txt"))[:2]:
+        (tmp_path / f.name).symlink_to(f)
+    result = CliRunner().invoke(app, ["swivel", "evaluate", "--data", str(tmp_path), "--json"])
+    assert result.exit_code == 0, result.output
+    scores = json.loads(result.stdout)
+    assert scores["trials"] == 2
+    assert set(scores["models"]["mlp-deep"]["per_activity"]) == {"soccer"}
+    assert scores["models"]["mlp-deep"]["mae_deg"] > 0.0
+    empty = CliRunner().invoke(app, ["swivel", "evaluate", "--data", str(tmp_path / "none")])
+    assert empty.exit_code == 2
+
+
+@pytest.mark.shared
 def test_swivel_evaluate_reports_each_model(shared_data: Path) -> None:
     result = CliRunner().invoke(app, ["swivel", "evaluate", "--data", str(shared_data), "--json"])
     assert result.exit_code == 0, result.output

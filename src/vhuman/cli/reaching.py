@@ -214,7 +214,9 @@ def swivel_evaluate(
     data: Annotated[
         Path,
         typer.Option(
-            help="CMU data folder (holding train/ACTION/*.txt); default: $VHUMAN_CMU_DATA.",
+            help="Folder of CMU trials: the CMU data folder (train/ACTION/*.txt; its held-out "
+            "trials are used), one subfolder per action, or the .txt files themselves; "
+            "default: $VHUMAN_CMU_DATA.",
             envvar="VHUMAN_CMU_DATA",
         ),
     ],
@@ -224,8 +226,13 @@ def swivel_evaluate(
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
-    """MAE, RMSE (deg) and MSE (deg²) on the held-out trials, beside a training-mean baseline."""
-    from vhuman.reaching import MeanPredictor, evaluate, load_predictor
+    """MAE, RMSE (deg) and MSE (deg²) of swivel predictors on CMU trials, beside a mean baseline.
+
+    On the CMU data folder: its held-out trials (the highest-numbered of each
+    activity), the mean of the other trials as baseline. On any other folder:
+    every trial file, the mean of those same samples as baseline.
+    """
+    from vhuman.reaching import MeanPredictor, cmu_folder_swivel_dataset, evaluate, load_predictor
     from vhuman.reaching.reach import default_predictor
 
     with user_errors():
@@ -233,8 +240,16 @@ def swivel_evaluate(
             predictors = {path.stem: load_predictor(path) for path in model}
         else:
             predictors = {kind: default_predictor(kind) for kind in ("mlp-deep", "mlp", "lsq")}
-        train, test = _held_out(data)
-        predictors["mean"] = MeanPredictor().fit(train.features, train.swivel)
+        if (data / "train").is_dir():
+            train, test = _held_out(data)
+            what = "held-out samples ({trials} trials, the highest-numbered of each activity)"
+            baseline = "mean"
+        else:
+            with _status(f"reading swivel samples from {data}"):
+                test = train = cmu_folder_swivel_dataset(data)
+            what = "samples of " + str(data) + " ({trials} trials, every file)"
+            baseline = "mean (of these samples)"
+        predictors[baseline] = MeanPredictor().fit(train.features, train.swivel)
         scores = {name: evaluate(p, test) for name, p in predictors.items()}
     keys = ("mae_deg", "rmse_deg", "mse_deg2", "mae_rad", "rmse_rad", "mse_rad2", "per_activity")
     result = {
@@ -246,8 +261,7 @@ def swivel_evaluate(
         print(json.dumps(result))
         return
     table = Table(
-        title=f"swivel angle on {result['samples']} held-out samples "
-        f"({result['trials']} trials, the highest-numbered of each activity)"
+        title=f"swivel angle on {result['samples']} " + what.format(trials=result["trials"])
     )
     for col in ("model", "MAE °", "RMSE °", "MSE °²"):
         table.add_column(col, justify="left" if col == "model" else "right")
