@@ -15,10 +15,10 @@
    hand path + swivel predicted by the shipped deep MLP at every frame + closed-form IK
    (+ the feasible-swivel path search where a prediction has no in-limit solution),
    on seeded random reachable hand poses of the standard humanoid's right arm,
-   each a 1 s reach at 60 fps from the ready pose. Target of issue #4: ≥ 20,000 frames/s.
+   each a 1 s reach at 60 fps from the ready pose (no body: collisions not checked).
 2. Closed-form IK (`vhuman.reaching.solve_arm`, the swivel angle of the true pose
    given) against ikpy (`Chain.inverse_kinematics` with the full orientation,
-   from the zero pose) on the seed's D-H chain built link by link in ikpy, on
+   from the zero pose) on Xia et al.'s (2021) D-H chain built link by link in ikpy, on
    the same seeded random in-limit poses: time per solve and accuracy.
 
 Run: ``.venv/bin/python benchmarks/reach.py [--reaches N] [--ikpy N] [--seed S]
@@ -123,7 +123,7 @@ def bench_reaches(model: ArmModel, n: int, seed: int) -> list[dict[str, Any]]:
 
 
 def ikpy_chain(model: ArmModel) -> Any:
-    """The seed's D-H arm, link by link, as an ikpy chain (base = the shoulder frame)."""
+    """Xia et al.'s (2021) D-H arm, link by link, as an ikpy chain (base = the shoulder frame)."""
     from ikpy.chain import Chain
     from ikpy.link import OriginLink, URDFLink
 

@@ -5,12 +5,17 @@ The pipeline of Xia et al. (2021) on the standard humanoid, batched over frames:
 1. the hand moves from its start pose to the target pose along a minimum-jerk
    path (orientation by slerp with the same time law);
 2. at every frame a swivel predictor gives φ from the hand pose relative to
-   the shoulder and the arm's segment lengths; where φ has no solution within
-   the joint limits, the nearest feasible φ replaces it;
+   the shoulder and the arm's segment lengths; where the predicted φ would
+   leave the joint limits, put the arm into the body or turn a joint faster
+   than the speed bound, the feasible φ nearest to it is taken, or the arm
+   moves by minimum jerk in joint space (:mod:`vhuman.reaching.planning`);
+   a reach with no feasible plan is refused with the reason, or reached with
+   a trunk lean when that is allowed;
 3. the closed-form IK gives the seven arm angles, which become the local
    rotations of the skeleton's shoulder, elbow and wrist (forearm pronation
    goes to the wrist, the elbow being a hinge); every other joint keeps its
-   rest pose.
+   rest pose, the spine and chest aside when the trunk leans;
+4. the figures are measured on the motion (:func:`vhuman.reaching.audit_reach`).
 
 Hand orientations
 -----------------
@@ -24,7 +29,7 @@ down**.
 References
 ----------
 Xia, Z., et al. (2021). Human-like reaching motion of a virtual human arm
-(minimum jerk and multilayer perceptron) (seed 000).
+(minimum jerk and multilayer perceptron).
 Flash, T., & Hogan, N. (1985). The coordination of arm movements.
 J. Neuroscience 5(7), 1688–1703.
 """
@@ -90,9 +95,9 @@ DEFAULT_MODELS = {
     "mlp": "swivel_mlp.npz",
     "lsq": "swivel_lsq.npz",
 }
-"""Shipped swivel predictors (files in ``vhuman/data/models``): the seed's MLP (8 → 40 → 2),
-a deeper MLP (rotation-matrix input, 2 × 128 units) and least squares; reaches use
-``mlp-deep``, the most accurate on held-out CMU trials."""
+"""Shipped swivel predictors (files in ``vhuman/data/models``): Xia et al.'s (2021) MLP
+(8 → 40 → 2), a deeper MLP (rotation-matrix input, 2 × 128 units) and least squares;
+reaches use ``mlp-deep``, the most accurate on held-out CMU trials."""
 
 _MIRROR = np.array([1.0, -1.0, 1.0])
 # Anatomical hand frame → hand pointing forward (+x), palm down (−z), thumb left
@@ -279,11 +284,12 @@ class ReachResult:
     hand_path : ndarray, shape (T, 3)
         Planned minimum-jerk hand positions in the world [m].
     arm_angles : ndarray, shape (T, 7)
-        The seed's seven arm angles [rad].
+        Xia et al.'s (2021) seven arm angles [rad].
     swivel_predicted : ndarray, shape (T,)
-        φ from the predictor [rad] (right-arm sign).
+        φ from the predictor [rad], anchored to the start posture (see
+        :class:`ReachPlan`), the arm's own sign.
     swivel : ndarray, shape (T,)
-        φ used: the prediction, or the nearest feasible φ where it had none.
+        φ of the arm angles [rad], the arm's own sign.
     feasible : ndarray of bool, shape (T,)
         Whether the frame's arm angles are within the joint limits.
     figures : dict
@@ -359,7 +365,7 @@ def _path_figures(path: NDArray[np.float64], duration: float) -> dict[str, float
 
 
 READY_ARM_ANGLES = np.radians([-10.0, -10.0, -10.0, -90.0, 90.0, 0.0, 0.0])
-"""Default start posture (the seed's seven angles) [rad]: upper arm almost hanging (10° of
+"""Default start posture (Xia et al.'s seven angles) [rad]: upper arm almost hanging (10° of
 abduction, flexion and external rotation, off the limits of joints 2 and 3), elbow at 90°,
 forearm forward, thumb up; its feasible swivel angles span −25° … 70°."""
 

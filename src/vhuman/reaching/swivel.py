@@ -6,8 +6,8 @@ right-hand rule about S→W.
 
 Reference plane
 ---------------
-The seed (after Shimizu et al. 2008) takes the arm plane at ``q3 = 0``. For the
-seed's D-H chain that plane is the plane through S→W and the joint-1 axis,
+Xia et al. (2021), after Shimizu et al. (2008), take the arm plane at ``q3 = 0``. For the
+D-H chain of Xia et al. that plane is the plane through S→W and the joint-1 axis,
 which is the body's forward axis: it is undefined for a straight-ahead reach,
 the commonest reach of all. We therefore use the common alternative of the
 human-motion literature: the **vertical plane through S→W** (the plane
@@ -16,13 +16,13 @@ with ``φ = 0`` when the elbow is at its lowest, i.e. when E − S, taken
 perpendicular to S→W, points along −``reference_up`` taken perpendicular to
 S→W. For the right arm φ > 0 swings the elbow inwards (towards the body),
 φ < 0 outwards; on the left arm, the mirror image, the signs swap. Passing
-``reference_up=(1, 0, 0)`` (forward) gives the seed's ``q3 = 0`` plane. Where
+``reference_up=(1, 0, 0)`` (forward) gives Xia et al.'s ``q3 = 0`` plane. Where
 S→W is parallel to ``reference_up`` (within 1e-9 rad) the reference falls back
 to the shoulder frame's forward axis in place of ``reference_up``.
 
 References
 ----------
-Xia, Z., et al. (2021), arm angle φ and Fig. 1 (seed 000).
+Xia, Z., et al. (2021), arm angle φ and Fig. 1.
 Shimizu, M., Kakuya, H., Yoon, W.-K., Kitagaki, K., & Kosuge, K. (2008).
 Analytical inverse kinematic computation for 7-DOF redundant manipulators with
 joint limits and its application to redundancy resolution. IEEE Trans.
