@@ -1,17 +1,29 @@
-"""Reach generation speed, and the closed-form arm IK against ikpy on the same 7-DOF chain.
+"""Reaches over the workspace, reach generation speed, and the arm IK against ikpy.
+
+0. Workspace suite (`vhuman.reaching.workspace_targets`): every target of the grid over
+   both arms' workspace (in front, across the body, overhead, low, beside, behind; the
+   left arm's targets the mirror image of the right's), one `generate_reach` each
+   (shipped deep MLP, 1 s at 60 fps from the ready pose), every frame measured from the
+   motion by `vhuman.reaching.audit_reach`: success (reached, no self-collision, within
+   the limits), refusals, self-collision frames, limit-violation frames, hand-path
+   straightness, peak/mean hand speed, largest joint speed (wrapped angles), time per
+   reach. Beside it ikpy on the same targets and hand orientations: its numerical IK
+   (full pose, warm-started from the previous frame) at ``--ikpy-frames`` frames of the
+   same minimum-jerk hand path, measured by the same audit.
 
 1. Full reach generation, batched (`vhuman.reaching.reach.plan_reaches`): minimum-jerk
    hand path + swivel predicted by the shipped deep MLP at every frame + closed-form IK
    (+ the feasible-swivel path search where a prediction has no in-limit solution),
    on seeded random reachable hand poses of the standard humanoid's right arm,
-   each a 1 s reach at 60 fps from the ready pose. Target of issue #4: ≥ 20,000 frames/s.
+   each a 1 s reach at 60 fps from the ready pose (no body: collisions not checked).
 2. Closed-form IK (`vhuman.reaching.solve_arm`, the swivel angle of the true pose
    given) against ikpy (`Chain.inverse_kinematics` with the full orientation,
-   from the zero pose) on the seed's D-H chain built link by link in ikpy, on
+   from the zero pose) on Xia et al.'s (2021) D-H chain built link by link in ikpy, on
    the same seeded random in-limit poses: time per solve and accuracy.
 
-Run: ``.venv/bin/python benchmarks/reach.py [--reaches N] [--ikpy N] [--seed S]`` (one
-core); prints the tables, then one JSON line.
+Run: ``.venv/bin/python benchmarks/reach.py [--reaches N] [--ikpy N] [--seed S]
+[--workspace-step K] [--ikpy-frames F] [--lean]`` (one core); prints the tables, then one
+JSON line.
 """
 
 from __future__ import annotations
@@ -33,8 +45,19 @@ from rich.console import Console
 from rich.table import Table
 from scipy.spatial.transform import Rotation
 
-from vhuman.geometry import quat_angle
-from vhuman.reaching import JOINT_LIMITS, ArmModel, solve_arm, swivel_angle
+from vhuman.animation.easing import Easing, ease
+from vhuman.errors import InputError
+from vhuman.geometry import quat_angle, quat_slerp, quat_to_rotmat, rotmat_to_quat
+from vhuman.reaching import (
+    JOINT_LIMITS,
+    ArmModel,
+    arm_motion,
+    audit_reach,
+    generate_reach,
+    solve_arm,
+    swivel_angle,
+    workspace_targets,
+)
 from vhuman.reaching.arm import DH_ALPHA, DH_OFFSETS, R_SHOULDER_DH
 from vhuman.reaching.reach import (
     READY_ARM_ANGLES,
@@ -42,7 +65,9 @@ from vhuman.reaching.reach import (
     natural_orientation,
     plan_reaches,
 )
-from vhuman.skeleton import standard_humanoid
+from vhuman.skeleton import Skeleton, standard_humanoid
+
+_MIRROR = np.array([1.0, -1.0, 1.0])
 
 
 def random_poses(model: ArmModel, n: int, rng: np.random.Generator) -> tuple[NDArray, Any]:
@@ -52,7 +77,7 @@ def random_poses(model: ArmModel, n: int, rng: np.random.Generator) -> tuple[NDA
     return q, model.forward(q)
 
 
-def workspace_targets(model: ArmModel, n: int, rng: np.random.Generator) -> tuple[NDArray, NDArray]:
+def front_targets(model: ArmModel, n: int, rng: np.random.Generator) -> tuple[NDArray, NDArray]:
     """Hand targets in front of the shoulder (what `vhuman reach` gets), natural orientation.
 
     Positions uniform in a box 0.25–0.6 m forward, 0.35 m outward to 0.1 m inward
@@ -69,7 +94,7 @@ def bench_reaches(model: ArmModel, n: int, seed: int) -> list[dict[str, Any]]:
     predictor = default_predictor()
     _, pose = random_poses(model, n, np.random.default_rng(seed))
     sets = {
-        "workspace targets, natural orientation": workspace_targets(
+        "targets in front, natural orientation": front_targets(
             model, n, np.random.default_rng(seed)
         ),
         "random in-limit arm poses": (pose.hand, pose.hand_orientation),
@@ -98,7 +123,7 @@ def bench_reaches(model: ArmModel, n: int, seed: int) -> list[dict[str, Any]]:
 
 
 def ikpy_chain(model: ArmModel) -> Any:
-    """The seed's D-H arm, link by link, as an ikpy chain (base = the shoulder frame)."""
+    """Xia et al.'s (2021) D-H arm, link by link, as an ikpy chain (base = the shoulder frame)."""
     from ikpy.chain import Chain
     from ikpy.link import OriginLink, URDFLink
 
@@ -192,21 +217,190 @@ def bench_ik(model: ArmModel, n: int, seed: int) -> dict[str, Any]:
     return {"rows": rows, "ikpy_fk_max_diff_m": fk_gap, "solves": n}
 
 
+def _summary(rows: list[dict[str, Any]], solver: str, seconds: float) -> dict[str, Any]:
+    """Totals of the per-target rows of one solver."""
+    done = [r for r in rows if not r["refused"]]
+    ok = [r for r in done if r["success"]]
+    regions = sorted({r["region"] for r in rows})
+
+    def mean(key: str) -> float | None:
+        return float(np.mean([r[key] for r in done])) if done else None
+
+    by_region = {
+        g: [
+            sum(r["success"] for r in rows if r["region"] == g),
+            sum(r["region"] == g for r in rows),
+        ]
+        for g in regions
+    }
+    return {
+        "solver": solver,
+        "targets": len(rows),
+        "success": len(ok),
+        "success_rate": len(ok) / len(rows),
+        "refused": len(rows) - len(done),
+        "collision_frames": int(sum(r["collision_frames"] for r in done)),
+        "limit_violation_frames": int(sum(r["limit_violation_frames"] for r in done)),
+        "straightness_mean": mean("straightness"),
+        "peak_to_mean_speed_mean": mean("peak_to_mean_speed"),
+        "max_joint_speed_rad_s": max((r["max_joint_speed_rad_s"] for r in done), default=None),
+        "ms_per_reach": 1e3 * seconds / len(rows),
+        "success_by_region": by_region,
+    }
+
+
+def _hand_figures(hand: NDArray, duration: float) -> dict[str, float]:
+    steps = np.linalg.norm(np.diff(hand, axis=0), axis=-1)
+    length = float(steps.sum())
+    chord = float(np.linalg.norm(hand[-1] - hand[0]))
+    peak = float(steps.max() * steps.size / duration) if length > 0 else 0.0
+    return {
+        "straightness": chord / length if length > 0 else 1.0,
+        "peak_to_mean_speed": peak / (length / duration) if length > 0 else 0.0,
+    }
+
+
+def bench_workspace(skeleton: Skeleton, step: int, ikpy_frames: int, lean: bool) -> dict[str, Any]:
+    """Our reaches and ikpy's over the workspace grid of both arms, measured alike."""
+    predictor = default_predictor()
+    cases = []
+    for side in ("right", "left"):
+        grid = workspace_targets(skeleton, side)
+        cases += [(side, p, g) for p, g in zip(grid.positions, grid.regions, strict=True)][::step]
+    variants = [("vhuman", False)] + ([("vhuman, trunk lean allowed", True)] if lean else [])
+    summaries, orientations = [], {}
+    for name, allow in variants:
+        rows, t0 = [], time.perf_counter()
+        for k, (side, target, region) in enumerate(cases):
+            row: dict[str, Any] = {"region": region, "side": side}
+            try:
+                result = generate_reach(target, side=side, skeleton=skeleton,
+                                        predictor=predictor, allow_lean=allow)  # fmt: skip
+            except InputError:
+                rows.append({**row, "refused": True, "success": False})
+                continue
+            audit = audit_reach(result.motion, side)
+            fig = result.to_dict()
+            orientations.setdefault(k, result.target_orientation)
+            rows.append({
+                **row, "refused": False,
+                "success": audit.clean and fig["final_position_error_mm"] < 1.0,
+                "collision_frames": audit.collision_frames,
+                "limit_violation_frames": audit.limit_violation_frames,
+                "straightness": fig["path_straightness"],
+                "peak_to_mean_speed": fig["peak_to_mean_speed"],
+                "max_joint_speed_rad_s": audit.max_joint_speed_rad_s,
+            })  # fmt: skip
+        summaries.append(_summary(rows, name, time.perf_counter() - t0))
+    try:
+        summaries.append(_ikpy_workspace(skeleton, cases, orientations, ikpy_frames))
+    except ImportError:
+        return {"targets": len(cases), "rows": summaries, "ikpy": "not installed: not compared"}
+    return {"targets": len(cases), "rows": summaries}
+
+
+def _ikpy_workspace(
+    skeleton: Skeleton,
+    cases: list[tuple[str, NDArray, str]],
+    orientations: dict[int, NDArray],
+    frames: int,
+) -> dict[str, Any]:
+    """ikpy along the same minimum-jerk hand paths (the right-arm chain; left targets mirrored)."""
+    model = ArmModel.from_skeleton(skeleton, "right")
+    chain = ikpy_chain(model)
+    ready = model.forward(READY_ARM_ANGLES)
+    law = ease(Easing.MINIMUM_JERK, np.linspace(0.0, 1.0, frames))
+    shoulder = skeleton.rest_positions()[skeleton.index("r_shoulder")]
+    rows, total = [], 0.0
+    for k, (side, target, region) in enumerate(cases):
+        # The left arm is the mirror image of the right: solve its mirrored task.
+        goal = (target * _MIRROR if side == "left" else target) - shoulder
+        if k in orientations:
+            r = quat_to_rotmat(orientations[k])
+            goal_q = orientations[k] if side == "right" else _mirror_quat(r)
+        else:
+            goal_q = natural_orientation(model, goal)
+        path = ready.hand + (goal - ready.hand) * law[:, None]
+        rot = quat_to_rotmat(quat_slerp(ready.hand_orientation, goal_q, law))
+        q = np.zeros((frames, 7))
+        x = np.concatenate([[0.0], READY_ARM_ANGLES, [0.0]])
+        t0 = time.perf_counter()
+        for f in range(frames):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                x = chain.inverse_kinematics(
+                    path[f], rot[f] @ R_SHOULDER_DH, orientation_mode="all", initial_position=x
+                )
+            q[f] = x[1:8]
+        total += time.perf_counter() - t0
+        audit = audit_reach(arm_motion(skeleton, "right", q, (frames - 1) / 1.0), "right")
+        pose = model.forward(q)
+        error = float(np.linalg.norm(pose.hand[-1] - goal))
+        angle = float(np.degrees(quat_angle(pose.hand_orientation[-1], goal_q)))
+        rows.append({
+            "region": region, "side": side, "refused": False,
+            "success": audit.clean and error < 1e-3 and angle < 1.0,
+            "collision_frames": audit.collision_frames,
+            "limit_violation_frames": audit.limit_violation_frames,
+            **_hand_figures(pose.hand, 1.0),
+            "max_joint_speed_rad_s": audit.max_joint_speed_rad_s,
+        })  # fmt: skip
+    return _summary(rows, f"ikpy, {frames} frames", total)
+
+
+def _mirror_quat(matrix: NDArray) -> NDArray:
+    return rotmat_to_quat(_MIRROR[:, None] * matrix * _MIRROR)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reaches", type=int, default=400, help="reaches generated in one batch")
     parser.add_argument("--ikpy", type=int, default=50, help="poses solved by each IK")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--workspace-step", type=int, default=1,
+                        help="use every K-th workspace target (1: all)")  # fmt: skip
+    parser.add_argument("--ikpy-frames", type=int, default=16,
+                        help="frames of each ikpy reach (ikpy solves each frame)")  # fmt: skip
+    parser.add_argument("--lean", action="store_true",
+                        help="also run the suite with the trunk lean allowed")  # fmt: skip
     args = parser.parse_args()
-    model = ArmModel.from_skeleton(standard_humanoid(), "right")
+    skeleton = standard_humanoid()
+    model = ArmModel.from_skeleton(skeleton, "right")
+    workspace = bench_workspace(skeleton, args.workspace_step, args.ikpy_frames, args.lean)
     result = {
         "arm_m": [model.upper_arm, model.forearm, model.hand],
+        "workspace": workspace,
         "reach": bench_reaches(model, args.reaches, args.seed),
         "ik": bench_ik(model, args.ikpy, args.seed),
     }
     fastest = max(r["frames_per_s"] for r in result["reach"])
     result["targets_met"] = {"reach generation ≥ 20,000 frames/s": bool(fastest >= 20_000)}
     console = Console(width=130, highlight=False)
+    suite = Table(title=f"workspace suite: {workspace['targets']} targets, both arms, "
+                  "1 s reaches, every frame measured from the motion")  # fmt: skip
+    for col in ("solver", "success", "refused", "collision frames", "limit frames",
+                "straightness", "peak/mean speed", "max joint rad/s", "ms / reach"):  # fmt: skip
+        suite.add_column(col, justify="left" if col == "solver" else "right")
+
+    def num(x: float | None, fmt: str) -> str:
+        return "-" if x is None else format(x, fmt)
+
+    for r in workspace["rows"]:
+        suite.add_row(r["solver"], f"{r['success']} ({r['success_rate']:.0%})", str(r["refused"]),
+                      str(r["collision_frames"]), str(r["limit_violation_frames"]),
+                      num(r["straightness_mean"], ".3f"), num(r["peak_to_mean_speed_mean"], ".3f"),
+                      num(r["max_joint_speed_rad_s"], ".1f"),
+                      f"{r['ms_per_reach']:.0f}")  # fmt: skip
+    console.print(suite)
+    regions = Table(title="success by region")
+    regions.add_column("solver")
+    names = sorted(workspace["rows"][0]["success_by_region"])
+    for g in names:
+        regions.add_column(g, justify="right")
+    for r in workspace["rows"]:
+        regions.add_row(r["solver"], *(f"{a}/{b}" for a, b in
+                                       (r["success_by_region"][g] for g in names)))  # fmt: skip
+    console.print(regions)
     gen = Table(title="reach generation, batched (1 s reaches at 60 fps from the ready pose)")
     for col in ("targets", "reaches", "frames", "s", "frames/s", "with swivel search",
                 "frames off limits"):  # fmt: skip

@@ -186,7 +186,8 @@ def test_reach_writes_bvh_and_reports_its_figures(tmp_path: Path) -> None:
     figures = json.loads(result.stdout)
     for key in ("final_position_error_mm", "final_orientation_error_deg", "path_straightness",
                 "peak_to_mean_speed", "max_joint_speed_rad_s", "joint_speed_at_ends_rad_s",
-                "joint_limit_violations"):  # fmt: skip
+                "joint_limit_violations", "self_collision_frames", "swivel_adjusted_frames",
+                "joint_space_path", "trunk_lean_deg"):  # fmt: skip
         assert key in figures
     assert figures["final_position_error_mm"] < 1e-6
     assert out.stat().st_size > 0
@@ -199,6 +200,8 @@ def test_reach_writes_bvh_and_reports_its_figures(tmp_path: Path) -> None:
         (["--target", "0.5", "-0.2", "nan"], "NaN"),
         (["--target", "0.5", "-0.2", "1.3", "--duration", "0"], "duration"),
         (["--target", "0.5", "-0.2", "1.3", "--arm", "middle"], "side must be one of"),
+        (["--target", "0.3", "-0.15", "1.2"], "within its joint limits at the target"),
+        (["--target", "0.5", "-0.2", "1.3", "--max-joint-speed", "0"], "max_joint_speed"),
     ],
 )
 def test_reach_bad_input_exits_2(tmp_path: Path, args: list[str], match: str) -> None:
@@ -206,7 +209,34 @@ def test_reach_bad_input_exits_2(tmp_path: Path, args: list[str], match: str) ->
     result = CliRunner().invoke(app, ["reach", *args, "-o", str(out)])
     assert result.exit_code == 2
     assert match in result.output
+    assert len(result.output.strip().splitlines()) == 1
     assert not out.exists()
+
+
+def test_reach_with_a_trunk_lean_reports_it(tmp_path: Path) -> None:
+    out = tmp_path / "reach.bvh"
+    args = ["reach", "--target", "0.3", "-0.15", "1.2", "--allow-lean", "-o", str(out), "--json"]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    figures = json.loads(result.stdout)
+    assert any(figures["trunk_lean_deg"])
+    assert figures["self_collision_frames"] == 0
+    assert figures["joint_limit_violations"] == 0
+    assert figures["max_joint_speed_rad_s"] <= 8.0
+
+
+@pytest.mark.shared
+def test_swivel_evaluate_takes_a_flat_folder_of_trials(shared_data: Path, tmp_path: Path) -> None:
+    for f in sorted((shared_data / "train" / "soccer").glob("*.txt"))[:2]:
+        (tmp_path / f.name).symlink_to(f)
+    result = CliRunner().invoke(app, ["swivel", "evaluate", "--data", str(tmp_path), "--json"])
+    assert result.exit_code == 0, result.output
+    scores = json.loads(result.stdout)
+    assert scores["trials"] == 2
+    assert set(scores["models"]["mlp-deep"]["per_activity"]) == {"soccer"}
+    assert scores["models"]["mlp-deep"]["mae_deg"] > 0.0
+    empty = CliRunner().invoke(app, ["swivel", "evaluate", "--data", str(tmp_path / "none")])
+    assert empty.exit_code == 2
 
 
 @pytest.mark.shared

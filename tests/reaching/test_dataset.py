@@ -15,6 +15,7 @@ from vhuman.reaching import JOINT_LIMITS, ArmModel, swivel_angle
 from vhuman.reaching.dataset import (
     MIN_ELBOW_FLEXION,
     SwivelDataset,
+    cmu_folder_swivel_dataset,
     cmu_swivel_dataset,
     split_by_trial,
     swivel_samples_from_motion,
@@ -174,3 +175,27 @@ def test_deepmimic_dataset_covers_every_clip_and_arm() -> None:
     np.testing.assert_array_less(reach, data.features[:, 6] + data.features[:, 7] + 1e-9)
     with pytest.raises(InputError, match="walk"):
         deepmimic_swivel_dataset(["moonwalk"])
+
+
+@pytest.mark.shared
+def test_any_folder_layout_gives_the_same_samples(shared_data, tmp_path) -> None:
+    files = sorted((shared_data / "train" / "jumping").glob("*.txt"))[:2]
+    nested, flat = tmp_path / "nested" / "jumping", tmp_path / "flat"
+    nested.mkdir(parents=True)
+    flat.mkdir()
+    for f in files:
+        (nested / f.name).symlink_to(f)
+        (flat / f.name).symlink_to(f)
+    a = cmu_folder_swivel_dataset(tmp_path / "nested", step=8)
+    b = cmu_folder_swivel_dataset(flat, step=8)
+    np.testing.assert_array_equal(a.features, b.features)
+    np.testing.assert_array_equal(a.groups, b.groups)
+    assert set(b.activity) == {"jumping"}
+    assert sorted(set(b.groups)) == [f"jumping/{f.stem}" for f in files]
+
+
+def test_a_folder_without_trials_is_refused(tmp_path) -> None:
+    with pytest.raises(InputError, match=r"no \.txt trial files"):
+        cmu_folder_swivel_dataset(tmp_path)
+    with pytest.raises(InputError, match="must be a folder"):
+        cmu_folder_swivel_dataset(tmp_path / "missing")

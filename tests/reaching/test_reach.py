@@ -12,9 +12,11 @@ from vhuman.reaching import (
     ArmModel,
     LeastSquaresPredictor,
     MeanPredictor,
-    solve_arm,
+    swivel_angle,
     synthetic_swivel_dataset,
 )
+from vhuman.reaching.audit import audit_reach
+from vhuman.reaching.clearance import ArmBodyClearance
 from vhuman.reaching.dataset import (
     STANDARD_ARM_JOINTS,
     rest_hand_orientation,
@@ -23,18 +25,20 @@ from vhuman.reaching.dataset import (
 )
 from vhuman.reaching.reach import (
     READY_ARM_ANGLES,
+    _natural_postures,
     default_predictor,
     generate_reach,
     hand_orientation_from_rpy,
     natural_orientation,
     plan_reaches,
 )
+from vhuman.reaching.workspace import workspace_targets
 from vhuman.skeleton import standard_humanoid
 
 SKELETON = standard_humanoid(stature=1.75)
 SHOULDER = SKELETON.rest_positions()[SKELETON.index("r_shoulder")]
 MEAN = MeanPredictor().fit(np.zeros((2, 8)), [0.0, 0.0])
-REACHABLE = [(0.45, -0.25, 1.2), (0.5, -0.4, 0.9), (0.55, -0.2, 1.4), (0.2, -0.6, 1.3)]
+REACHABLE = [(0.45, -0.25, 1.2), (0.5, -0.4, 0.9), (0.5, -0.3, 1.25), (0.2, -0.6, 1.3)]
 
 
 @pytest.fixture(scope="module")
@@ -54,7 +58,9 @@ def test_reach_hits_the_target_along_a_straight_bell_shaped_path(target, lsq) ->
     assert fig["path_straightness"] > 1.0 - 1e-9
     assert fig["peak_to_mean_speed"] == pytest.approx(1.875, abs=2e-3)
     assert fig["joint_limit_violations"] == 0
-    assert fig["infeasible_frames"] == 0
+    assert fig["self_collision_frames"] == 0
+    assert not fig["joint_space_path"]
+    assert fig["trunk_lean_deg"] == [0.0, 0.0, 0.0]
     # Smooth joints that start and stop at rest (one-sided differences at 240 fps).
     assert max(fig["joint_speed_at_ends_rad_s"]) < 0.05
     assert fig["max_joint_speed_rad_s"] < 10.0
@@ -86,16 +92,22 @@ def test_features_measured_on_the_motion_are_those_predicted_from(side, lsq) -> 
     result = generate_reach((0.45, sign * -0.25, 1.2), side=side, skeleton=SKELETON, predictor=lsq)
     shoulder = SKELETON.rest_positions()[SKELETON.index(f"{s}_shoulder")]
     model = ArmModel.from_skeleton(SKELETON, side)
+    ready = model.forward(READY_ARM_ANGLES)
     plan = plan_reaches(
         model,
         (result.hand_path[0] - shoulder)[None],
-        model.forward(READY_ARM_ANGLES).hand_orientation[None],
+        ready.hand_orientation[None],
         (result.target_position - shoulder)[None],
         result.target_orientation[None],
         duration=1.0,
         fps=60.0,
         predictor=lsq,
+        body=ArmBodyClearance.from_skeleton(SKELETON, side),
+        shoulder=shoulder,
+        start_swivel=swivel_angle(ready.shoulder, ready.elbow, ready.wrist)[None],
     )
+    assert plan.ok[0]
+    assert not plan.joint_space[0]
     measured = swivel_samples_from_motion(result.motion, side, names=STANDARD_ARM_JOINTS)
     np.testing.assert_allclose(measured.swivel, sign * plan.swivel[0], atol=1e-9)
     want = task_features(
@@ -117,13 +129,62 @@ def test_left_reach_mirrors_the_right(lsq) -> None:
     np.testing.assert_allclose(left.arm_angles, right.arm_angles, atol=1e-9)
 
 
-def test_unreachable_swivel_is_smoothed_and_reported(lsq) -> None:
-    # Across the body: the seed's limits allow no internal humeral rotation.
-    result = generate_reach((0.3, 0.1, 1.1), skeleton=SKELETON, predictor=lsq)
+def test_a_target_without_a_feasible_posture_is_refused_with_the_reason(lsq) -> None:
+    # In front of the chest: every upper-arm posture that puts the hand there is
+    # outside Xia et al.'s limits (no internal rotation of the humerus).
+    with pytest.raises(InputError) as caught:
+        generate_reach((0.3, -0.15, 1.2), skeleton=SKELETON, predictor=lsq)
+    message = str(caught.value)
+    assert "\n" not in message
+    assert "within its joint limits" in message
+    assert "allow_lean" in message
+
+
+def test_a_trunk_lean_reaches_what_the_arm_alone_cannot(lsq) -> None:
+    result = generate_reach((0.3, -0.15, 1.2), skeleton=SKELETON, predictor=lsq, allow_lean=True)
     fig = result.to_dict()
-    assert fig["infeasible_frames"] > 0
-    assert fig["joint_limit_violations"] > 0
-    assert fig["max_joint_speed_rad_s"] < 10.0  # the path search avoids branch jumps
+    assert any(fig["trunk_lean_deg"])
+    assert fig["final_position_error_mm"] < 1e-6
+    assert fig["joint_limit_violations"] == 0
+    assert fig["self_collision_frames"] == 0
+    audit = audit_reach(result.motion, "right")
+    assert audit.clean
+    # The trunk moved, within the skeleton's spine range.
+    trunk = SKELETON.indices(["spine", "chest"])
+    assert np.any(result.motion.local_rotations[-1, trunk, 0] < 1.0 - 1e-6)
+    assert SKELETON.limit_violation(result.motion.local_rotations)[:, trunk].max() < 1e-9
+
+
+def test_every_reach_of_the_workspace_is_clean_or_refused_with_a_reason() -> None:
+    # Every fourth target of both arms' workspace grid, with the shipped predictor.
+    outcomes: dict[str, list[bool]] = {}
+    refusals: list[str] = []
+    for side in ("right", "left"):
+        grid = workspace_targets(SKELETON, side)
+        for target, region in list(zip(grid.positions, grid.regions, strict=True))[::4]:
+            try:
+                result = generate_reach(target, side=side, skeleton=SKELETON)
+            except InputError as error:
+                refusals.append(str(error))
+                outcomes.setdefault(region, []).append(False)
+                continue
+            audit = audit_reach(result.motion, side)
+            assert audit.clean, (side, target, audit)
+            assert audit.max_joint_speed_rad_s <= 8.0
+            assert audit.max_joint_step_deg <= np.degrees(8.0 / 60.0)
+            assert audit.max_swivel_step_deg < 10.0
+            assert result.to_dict()["final_position_error_mm"] < 1e-6
+            outcomes.setdefault(region, []).append(True)
+    assert all("cannot be reached" in m and "\n" not in m for m in refusals)
+    reached = [ok for oks in outcomes.values() for ok in oks]
+    assert np.mean(reached) >= 0.5
+    for region in ("front", "across", "beside", "overhead", "low"):
+        assert any(outcomes[region]), region
+
+
+def test_a_short_reach_is_refused_when_its_joints_would_be_too_fast(lsq) -> None:
+    with pytest.raises(InputError, match="rad/s"):
+        generate_reach((0.05, -0.25, 2.05), skeleton=SKELETON, predictor=lsq, duration=0.15)
 
 
 def test_rpy_zero_points_forward_palm_down() -> None:
@@ -137,13 +198,21 @@ def test_rpy_zero_points_forward_palm_down() -> None:
     np.testing.assert_allclose(yawed @ [0.0, 0.0, -1.0], [0.0, 1.0, 0.0], atol=1e-12)
 
 
-def test_natural_orientation_needs_no_wrist_deviation_at_zero_swivel() -> None:
-    model = ArmModel.from_skeleton(SKELETON, "right")
+@pytest.mark.parametrize("side", ["right", "left"])
+def test_natural_orientation_keeps_the_wrist_straight_at_any_swivel(side) -> None:
+    model = ArmModel.from_skeleton(SKELETON, side)
+    sign = 1.0 if side == "right" else -1.0
+    phi = np.radians([-90.0, -30.0, 0.0, 45.0, 120.0])
     for target in REACHABLE:
-        hand = np.array(target) - SHOULDER
-        solution = solve_arm(model, hand, natural_orientation(model, hand), 0.0)
-        assert abs(solution.q[5]) < 1e-7
-        assert abs(solution.q[6]) < 1e-7
+        hand = (np.array(target) - SHOULDER) * [1.0, sign, 1.0]
+        orientation, q = _natural_postures(model, hand, phi)
+        pose = model.forward(q)
+        np.testing.assert_allclose(pose.hand, np.broadcast_to(hand, pose.hand.shape), atol=1e-12)
+        np.testing.assert_allclose(pose.hand_orientation, orientation)
+        np.testing.assert_allclose(q[:, 4:], [[np.pi / 2, 0.0, 0.0]] * phi.size)
+        got = swivel_angle(pose.shoulder, pose.elbow, pose.hand)
+        np.testing.assert_allclose(np.angle(np.exp(1j * (got - phi))), 0.0, atol=1e-9)
+        np.testing.assert_allclose(natural_orientation(model, hand, phi), orientation)
 
 
 def test_cmu_rest_hand_frame_follows_the_hand_at_every_frame() -> None:
@@ -184,3 +253,28 @@ def test_shipped_predictors_load_and_predict() -> None:
 def test_bad_input_raises_one_clear_error(kwargs, match) -> None:
     with pytest.raises(InputError, match=match):
         generate_reach(skeleton=SKELETON, predictor=MEAN, **kwargs)
+
+
+def test_left_reaches_over_the_workspace_mirror_the_right() -> None:
+    right, left = workspace_targets(SKELETON, "right"), workspace_targets(SKELETON, "left")
+    kinds = set()
+    for k in range(0, len(right), 9):
+        outcomes: list[object] = []
+        for side, grid in (("right", right), ("left", left)):
+            try:
+                outcomes.append(generate_reach(grid.positions[k], side=side, skeleton=SKELETON))
+            except InputError as error:
+                outcomes.append(str(error).split(": ", 1)[1].replace(side, "SIDE"))
+        a, b = outcomes
+        if isinstance(a, str):
+            assert a == b
+            kinds.add("refused")
+            continue
+        assert not isinstance(b, str)
+        i_r, i_l = SKELETON.index("r_hand"), SKELETON.index("l_hand")
+        mirrored = b.motion.global_positions[:, i_l] * [1.0, -1.0, 1.0]
+        np.testing.assert_allclose(mirrored, a.motion.global_positions[:, i_r], atol=1e-9)
+        np.testing.assert_allclose(b.arm_angles, a.arm_angles, atol=1e-9)
+        assert a.to_dict()["joint_space_path"] == b.to_dict()["joint_space_path"]
+        kinds.add("joint space" if a.to_dict()["joint_space_path"] else "hand path")
+    assert kinds == {"refused", "joint space", "hand path"}

@@ -25,6 +25,11 @@ swivel_app = typer.Typer(
 
 _KINDS = ("mlp", "lsq", "mean")
 
+_SEGMENT_WORDS = {
+    "shoulder": "upper arm", "elbow": "forearm", "wrist": "hand", "pelvis": "pelvis",
+    "spine": "abdomen", "chest": "chest", "neck": "neck", "head": "head", "hip": "thigh",
+}  # fmt: skip
+
 
 def reach(
     target: Annotated[
@@ -54,9 +59,24 @@ def reach(
     model: Annotated[
         Path | None, typer.Option(help="Swivel predictor file (default: the shipped deep MLP).")
     ] = None,
+    allow_lean: Annotated[
+        bool,
+        typer.Option(
+            "--allow-lean",
+            help="Lean the trunk (up to 40° forward, 15° sideways, 20° twist) where the arm "
+            "alone cannot reach the target.",
+        ),
+    ] = False,
+    max_joint_speed: Annotated[
+        float, typer.Option(help="Largest speed of any arm angle, in rad/s.")
+    ] = 8.0,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
-    """Reach with one arm: minimum-jerk hand path, predicted swivel angle, analytic IK."""
+    """Reach with one arm: minimum-jerk hand path, predicted swivel angle, analytic IK.
+
+    The arm keeps within its joint limits and out of the trunk, pelvis, head and
+    thighs; a target it cannot reach so is refused with the reason.
+    """
     import numpy as np
 
     from vhuman.io import save_motion
@@ -77,6 +97,8 @@ def reach(
             fps=fps,
             skeleton=standard_humanoid(stature=stature),
             predictor=None if model is None else load_predictor(model),
+            allow_lean=allow_lean,
+            max_joint_speed=max_joint_speed,
         )
         save_motion(result.motion, output)
     figures = {"output": str(output), **result.to_dict()}
@@ -96,10 +118,20 @@ def reach(
         "swivel angle",
         f"{figures['swivel_start_deg']:.1f}° → {figures['swivel_end_deg']:.1f}°",
     )
+    table.add_row("joint limits", f"{figures['joint_limit_violations']} frames outside")
+    pair = "–".join(_SEGMENT_WORDS[n.removeprefix("r_").removeprefix("l_")]
+                    for n in figures["closest_pair"].split("–"))  # fmt: skip
     table.add_row(
-        "joint limits",
-        f"{figures['joint_limit_violations']} violations, "
-        f"{figures['infeasible_frames']} frames without a feasible swivel angle",
+        "self-collision",
+        f"{figures['self_collision_frames']} frames ({pair} closest, "
+        f"{figures['min_clearance_mm']:.0f} mm)",
+    )
+    lean = figures["trunk_lean_deg"]
+    table.add_row(
+        "adjusted",
+        f"swivel at {figures['swivel_adjusted_frames']} frames, "
+        + ("joint-space path" if figures["joint_space_path"] else "hand path kept")
+        + (", trunk lean " + "/".join(f"{x:g}" for x in lean) + "°" if any(lean) else ""),
     )
     console.print(table)
 
@@ -185,7 +217,9 @@ def swivel_evaluate(
     data: Annotated[
         Path,
         typer.Option(
-            help="CMU data folder (holding train/ACTION/*.txt); default: $VHUMAN_CMU_DATA.",
+            help="Folder of CMU trials: the CMU data folder (train/ACTION/*.txt; its held-out "
+            "trials are used), one subfolder per action, or the .txt files themselves; "
+            "default: $VHUMAN_CMU_DATA.",
             envvar="VHUMAN_CMU_DATA",
         ),
     ],
@@ -195,8 +229,13 @@ def swivel_evaluate(
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
-    """MAE, RMSE (deg) and MSE (deg²) on the held-out trials, beside a training-mean baseline."""
-    from vhuman.reaching import MeanPredictor, evaluate, load_predictor
+    """MAE, RMSE (deg) and MSE (deg²) of swivel predictors on CMU trials, beside a mean baseline.
+
+    On the CMU data folder: its held-out trials (the highest-numbered of each
+    activity), the mean of the other trials as baseline. On any other folder:
+    every trial file, the mean of those same samples as baseline.
+    """
+    from vhuman.reaching import MeanPredictor, cmu_folder_swivel_dataset, evaluate, load_predictor
     from vhuman.reaching.reach import default_predictor
 
     with user_errors():
@@ -204,8 +243,16 @@ def swivel_evaluate(
             predictors = {path.stem: load_predictor(path) for path in model}
         else:
             predictors = {kind: default_predictor(kind) for kind in ("mlp-deep", "mlp", "lsq")}
-        train, test = _held_out(data)
-        predictors["mean"] = MeanPredictor().fit(train.features, train.swivel)
+        if (data / "train").is_dir():
+            train, test = _held_out(data)
+            what = "held-out samples ({trials} trials, the highest-numbered of each activity)"
+            baseline = "mean"
+        else:
+            with _status(f"reading swivel samples from {data}"):
+                test = train = cmu_folder_swivel_dataset(data)
+            what = "samples of " + str(data) + " ({trials} trials, every file)"
+            baseline = "mean (of these samples)"
+        predictors[baseline] = MeanPredictor().fit(train.features, train.swivel)
         scores = {name: evaluate(p, test) for name, p in predictors.items()}
     keys = ("mae_deg", "rmse_deg", "mse_deg2", "mae_rad", "rmse_rad", "mse_rad2", "per_activity")
     result = {
@@ -217,8 +264,7 @@ def swivel_evaluate(
         print(json.dumps(result))
         return
     table = Table(
-        title=f"swivel angle on {result['samples']} held-out samples "
-        f"({result['trials']} trials, the highest-numbered of each activity)"
+        title=f"swivel angle on {result['samples']} " + what.format(trials=result["trials"])
     )
     for col in ("model", "MAE °", "RMSE °", "MSE °²"):
         table.add_column(col, justify="left" if col == "model" else "right")

@@ -1,6 +1,8 @@
 """Human-like arm reaching: 7-DOF arm, swivel angle and its learning, minimum jerk, reaches."""
 
 from vhuman.reaching.arm import JOINT_LIMITS, ArmModel, ArmPose, Side
+from vhuman.reaching.audit import ReachAudit, audit_reach, wrap_to_pi
+from vhuman.reaching.clearance import ArmBodyClearance, segment_distance
 from vhuman.reaching.dataset import (
     CMU_ARM_JOINTS,
     DEEPMIMIC_ARM_JOINTS,
@@ -9,6 +11,7 @@ from vhuman.reaching.dataset import (
     STANDARD_ARM_JOINTS,
     SwivelDataset,
     SwivelSamples,
+    cmu_folder_swivel_dataset,
     cmu_swivel_dataset,
     deepmimic_swivel_dataset,
     rest_hand_orientation,
@@ -19,6 +22,7 @@ from vhuman.reaching.dataset import (
     validation_split_highest_numbered,
 )
 from vhuman.reaching.minimum_jerk import MinimumJerkTrajectory, minimum_jerk
+from vhuman.reaching.planning import MAX_JOINT_SPEED
 from vhuman.reaching.predictors import (
     LeastSquaresPredictor,
     MeanPredictor,
@@ -30,8 +34,10 @@ from vhuman.reaching.predictors import (
 )
 from vhuman.reaching.reach import (
     READY_ARM_ANGLES,
+    TRUNK_LEANS_DEG,
     ReachPlan,
     ReachResult,
+    arm_motion,
     default_predictor,
     generate_reach,
     hand_orientation_from_rpy,
@@ -42,21 +48,27 @@ from vhuman.reaching.reach import (
 from vhuman.reaching.swivel import (
     UP,
     ArmSolution,
+    arm_branches,
     feasible_swivel_intervals,
+    limit_violation,
     nearest_feasible_swivel,
     solve_arm,
     swivel_angle,
 )
+from vhuman.reaching.workspace import WorkspaceTargets, workspace_targets
 
 __all__ = [
     "CMU_ARM_JOINTS",
     "DEEPMIMIC_ARM_JOINTS",
     "FEATURE_NAMES",
     "JOINT_LIMITS",
+    "MAX_JOINT_SPEED",
     "MIN_ELBOW_FLEXION",
     "READY_ARM_ANGLES",
     "STANDARD_ARM_JOINTS",
+    "TRUNK_LEANS_DEG",
     "UP",
+    "ArmBodyClearance",
     "ArmModel",
     "ArmPose",
     "ArmSolution",
@@ -64,12 +76,18 @@ __all__ = [
     "MLPPredictor",
     "MeanPredictor",
     "MinimumJerkTrajectory",
+    "ReachAudit",
     "ReachPlan",
     "ReachResult",
     "Side",
     "SwivelDataset",
     "SwivelPredictor",
     "SwivelSamples",
+    "WorkspaceTargets",
+    "arm_branches",
+    "arm_motion",
+    "audit_reach",
+    "cmu_folder_swivel_dataset",
     "cmu_swivel_dataset",
     "deepmimic_swivel_dataset",
     "default_predictor",
@@ -77,6 +95,7 @@ __all__ = [
     "feasible_swivel_intervals",
     "generate_reach",
     "hand_orientation_from_rpy",
+    "limit_violation",
     "load_predictor",
     "minimum_jerk",
     "natural_orientation",
@@ -84,6 +103,7 @@ __all__ = [
     "plan_reaches",
     "pointing_orientation",
     "rest_hand_orientation",
+    "segment_distance",
     "solve_arm",
     "split_by_trial",
     "swivel_angle",
@@ -91,5 +111,7 @@ __all__ = [
     "synthetic_swivel_dataset",
     "task_features",
     "validation_split_highest_numbered",
+    "workspace_targets",
     "wrap_angle",
+    "wrap_to_pi",
 ]

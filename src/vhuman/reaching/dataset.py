@@ -72,6 +72,7 @@ __all__ = [
     "STANDARD_ARM_JOINTS",
     "SwivelDataset",
     "SwivelSamples",
+    "cmu_folder_swivel_dataset",
     "cmu_swivel_dataset",
     "deepmimic_swivel_dataset",
     "rest_hand_orientation",
@@ -113,6 +114,7 @@ MIN_ELBOW_FLEXION = float(np.radians(10.0))
 _MIRROR = np.array([1.0, -1.0, 1.0])
 _UP = np.array([0.0, 0.0, 1.0])
 _TRIAL_NUMBER = re.compile(r"(\d+)$")
+_TRIAL_SUFFIX = re.compile(r"_?\d+$")  # "<action>_<k>" → "<action>"
 
 
 def _frozen(a: ArrayLike, dtype: type) -> NDArray:
@@ -475,6 +477,56 @@ def cmu_swivel_dataset(
     files = _trial_files(Path(root), actions)
     if not files:
         raise InputError(f"no .txt trial files under {Path(root) / 'train'}")
+    return SwivelDataset.concatenate(
+        [
+            _trial_samples(
+                read_cmu(path)[1 :: int(step)], CMU_ARM_JOINTS, f"{action}/{path.stem}", action
+            )
+            for action, path in files
+        ]
+    )
+
+
+def cmu_folder_swivel_dataset(folder: PathLike, *, step: int = 4) -> SwivelDataset:
+    """Swivel samples of every CMU trial file in a folder, whatever its layout.
+
+    The folder may be the CMU data folder (``train/<action>/*.txt``), hold one
+    subfolder per action (``<action>/*.txt``), or hold the trial files
+    themselves (``<action>_<k>.txt``, the action read from the name). Samples
+    are taken as in :func:`cmu_swivel_dataset`.
+
+    Parameters
+    ----------
+    folder : path
+    step : int
+        Keep every ``step``-th frame (≥ 1).
+
+    Returns
+    -------
+    SwivelDataset
+        ``groups`` ``"<action>/<file stem>"``, ``activity`` the action.
+
+    Raises
+    ------
+    InputError
+        For a folder that does not exist or holds no ``.txt`` file in any of
+        the three layouts, or ``step`` < 1.
+    """
+    root = Path(folder)
+    if int(step) != step or step < 1:
+        raise InputError(f"step must be an integer ≥ 1, got {step}")
+    if not root.is_dir():
+        raise InputError(f"data must be a folder of CMU trial files, got {root}")
+    if (root / "train").is_dir():
+        files = _trial_files(root, None)
+    else:
+        files = [(f.parent.name, f) for f in sorted(root.glob("*/*.txt"))]
+        files += [(_TRIAL_SUFFIX.sub("", f.stem) or f.stem, f) for f in sorted(root.glob("*.txt"))]
+    if not files:
+        raise InputError(
+            f"no .txt trial files in {root} (allowed: train/<action>/*.txt, <action>/*.txt "
+            "or the files themselves)"
+        )
     return SwivelDataset.concatenate(
         [
             _trial_samples(

@@ -5,12 +5,17 @@ The pipeline of Xia et al. (2021) on the standard humanoid, batched over frames:
 1. the hand moves from its start pose to the target pose along a minimum-jerk
    path (orientation by slerp with the same time law);
 2. at every frame a swivel predictor gives φ from the hand pose relative to
-   the shoulder and the arm's segment lengths; where φ has no solution within
-   the joint limits, the nearest feasible φ replaces it;
+   the shoulder and the arm's segment lengths; where the predicted φ would
+   leave the joint limits, put the arm into the body or turn a joint faster
+   than the speed bound, the feasible φ nearest to it is taken, or the arm
+   moves by minimum jerk in joint space (:mod:`vhuman.reaching.planning`);
+   a reach with no feasible plan is refused with the reason, or reached with
+   a trunk lean when that is allowed;
 3. the closed-form IK gives the seven arm angles, which become the local
    rotations of the skeleton's shoulder, elbow and wrist (forearm pronation
    goes to the wrist, the elbow being a hinge); every other joint keeps its
-   rest pose.
+   rest pose, the spine and chest aside when the trunk leans;
+4. the figures are measured on the motion (:func:`vhuman.reaching.audit_reach`).
 
 Hand orientations
 -----------------
@@ -24,7 +29,7 @@ down**.
 References
 ----------
 Xia, Z., et al. (2021). Human-like reaching motion of a virtual human arm
-(minimum jerk and multilayer perceptron) (seed 000).
+(minimum jerk and multilayer perceptron).
 Flash, T., & Hogan, N. (1985). The coordination of arm movements.
 J. Neuroscience 5(7), 1688–1703.
 """
@@ -34,7 +39,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from importlib import resources
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -45,17 +50,38 @@ from vhuman.errors import InputError
 from vhuman.geometry import quat_angle, quat_slerp, quat_to_rotmat, rotmat_to_quat
 from vhuman.geometry.quaternion import as_quat_array
 from vhuman.reaching.arm import ArmModel, Side
+from vhuman.reaching.audit import audit_reach, wrap_to_pi
+from vhuman.reaching.clearance import ArmBodyClearance
 from vhuman.reaching.dataset import task_features
 from vhuman.reaching.minimum_jerk import _positive
+from vhuman.reaching.planning import (
+    MAX_JOINT_SPEED,
+    PLAN_MARGIN,
+    ArmPath,
+    BodyCapsules,
+    joint_space_path,
+    predicted_paths,
+    refusal,
+    swivel_grid,
+    swivel_path,
+)
 from vhuman.reaching.predictors import SwivelPredictor, load_predictor
-from vhuman.reaching.swivel import solve_arm
+from vhuman.reaching.swivel import (
+    UP,
+    _reference_direction,
+    arm_branches,
+    limit_violation,
+    swivel_angle,
+)
 from vhuman.skeleton import Motion, Skeleton, standard_humanoid
 
 __all__ = [
     "DEFAULT_MODELS",
     "READY_ARM_ANGLES",
+    "TRUNK_LEANS_DEG",
     "ReachPlan",
     "ReachResult",
+    "arm_motion",
     "default_predictor",
     "generate_reach",
     "hand_orientation_from_rpy",
@@ -69,9 +95,9 @@ DEFAULT_MODELS = {
     "mlp": "swivel_mlp.npz",
     "lsq": "swivel_lsq.npz",
 }
-"""Shipped swivel predictors (files in ``vhuman/data/models``): the seed's MLP (8 → 40 → 2),
-a deeper MLP (rotation-matrix input, 2 × 128 units) and least squares; reaches use
-``mlp-deep``, the most accurate on held-out CMU trials."""
+"""Shipped swivel predictors (files in ``vhuman/data/models``): Xia et al.'s (2021) MLP
+(8 → 40 → 2), a deeper MLP (rotation-matrix input, 2 × 128 units) and least squares;
+reaches use ``mlp-deep``, the most accurate on held-out CMU trials."""
 
 _MIRROR = np.array([1.0, -1.0, 1.0])
 # Anatomical hand frame → hand pointing forward (+x), palm down (−z), thumb left
@@ -170,24 +196,31 @@ def pointing_orientation(
     return hand_orientation_from_rpy([roll, pitch, yaw], arm)
 
 
-def natural_orientation(model: ArmModel, hand: ArrayLike) -> NDArray[np.float64]:
-    """A hand orientation in line with the forearm, thumb up, for a hand target.
+def natural_orientation(
+    model: ArmModel, hand: ArrayLike, swivel: ArrayLike = 0.0
+) -> NDArray[np.float64]:
+    """Hand orientations in line with the forearm at mid pronation, for a hand target.
 
     The arm is taken as two links, the upper arm and the forearm with the hand
-    in line (``d_ew + a``), with the elbow at its lowest (φ = 0); the hand
-    points along that forearm with the thumb up (:func:`pointing_orientation`).
-    With this orientation a reach needs no wrist deviation at φ = 0.
+    in line (``d_ew + a``), with the elbow at swivel φ about the
+    shoulder→hand axis (φ = 0: the elbow at its lowest); the wrist is
+    straight (``q6 = q7 = 0``) and the forearm half pronated (``q5 = 90°``,
+    the thumb up when the forearm points forward, as in
+    :data:`READY_ARM_ANGLES`). The upper-arm angles are those of the
+    closed-form branch nearest the joint limits.
 
     Parameters
     ----------
     model : ArmModel
     hand : array_like, shape (3,)
         Hand end target in the shoulder frame [m].
+    swivel : array_like, shape (...)
+        Elbow swivel φ about the shoulder→hand axis [rad], the arm's own sign.
 
     Returns
     -------
-    ndarray, shape (4,)
-        Hand orientation (w, x, y, z), body frame.
+    ndarray, shape (..., 4)
+        Hand orientations (w, x, y, z), body frame.
 
     Raises
     ------
@@ -195,7 +228,17 @@ def natural_orientation(model: ArmModel, hand: ArrayLike) -> NDArray[np.float64]
         For a target out of the reach of the extended arm (the message gives
         the reachable distances), or NaN.
     """
+    return _natural_postures(model, hand, swivel)[0]
+
+
+def _natural_postures(
+    model: ArmModel, hand: ArrayLike, swivel: ArrayLike
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Orientations (..., 4) and arm angles (..., 7) of :func:`natural_orientation`."""
     target = _check_point(hand, "hand")
+    phi = np.asarray(swivel, dtype=np.float64)
+    if not np.all(np.isfinite(phi)):
+        raise InputError("swivel contains NaN or infinite values")
     d1, d2 = model.upper_arm, model.forearm + model.hand
     dist = float(np.linalg.norm(target))
     if not abs(d1 - d2) <= dist <= d1 + d2:
@@ -204,14 +247,25 @@ def natural_orientation(model: ArmModel, hand: ArrayLike) -> NDArray[np.float64]
             f"{model.side.value} shoulder; the hand reaches {abs(d1 - d2):.3f}–{d1 + d2:.3f} m"
         )
     axis = target / dist
-    # Elbow on the circle of the triangle (d1, d2, dist), at its lowest point.
+    # Elbow on the circle of the triangle (d1, d2, dist), at swivel φ about the hand axis.
     along = (d1**2 - d2**2 + dist**2) / (2.0 * dist)
     radius = np.sqrt(max(d1**2 - along**2, 0.0))
-    down = np.array([0.0, 0.0, -1.0]) - axis * -axis[2]
-    if np.linalg.norm(down) < 1e-9:  # straight up or down: elbow backwards
-        down = np.array([-1.0, 0.0, 0.0]) - axis * -axis[0]
-    elbow = axis * along + radius * down / np.linalg.norm(down)
-    return pointing_orientation(target - elbow, model.side)
+    ref = _reference_direction(axis, np.asarray(UP))
+    turn = np.cos(phi)[..., None] * ref + np.sin(phi)[..., None] * np.cross(axis, ref)
+    elbow = axis * along + radius * turn  # (..., 3)
+    fore = target - elbow
+    fore = fore / np.linalg.norm(fore, axis=-1, keepdims=True)
+    # Any hand frame pointing along the forearm (its −z) puts the wrist on the forearm line.
+    side_axis = np.cross(fore, np.where(np.abs(fore[..., :1]) < 0.9, [1.0, 0, 0], [0, 1.0, 0]))
+    side_axis /= np.linalg.norm(side_axis, axis=-1, keepdims=True)
+    frame = np.stack([side_axis, np.cross(-fore, side_axis), -fore], axis=-1)
+    wrist = target - model.hand * fore
+    phi_w = swivel_angle(np.zeros(3), elbow, wrist)
+    branches = arm_branches(model, target, rotmat_to_quat(frame), np.nan_to_num(phi_w))
+    branches[..., 4:] = [np.pi / 2.0, 0.0, 0.0]
+    best = np.argmin(limit_violation(branches), axis=0)
+    q = np.take_along_axis(branches, best[None, ..., None], axis=0)[0]
+    return model.forward(q).hand_orientation, q
 
 
 @dataclass(frozen=True)
@@ -230,11 +284,12 @@ class ReachResult:
     hand_path : ndarray, shape (T, 3)
         Planned minimum-jerk hand positions in the world [m].
     arm_angles : ndarray, shape (T, 7)
-        The seed's seven arm angles [rad].
+        Xia et al.'s (2021) seven arm angles [rad].
     swivel_predicted : ndarray, shape (T,)
-        φ from the predictor [rad] (right-arm sign).
+        φ from the predictor [rad], anchored to the start posture (see
+        :class:`ReachPlan`), the arm's own sign.
     swivel : ndarray, shape (T,)
-        φ used: the prediction, or the nearest feasible φ where it had none.
+        φ of the arm angles [rad], the arm's own sign.
     feasible : ndarray of bool, shape (T,)
         Whether the frame's arm angles are within the joint limits.
     figures : dict
@@ -289,13 +344,10 @@ def _check_reachable(
         )
 
 
-def _joint_speed_figures(q: NDArray[np.float64], fps: float) -> dict[str, Any]:
-    speed = np.abs(np.diff(q, axis=0)) * fps  # (T-1, 7)
-    ends = [float(speed[0].max()), float(speed[-1].max())] if speed.size else [0.0, 0.0]
-    return {
-        "max_joint_speed_rad_s": float(speed.max()) if speed.size else 0.0,
-        "joint_speed_at_ends_rad_s": ends,
-    }
+def _end_speeds(q: NDArray[np.float64], fps: float) -> list[float]:
+    """Largest arm-angle speed of the first and last frame step [rad/s] (wrapped)."""
+    speed = np.abs(wrap_to_pi(np.diff(q, axis=0))) * fps  # (T-1, 7)
+    return [float(speed[0].max()), float(speed[-1].max())] if speed.size else [0.0, 0.0]
 
 
 def _path_figures(path: NDArray[np.float64], duration: float) -> dict[str, float]:
@@ -313,7 +365,7 @@ def _path_figures(path: NDArray[np.float64], duration: float) -> dict[str, float
 
 
 READY_ARM_ANGLES = np.radians([-10.0, -10.0, -10.0, -90.0, 90.0, 0.0, 0.0])
-"""Default start posture (the seed's seven angles) [rad]: upper arm almost hanging (10° of
+"""Default start posture (Xia et al.'s seven angles) [rad]: upper arm almost hanging (10° of
 abduction, flexion and external rotation, off the limits of joints 2 and 3), elbow at 90°,
 forearm forward, thumb up; its feasible swivel angles span −25° … 70°."""
 
@@ -332,15 +384,26 @@ class ReachPlan:
     orientation : ndarray, shape (B, T, 4)
         Planned hand orientations (w, x, y, z), body frame.
     swivel_predicted : ndarray, shape (B, T)
-        φ from the predictor [rad], in the arm's own sign.
+        φ from the predictor [rad], in the arm's own sign; with a start
+        swivel, the prediction plus the start's offset from it, fading out
+        with the minimum-jerk time law.
     swivel : ndarray, shape (B, T)
-        φ used [rad]: the prediction, or, in a reach with a frame whose
-        prediction has no solution within the joint limits, the smooth
-        feasible sequence nearest to it (see :func:`_feasible_swivel_paths`).
+        φ of the arm angles [rad], continuous: the prediction where it is
+        feasible, else the feasible sequence nearest to it
+        (:func:`vhuman.reaching.planning.swivel_path`), or that of a
+        joint-space path.
     q : ndarray, shape (B, T, 7)
         Arm angles [rad].
     feasible : ndarray of bool, shape (B, T)
         Whether ``q`` is within the joint limits.
+    ok : ndarray of bool, shape (B,)
+        Whether the reach keeps within the limits, out of the body and under
+        the joint-speed bound at every frame.
+    joint_space : ndarray of bool, shape (B,)
+        Reaches planned by minimum jerk in joint space (the hand leaves the
+        straight path).
+    reasons : tuple of str, length B
+        Why a reach is not ``ok`` ("" where it is).
     """
 
     path: NDArray[np.float64]
@@ -350,6 +413,9 @@ class ReachPlan:
     swivel: NDArray[np.float64]
     q: NDArray[np.float64]
     feasible: NDArray[np.bool_]
+    ok: NDArray[np.bool_]
+    joint_space: NDArray[np.bool_]
+    reasons: tuple[str, ...]
 
 
 def plan_reaches(
@@ -362,8 +428,20 @@ def plan_reaches(
     duration: float,
     fps: float,
     predictor: SwivelPredictor,
+    body: ArmBodyClearance | None = None,
+    shoulder: ArrayLike = (0.0, 0.0, 0.0),
+    capsules: BodyCapsules | None = None,
+    start_swivel: ArrayLike | None = None,
+    max_joint_speed: float = MAX_JOINT_SPEED,
 ) -> ReachPlan:
     """Minimum-jerk hand paths, predicted swivel angles and closed-form IK, batched.
+
+    Each reach first keeps its hand on the minimum-jerk path and takes the
+    feasible φ nearest the prediction at every frame (within the joint
+    limits, out of ``body``, joints no faster than ``max_joint_speed``); where
+    no such φ sequence exists it moves by minimum jerk in joint space to a
+    feasible posture at the target (see :mod:`vhuman.reaching.planning`);
+    where that fails too it is not ``ok`` and ``reasons`` says why.
 
     Parameters
     ----------
@@ -377,6 +455,18 @@ def plan_reaches(
     fps : float
         Frame rate [1/s], > 0; ``round(duration · fps) + 1`` frames.
     predictor : SwivelPredictor
+    body : ArmBodyClearance, optional
+        The standing body the arm must keep out of; None ignores it.
+    shoulder : array_like, shape (3,)
+        Shoulder position in the world [m]: ``body``'s standing capsules, moved
+        by ``−shoulder``, are those the arm keeps out of.
+    capsules : BodyCapsules, optional
+        Instead, the body capsules at every frame in the shoulder frame, shape
+        (T, K, 3) (a body that moves, e.g. a leaning trunk).
+    start_swivel : array_like, shape (B,), optional
+        φ of the start postures [rad], the arm's own sign; default free.
+    max_joint_speed : float
+        Bound on every arm angle's speed [rad/s], > 0.
 
     Returns
     -------
@@ -392,14 +482,16 @@ def plan_reaches(
     Raises
     ------
     InputError
-        For a non-positive duration or fps, NaN, mis-shaped inputs, or a hand
-        pose out of reach.
+        For a non-positive duration, fps or speed bound, NaN, mis-shaped
+        inputs, or a hand pose out of reach.
     """
     _positive(duration, "duration")
     _positive(fps, "fps")
+    _positive(max_joint_speed, "max_joint_speed")
     p0, p1 = (_points(x, name) for x, name in ((start, "start"), (target, "target")))
     q0 = as_quat_array(start_orientation, "start_orientation")
     q1 = as_quat_array(target_orientation, "target_orientation")
+    origin = _check_point(shoulder, "shoulder")
     steps = max(1, round(duration * fps))
     s = ease(Easing.MINIMUM_JERK, np.linspace(0.0, 1.0, steps + 1))  # (T,)
     path = p0[:, None] + (p1 - p0)[:, None] * s[:, None]  # (B, T, 3)
@@ -409,85 +501,74 @@ def plan_reaches(
     features = task_features(
         flat_hand, quat_to_rotmat(flat_q), model.upper_arm, model.forearm, model.side
     )
-    phi_pred = predictor.predict(features)
+    phi_pred = predictor.predict(features).reshape(hand.shape[:2])
     if model.side is Side.LEFT:
         phi_pred = -phi_pred  # features and predictions are in right-arm coordinates
-    solution = solve_arm(model, flat_hand, flat_q, phi_pred)
-    shape = hand.shape[:2]
-    phi = phi_pred.reshape(shape).copy()
-    q = solution.q.reshape(*shape, 7)
-    feasible = solution.feasible.reshape(shape).copy()
-    search = np.flatnonzero(~feasible.all(axis=1))
-    if search.size:
-        phi[search] = _feasible_swivel_paths(model, hand[search], orientation[search], phi[search])
-        redo = solve_arm(model, hand[search], orientation[search], phi[search])
-        q[search], feasible[search] = redo.q, redo.feasible
+    n = hand.shape[0]
+    first: list[float | None] = [None] * n
+    if start_swivel is not None:
+        first = np.broadcast_to(np.asarray(start_swivel, dtype=np.float64), (n,)).tolist()
+        # Anchor the predictions to the start posture, the offset fading with the time law.
+        offset = wrap_to_pi(np.asarray(first) - phi_pred[:, 0])
+        phi_pred = phi_pred + offset[:, None] * (1.0 - s)
+    if body is not None and capsules is None:
+        frames = (s.size, *body.body_starts.shape)
+        capsules = BodyCapsules(
+            np.broadcast_to(body.body_starts - origin, frames),
+            np.broadcast_to(body.body_ends - origin, frames),
+        )
+    kw: dict[str, Any] = {"fps": float(fps), "body": body, "capsules": capsules}
+    plans, joint_space, reasons = [], np.zeros(n, dtype=bool), []
+    direct = predicted_paths(model, hand, orientation, phi_pred, max_speed=max_joint_speed, **kw)
+    for b in range(n):
+        plan = direct[b]
+        if not plan.ok:
+            plan = swivel_path(
+                model, hand[b], orientation[b], phi_pred[b], start_swivel=first[b],
+                max_speed=max_joint_speed, **kw,
+            )  # fmt: skip
+        if not plan.ok:
+            other = joint_space_path(
+                model, plan.q[0], hand[b, -1], orientation[b, -1], float(phi_pred[b, -1]), s,
+                max_speed=max_joint_speed, **kw,
+            )  # fmt: skip
+            if other.ok or _worse(plan, other):
+                plan, joint_space[b] = other, True
+        plans.append(plan)
+        if plan.ok:
+            reasons.append("")
+            continue
+        why = refusal(
+            model, hand[b, -1], orientation[b, -1], body=body, capsules=capsules, best=plan,
+            max_speed=max_joint_speed,
+        )  # fmt: skip
+        reasons.append(why)
+    q = np.stack([p.q for p in plans])
+    if np.any(joint_space):
+        pose = model.forward(q[joint_space])
+        hand[joint_space] = pose.hand
+        orientation[joint_space] = pose.hand_orientation
     return ReachPlan(
         path=path,
         hand=hand,
         orientation=orientation,
-        swivel_predicted=phi_pred.reshape(shape),
-        swivel=phi,
+        swivel_predicted=phi_pred,
+        swivel=np.stack([p.swivel for p in plans]),
         q=q,
-        feasible=feasible,
+        feasible=model.within_limits(q),
+        ok=np.array([p.ok for p in plans]),
+        joint_space=joint_space,
+        reasons=tuple(reasons),
     )
 
 
-SWIVEL_GRID = 36
-"""φ samples per knot (every 10°) of the path search of :func:`_feasible_swivel_paths`."""
-_VIOLATION_WEIGHT = 1000.0  # cost per radian outside a joint limit: nearly a constraint
-_JUMP_WEIGHT = 3.0  # cost per radian of φ change between knots
-_KNOT_SPACING = 5  # frames between the knots of the search; φ is linear in between
+def _worse(plan: ArmPath, other: ArmPath) -> bool:
+    """Whether ``plan`` breaks more than ``other``: limits, then overlap, then speed."""
 
+    def badness(p: ArmPath) -> tuple[float, float, float]:
+        return (float(limit_violation(p.q).max()), max(p.penetration, 0.0), p.speed)
 
-def _angle_gap(a: NDArray[np.float64], b: NDArray[np.float64]) -> NDArray[np.float64]:
-    """|a − b| on the circle, in [0, π]."""
-    d = np.mod(a - b, 2.0 * np.pi)
-    return np.minimum(d, 2.0 * np.pi - d)
-
-
-def _feasible_swivel_paths(
-    model: ArmModel,
-    hand: NDArray[np.float64],
-    orientation: NDArray[np.float64],
-    predicted: NDArray[np.float64],
-) -> NDArray[np.float64]:
-    """The φ sequences (B, T) closest to the predictions that keep within the limits, without jumps.
-
-    A shortest path (dynamic programming) per reach over, at every fifth
-    frame (and the last), the predicted φ and :data:`SWIVEL_GRID` evenly
-    spaced values: a node costs its distance to the prediction plus ``1000 ×``
-    its joint-limit violation [rad], an edge ``3 ×`` the change of φ; φ is
-    linear between these knots. Feasible predictions are kept where that does
-    not force a jump elsewhere; where no φ is feasible, the least violation
-    wins.
-    """
-    n_frames = predicted.shape[1]
-    knots = np.unique(np.append(np.arange(0, n_frames, _KNOT_SPACING), n_frames - 1))
-    hand, orientation, predicted = hand[:, knots], orientation[:, knots], predicted[:, knots]
-    grid = -np.pi + 2.0 * np.pi * np.arange(SWIVEL_GRID) / SWIVEL_GRID
-    b, t = predicted.shape
-    cand = np.concatenate([predicted[..., None], np.broadcast_to(grid, (b, t, grid.size))], -1)
-    sol = solve_arm(model, hand[:, :, None], orientation[:, :, None], cand)
-    lo, hi = model.limits[:, 0], model.limits[:, 1]
-    violation = np.sum(np.maximum(lo - sol.q, 0.0) + np.maximum(sol.q - hi, 0.0), axis=-1)
-    node = _angle_gap(cand, predicted[..., None]) + _VIOLATION_WEIGHT * violation  # (B, T, C)
-    total = node[:, 0]
-    back = np.zeros(cand.shape, dtype=np.intp)
-    rows = np.arange(b)[:, None]
-    for k in range(1, t):
-        step = total[:, :, None] + _JUMP_WEIGHT * _angle_gap(
-            cand[:, k, None, :], cand[:, k - 1, :, None]
-        )  # (B, from, to)
-        back[:, k] = np.argmin(step, axis=1)
-        total = np.take_along_axis(step, back[:, k, None, :], axis=1)[:, 0] + node[:, k]
-    path = np.empty((b, t), dtype=np.intp)
-    path[:, -1] = np.argmin(total, axis=1)
-    for k in range(t - 1, 0, -1):
-        path[:, k - 1] = back[rows[:, 0], k, path[:, k]]
-    chosen = np.unwrap(np.take_along_axis(cand, path[..., None], axis=-1)[..., 0], axis=1)
-    frames = np.arange(n_frames)
-    return np.stack([np.interp(frames, knots, row) for row in chosen])
+    return badness(plan) > badness(other)
 
 
 def _within_reach(
@@ -517,6 +598,196 @@ def _points(x: ArrayLike, name: str) -> NDArray[np.float64]:
     return arr
 
 
+TRUNK_LEANS_DEG = tuple(
+    sorted(
+        (
+            (f, b, t)
+            for f in (0.0, 20.0, 40.0)
+            for b in (0.0, -15.0, 15.0)
+            for t in (0.0, 20.0, -20.0)
+        ),
+        key=lambda x: abs(x[0]) + abs(x[1]) + abs(x[2]),
+    )[1:]
+)
+"""Trunk leans tried by :func:`generate_reach` with ``allow_lean``, smallest first: forward
+flexion, side bend towards the reaching arm, twist turning the reaching shoulder forward
+[deg], within the standard humanoid's spine range (AAOS)."""
+
+
+class _Attempt(NamedTuple):
+    plan: ReachPlan
+    lean: tuple[float, float, float]
+    shoulder: NDArray[np.float64]  # (T, 3) shoulder in the world
+    frame: NDArray[np.float64]  # (T, 3, 3) shoulder frame axes in the world
+    trunk: NDArray[np.float64]  # (T, 4) local rotation of spine and of chest
+    target_orientation: NDArray[np.float64]  # (4,) hand orientation at the target, body frame
+
+
+def _lean_rotation(lean_deg: tuple[float, float, float], side: Side) -> NDArray[np.float64]:
+    """Trunk rotation (w, x, y, z) of a (flexion, side bend, twist) lean [deg] for ``side``."""
+    flexion, bend, twist = lean_deg
+    sign = 1.0 if side is Side.RIGHT else -1.0
+    # Right arm: bend to the right is a positive turn about x; twist forward, about +z.
+    return rotmat_to_quat(
+        Rotation.from_euler("ZYX", np.radians([sign * twist, flexion, sign * bend])).as_matrix()
+    )
+
+
+def _attempt(
+    skel: Skeleton,
+    model: ArmModel,
+    body: ArmBodyClearance,
+    lean_deg: tuple[float, float, float],
+    start: tuple[NDArray[np.float64], NDArray[np.float64], float | None],
+    target: tuple[NDArray[np.float64], NDArray[np.float64] | None],
+    *,
+    duration: float,
+    fps: float,
+    predictor: SwivelPredictor,
+    max_joint_speed: float,
+) -> _Attempt | None:
+    """Plan the reach with the trunk leaning by ``lean_deg``; None where it is out of reach.
+
+    The lean is split evenly between the spine and chest joints and follows the
+    hand's minimum-jerk time law; the arm is planned in the moving shoulder frame.
+    A target orientation of None is free (:func:`_free_orientations`).
+    """
+    s = "r" if model.side is Side.RIGHT else "l"
+    i_spine, i_chest, i_sh = skel.indices(["spine", "chest", f"{s}_shoulder"])
+    steps = max(1, round(duration * fps))
+    law = ease(Easing.MINIMUM_JERK, np.linspace(0.0, 1.0, steps + 1))
+    half = quat_slerp(np.array([1.0, 0, 0, 0]), _lean_rotation(lean_deg, model.side), 0.5)
+    trunk = quat_slerp(np.array([1.0, 0, 0, 0]), half, law)  # (T, 4)
+    local = np.tile(np.array([1.0, 0, 0, 0]), (law.size, skel.n_joints, 1))
+    local[:, i_spine] = local[:, i_chest] = trunk
+    if lean_deg != (0.0, 0.0, 0.0) and skel.limit_violation(local).max() > 1e-9:
+        return None
+    root = np.tile(skel.rest_positions()[0], (law.size, 1))
+    pos, rot = body.body.joint_frames(root, local)
+    shoulder, frame = pos[:, i_sh], quat_to_rotmat(rot[:, skel.parents[i_sh]])
+    starts, ends = body.body.capsules(root, local)
+    into = np.swapaxes(frame, -1, -2)[:, None]  # (T, 1, 3, 3): world → shoulder frame
+
+    def local_points(x: NDArray[np.float64]) -> NDArray[np.float64]:
+        return np.einsum("tkij,tkj->tki", into, x[:, body.body_indices] - shoulder[:, None])
+
+    capsules = BodyCapsules(local_points(starts), local_points(ends))
+    goal = frame[-1].T @ (target[0] - shoulder[-1])
+    extended = model.forearm + model.hand
+    if not abs(model.upper_arm - extended) <= np.linalg.norm(goal) <= model.upper_arm + extended:
+        return None
+    if target[1] is None:
+        orientations = _free_orientations(model, body, capsules, goal)
+    else:
+        orientations = rotmat_to_quat(frame[-1].T @ quat_to_rotmat(target[1]))[None]
+    lo, hi = model.reach
+    tried = None
+    for goal_q in orientations:
+        wrist = goal + model.hand * quat_to_rotmat(goal_q)[:, 2]
+        if not lo <= np.linalg.norm(wrist) <= hi:
+            continue
+        plan = plan_reaches(
+            model, start[0][None], start[1][None], goal[None], goal_q[None], duration=duration,
+            fps=fps, predictor=predictor, body=body, capsules=capsules,
+            start_swivel=None if start[2] is None else [start[2]], max_joint_speed=max_joint_speed,
+        )  # fmt: skip
+        body_q = rotmat_to_quat(frame[-1] @ quat_to_rotmat(goal_q))
+        if tried is None or plan.ok[0]:
+            tried = _Attempt(plan, lean_deg, shoulder, frame, trunk, body_q)
+        if plan.ok[0]:
+            break
+    return tried
+
+
+FREE_ORIENTATION_TRIES = 3
+"""Elbow swivels tried for a target without a hand orientation (see :func:`_free_orientations`)."""
+
+
+def _free_orientations(
+    model: ArmModel, body: ArmBodyClearance, capsules: BodyCapsules, goal: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """Hand orientations (N, 4) to try for a target whose orientation is free.
+
+    :func:`natural_orientation` at the elbow swivels whose posture is within
+    the joint limits and out of the body at the target, the lowest elbow
+    (φ nearest 0) first, then the next ones at least 30° away, up to
+    :data:`FREE_ORIENTATION_TRIES`; φ = 0 alone where none is feasible (the
+    planner then says why).
+    """
+    grid = swivel_grid(model, 72)
+    orientations, q = _natural_postures(model, goal, grid)
+    pose = model.forward(q)
+    depth = body.penetration(
+        pose.shoulder, pose.elbow, pose.wrist, pose.hand,
+        body_starts=capsules.starts[-1], body_ends=capsules.ends[-1],
+    ).max(axis=(-2, -1))  # fmt: skip
+    good = np.flatnonzero(model.within_limits(q) & (depth <= PLAN_MARGIN))
+    good = good[np.argsort(np.abs(grid[good]), kind="stable")]
+    chosen: list[int] = []
+    for k in good:
+        if all(abs(grid[k] - grid[c]) >= np.radians(30.0) for c in chosen):
+            chosen.append(int(k))
+        if len(chosen) == FREE_ORIENTATION_TRIES:
+            break
+    return orientations[chosen] if chosen else orientations[[int(np.argmin(np.abs(grid)))]]
+
+
+def arm_motion(
+    skeleton: Skeleton,
+    side: Side | str,
+    q: ArrayLike,
+    fps: float,
+    *,
+    trunk: ArrayLike | None = None,
+) -> Motion:
+    """The whole body standing with one arm at the seven arm angles ``q``, frame by frame.
+
+    The arm angles become the local rotations of the shoulder, elbow and wrist
+    (forearm pronation goes to the wrist, the elbow being a hinge); every
+    other joint keeps its rest pose, except the spine and chest when ``trunk``
+    is given.
+
+    Parameters
+    ----------
+    skeleton : Skeleton
+        With the joints of :func:`vhuman.skeleton.standard_humanoid`.
+    side : Side or {"right", "left"}
+    q : array_like, shape (T, 7)
+        Arm angles [rad].
+    fps : float
+        Frame rate [1/s], > 0.
+    trunk : array_like, shape (T, 4), optional
+        Local rotation (w, x, y, z) of the spine and of the chest joint each.
+
+    Returns
+    -------
+    Motion
+
+    Raises
+    ------
+    InputError
+        For a ``q`` that is not (T, 7) or not finite, or a non-positive fps.
+    """
+    arm = Side.parse(side)
+    _positive(fps, "fps")
+    angles = np.asarray(q, dtype=np.float64)
+    if angles.ndim != 2 or angles.shape[1] != 7:
+        raise InputError(f"q must have shape (T, 7) [rad], got {angles.shape}")
+    model = ArmModel.from_skeleton(skeleton, arm)
+    s = "r" if arm is Side.RIGHT else "l"
+    i_sh, i_el, i_wr = skeleton.indices([f"{s}_shoulder", f"{s}_elbow", f"{s}_wrist"])
+    segments = model.segment_rotations(angles)  # (T, 3, 3, 3)
+    upper, fore, palm = segments[:, 0], segments[:, 1], segments[:, 2]
+    local = np.tile(np.array([1.0, 0, 0, 0]), (angles.shape[0], skeleton.n_joints, 1))
+    if trunk is not None:
+        local[:, skeleton.indices(["spine", "chest"])] = np.asarray(trunk)[:, None]
+    local[:, i_sh] = rotmat_to_quat(upper)
+    local[:, i_el] = rotmat_to_quat(np.swapaxes(upper, -1, -2) @ fore)
+    local[:, i_wr] = rotmat_to_quat(np.swapaxes(fore, -1, -2) @ palm)
+    root = np.tile(skeleton.rest_positions()[0], (angles.shape[0], 1))
+    return Motion(skeleton, float(fps), root, local)
+
+
 def generate_reach(
     target: ArrayLike,
     *,
@@ -528,8 +799,17 @@ def generate_reach(
     fps: float = 60.0,
     skeleton: Skeleton | None = None,
     predictor: SwivelPredictor | None = None,
+    allow_lean: bool = False,
+    max_joint_speed: float = MAX_JOINT_SPEED,
 ) -> ReachResult:
     """Generate a human-like reach of one arm to a hand target.
+
+    The arm keeps within Xia et al.'s joint limits, out of the trunk, pelvis,
+    head and thighs (the capsules of :class:`vhuman.scene.BodyModel`), and
+    no arm angle turns faster than ``max_joint_speed`` (see
+    :func:`plan_reaches`). A target that cannot be reached so is refused with
+    the reason, or, with ``allow_lean``, reached with the smallest trunk lean
+    of :data:`TRUNK_LEANS_DEG` that makes it feasible.
 
     Parameters
     ----------
@@ -551,32 +831,40 @@ def generate_reach(
     fps : float
         Frame rate [1/s], > 0.
     skeleton : Skeleton, optional
-        A skeleton with the joints of :func:`vhuman.skeleton.standard_humanoid`
-        in the anatomical rest pose; default the standard humanoid.
+        A skeleton with the joints and capsules of
+        :func:`vhuman.skeleton.standard_humanoid` in the anatomical rest pose;
+        default the standard humanoid.
     predictor : SwivelPredictor, optional
         Default the shipped deep MLP (:func:`default_predictor`).
+    allow_lean : bool
+        Lean the trunk where the arm alone cannot reach the target.
+    max_joint_speed : float
+        Bound on every arm angle's speed [rad/s], > 0.
 
     Returns
     -------
     ReachResult
+        Its figures are measured on the motion (:func:`vhuman.reaching.audit_reach`).
 
     Raises
     ------
     InputError
-        For NaN, a non-positive duration or fps, an unknown side, or a target
-        out of the arm's reach (the message gives the reachable distances).
+        For NaN, a non-positive duration, fps or speed bound, an unknown side,
+        a target out of the arm's reach (the message gives the reachable
+        distances), or a target that the arm cannot reach within its limits,
+        out of the body and under the speed bound (the message says why).
     """
     t0 = time.perf_counter()
     arm = Side.parse(side)
     skel = standard_humanoid() if skeleton is None else skeleton
     model = ArmModel.from_skeleton(skel, arm)
     s = "r" if arm is Side.RIGHT else "l"
-    names = [f"{s}_shoulder", f"{s}_elbow", f"{s}_wrist", f"{s}_hand"]
-    i_sh, i_el, i_wr, i_hand = skel.indices(names)
+    i_sh, i_wr, i_hand = skel.indices([f"{s}_shoulder", f"{s}_wrist", f"{s}_hand"])
     rest = skel.rest_positions()
     shoulder = rest[i_sh]
     _positive(duration, "duration")
     _positive(fps, "fps")
+    _positive(max_joint_speed, "max_joint_speed")
     target = _check_point(target, "target")
     longest = model.upper_arm + model.forearm + model.hand
     if np.linalg.norm(target - shoulder) > longest:
@@ -586,9 +874,11 @@ def generate_reach(
             f"{np.round(shoulder, 4).tolist()} m; the hand reaches at most {longest:.3f} m"
         )
     if target_orientation is None:
-        q_target = natural_orientation(model, target - shoulder)
+        natural_orientation(model, target - shoulder)  # the reach check of a free orientation
+        q_target = None
     else:
         q_target = as_quat_array(target_orientation, "target_orientation")
+        _check_reachable(model, shoulder, target, q_target)
     ready = model.forward(READY_ARM_ANGLES)
     p_start = ready.hand + shoulder if start is None else _check_point(start, "start")
     q_start = (
@@ -596,45 +886,62 @@ def generate_reach(
         if start_orientation is None
         else as_quat_array(start_orientation, "start_orientation")
     )
-    _check_reachable(model, shoulder, target, q_target)
     _check_reachable(model, shoulder, p_start, q_start)
-    plan = plan_reaches(
-        model,
-        (p_start - shoulder)[None],
-        q_start[None],
-        (target - shoulder)[None],
-        q_target[None],
-        duration=duration,
-        fps=fps,
-        predictor=default_predictor() if predictor is None else predictor,
-    )
+    ready_swivel = float(swivel_angle(ready.shoulder, ready.elbow, ready.wrist))
+    from_ready = start is None and start_orientation is None
+    body = ArmBodyClearance.from_skeleton(skel, arm)
+    kwargs: dict[str, Any] = {
+        "duration": float(duration),
+        "fps": float(fps),
+        "predictor": default_predictor() if predictor is None else predictor,
+        "max_joint_speed": float(max_joint_speed),
+    }
+    begin = (p_start - shoulder, q_start, ready_swivel if from_ready else None)
+    attempt = _attempt(skel, model, body, (0.0, 0.0, 0.0), begin, (target, q_target), **kwargs)
+    assert attempt is not None  # reachability is checked above without a lean
+    reason = attempt.plan.reasons[0]
+    for lean in TRUNK_LEANS_DEG if allow_lean and not attempt.plan.ok[0] else ():
+        leaned = _attempt(skel, model, body, lean, begin, (target, q_target), **kwargs)
+        if leaned is not None and leaned.plan.ok[0]:
+            attempt = leaned
+            break
+    if not attempt.plan.ok[0]:
+        hint = (
+            "no trunk lean tried helps either"
+            if allow_lean
+            else "allowing a trunk lean (allow_lean, --allow-lean) may help"
+        )
+        raise InputError(
+            f"target {np.round(target, 4).tolist()} m cannot be reached by the {arm.value} arm "
+            f"within its joint limits and out of the body: {reason}; {hint}"
+        )
+    plan, q_target = attempt.plan, attempt.target_orientation
     q, feasible = plan.q[0], plan.feasible[0]
-    path_world = plan.path[0] + shoulder
+    path_world = attempt.shoulder + np.einsum("tij,tj->ti", attempt.frame, plan.path[0])
 
-    segments = model.segment_rotations(q)  # (T, 3, 3, 3)
-    upper, fore, palm = segments[:, 0], segments[:, 1], segments[:, 2]
-    local = np.tile(np.array([1.0, 0, 0, 0]), (q.shape[0], skel.n_joints, 1))
-    local[:, i_sh] = rotmat_to_quat(upper)
-    local[:, i_el] = rotmat_to_quat(np.swapaxes(upper, -1, -2) @ fore)
-    local[:, i_wr] = rotmat_to_quat(np.swapaxes(fore, -1, -2) @ palm)
-    motion = Motion(skel, fps, np.tile(rest[0], (q.shape[0], 1)), local)
+    motion = arm_motion(skel, arm, q, fps, trunk=attempt.trunk)
     elapsed = time.perf_counter() - t0
 
+    audit = audit_reach(motion, arm)
     reached = motion.global_positions[:, i_hand]
     reached_q = motion.global_rotations[:, i_wr]
+    adjusted = np.abs(wrap_to_pi(plan.swivel[0] - plan.swivel_predicted[0])) > 1e-9
     figures: dict[str, Any] = {
         "final_position_error_mm": 1e3 * float(np.linalg.norm(reached[-1] - target)),
         "final_orientation_error_deg": float(np.degrees(quat_angle(reached_q[-1], q_target))),
         "max_path_deviation_mm": 1e3 * float(np.max(np.linalg.norm(reached - path_world, axis=-1))),
         **_path_figures(reached, float(duration)),
-        **_joint_speed_figures(q, float(fps)),
-        "joint_limit_violations": int(
-            np.sum((q < model.limits[:, 0] - 1e-9) | (q > model.limits[:, 1] + 1e-9))
-        ),
-        "infeasible_frames": int(np.sum(~feasible)),
-        "swivel_adjusted_frames": int(np.sum(plan.swivel[0] != plan.swivel_predicted[0])),
-        "swivel_start_deg": float(np.degrees(plan.swivel[0, 0])),
-        "swivel_end_deg": float(np.degrees(plan.swivel[0, -1])),
+        "max_joint_speed_rad_s": audit.max_joint_speed_rad_s,
+        "joint_speed_at_ends_rad_s": _end_speeds(q, float(fps)),
+        "joint_limit_violations": audit.limit_violation_frames,
+        "self_collision_frames": audit.collision_frames,
+        "min_clearance_mm": -1e3 * audit.max_penetration_m,
+        "closest_pair": audit.worst_pair,
+        "swivel_start_deg": audit.swivel_start_deg,
+        "swivel_end_deg": audit.swivel_end_deg,
+        "swivel_adjusted_frames": int(np.sum(adjusted)),
+        "joint_space_path": bool(plan.joint_space[0]),
+        "trunk_lean_deg": list(attempt.lean),
         "generation_fps": q.shape[0] / elapsed,
     }
     return ReachResult(

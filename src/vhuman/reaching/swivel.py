@@ -6,8 +6,8 @@ right-hand rule about S→W.
 
 Reference plane
 ---------------
-The seed (after Shimizu et al. 2008) takes the arm plane at ``q3 = 0``. For the
-seed's D-H chain that plane is the plane through S→W and the joint-1 axis,
+Xia et al. (2021), after Shimizu et al. (2008), take the arm plane at ``q3 = 0``. For the
+D-H chain of Xia et al. that plane is the plane through S→W and the joint-1 axis,
 which is the body's forward axis: it is undefined for a straight-ahead reach,
 the commonest reach of all. We therefore use the common alternative of the
 human-motion literature: the **vertical plane through S→W** (the plane
@@ -16,13 +16,13 @@ with ``φ = 0`` when the elbow is at its lowest, i.e. when E − S, taken
 perpendicular to S→W, points along −``reference_up`` taken perpendicular to
 S→W. For the right arm φ > 0 swings the elbow inwards (towards the body),
 φ < 0 outwards; on the left arm, the mirror image, the signs swap. Passing
-``reference_up=(1, 0, 0)`` (forward) gives the seed's ``q3 = 0`` plane. Where
+``reference_up=(1, 0, 0)`` (forward) gives Xia et al.'s ``q3 = 0`` plane. Where
 S→W is parallel to ``reference_up`` (within 1e-9 rad) the reference falls back
 to the shoulder frame's forward axis in place of ``reference_up``.
 
 References
 ----------
-Xia, Z., et al. (2021), arm angle φ and Fig. 1 (seed 000).
+Xia, Z., et al. (2021), arm angle φ and Fig. 1.
 Shimizu, M., Kakuya, H., Yoon, W.-K., Kitagaki, K., & Kosuge, K. (2008).
 Analytical inverse kinematic computation for 7-DOF redundant manipulators with
 joint limits and its application to redundancy resolution. IEEE Trans.
@@ -44,7 +44,9 @@ from vhuman.reaching.arm import JOINT_LIMITS, R_SHOULDER_DH, ArmModel, Side
 __all__ = [
     "UP",
     "ArmSolution",
+    "arm_branches",
     "feasible_swivel_intervals",
+    "limit_violation",
     "nearest_feasible_swivel",
     "solve_arm",
     "swivel_angle",
@@ -213,6 +215,67 @@ def _branches(
     return np.stack(out)
 
 
+def arm_branches(
+    model: ArmModel,
+    hand_position: ArrayLike,
+    hand_orientation: ArrayLike,
+    swivel: ArrayLike,
+    *,
+    reference_up: ArrayLike = UP,
+) -> NDArray[np.float64]:
+    """All eight closed-form joint-angle solutions of a hand pose and a swivel angle.
+
+    The eight (elbow sign × shoulder branch × wrist branch) put the arm in the
+    same place; they differ in how the angles represent it, so at most some
+    are within the joint limits. :func:`solve_arm` picks one.
+
+    Parameters
+    ----------
+    model : ArmModel
+    hand_position : array_like, shape (..., 3)
+        Hand end point in the shoulder frame [m].
+    hand_orientation : array_like, shape (..., 4)
+        ``q_shoulder_hand`` (w, x, y, z).
+    swivel : array_like, shape (...)
+        Swivel angle φ [rad].
+    reference_up : array_like, shape (3,)
+
+    Returns
+    -------
+    ndarray, shape (8, ..., 7)
+        Joint angles [rad] in (−π, π], broadcast over the inputs.
+
+    Raises
+    ------
+    InputError
+        As :func:`solve_arm`.
+    """
+    position = _vectors(hand_position, "hand_position")
+    quat = as_quat_array(hand_orientation, "hand_orientation")
+    phi = np.asarray(swivel, dtype=np.float64)
+    if not np.all(np.isfinite(phi)):
+        raise InputError("swivel contains NaN or infinite values")
+    shape = np.broadcast_shapes(position.shape[:-1], quat.shape[:-1], phi.shape)
+    position = np.broadcast_to(position, (*shape, 3))
+    rotation = np.broadcast_to(quat_to_rotmat(quat_normalize(quat)), (*shape, 3, 3))
+    phi = np.broadcast_to(phi, shape)
+    position, rotation, phi, up = _to_right(
+        model, position, rotation, phi, _reference_up(reference_up)
+    )
+    wrist = position + model.hand * rotation[..., :, 2]  # the hand points along its −z
+    _check_reach(model, wrist)
+    rotation_dh = R_SHOULDER_DH.T @ rotation @ R_SHOULDER_DH
+    return _branches(model, wrist, rotation_dh, phi, up)
+
+
+def limit_violation(q: ArrayLike) -> NDArray[np.float64]:
+    """Total distance of joint angles ``q`` (..., 7) outside :data:`JOINT_LIMITS` [rad], (...)."""
+    q = np.asarray(q, dtype=np.float64)
+    return np.sum(
+        np.maximum(JOINT_LIMITS[:, 0] - q, 0.0) + np.maximum(q - JOINT_LIMITS[:, 1], 0.0), axis=-1
+    )
+
+
 def solve_arm(
     model: ArmModel,
     hand_position: ArrayLike,
@@ -228,9 +291,10 @@ def solve_arm(
     possible elbows; the shoulder joints (two branches) from the upper-arm
     direction, joint 3 from the forearm direction, and the wrist joints (two
     branches) from the remaining rotation. Of the eight branches (two elbow
-    signs too), the first within the joint limits is returned (order: elbow
-    flexed, then ``cos q2 ≥ 0``, then ``cos q6 ≥ 0``); where none is, the one
-    with the smallest total limit violation, flagged not feasible.
+    signs too, see :func:`arm_branches`), the first within the joint limits is
+    returned (order: elbow flexed, then ``cos q2 ≥ 0``, then ``cos q6 ≥ 0``);
+    where none is, the one with the smallest total limit violation, flagged
+    not feasible.
 
     Parameters
     ----------
@@ -259,27 +323,10 @@ def solve_arm(
     ----------
     Shimizu et al. (2008), Section III (closed form for a given arm angle).
     """
-    position = _vectors(hand_position, "hand_position")
-    quat = as_quat_array(hand_orientation, "hand_orientation")
-    phi = np.asarray(swivel, dtype=np.float64)
-    if not np.all(np.isfinite(phi)):
-        raise InputError("swivel contains NaN or infinite values")
-    shape = np.broadcast_shapes(position.shape[:-1], quat.shape[:-1], phi.shape)
-    position = np.broadcast_to(position, (*shape, 3))
-    rotation = np.broadcast_to(quat_to_rotmat(quat_normalize(quat)), (*shape, 3, 3))
-    phi = np.broadcast_to(phi, shape)
-    position, rotation, phi, up = _to_right(
-        model, position, rotation, phi, _reference_up(reference_up)
-    )
-    wrist = position + model.hand * rotation[..., :, 2]  # the hand points along its −z
-    _check_reach(model, wrist)
-    rotation_dh = R_SHOULDER_DH.T @ rotation @ R_SHOULDER_DH
-    candidates = _branches(model, wrist, rotation_dh, phi, up)  # (8, ..., 7)
-    violation = np.sum(
-        np.maximum(JOINT_LIMITS[:, 0] - candidates, 0.0)
-        + np.maximum(candidates - JOINT_LIMITS[:, 1], 0.0),
-        axis=-1,
-    )  # (8, ...)
+    candidates = arm_branches(
+        model, hand_position, hand_orientation, swivel, reference_up=reference_up
+    )  # (8, ..., 7)
+    violation = limit_violation(candidates)  # (8, ...)
     feasible = model.within_limits(candidates)
     best = np.where(np.any(feasible, axis=0), np.argmax(feasible, axis=0), np.argmin(violation, 0))
     q = np.take_along_axis(candidates, best[None, ..., None], axis=0)[0]

@@ -1,0 +1,421 @@
+"""Arm angles along a hand path that keep within the joint limits, out of the body, and slow.
+
+Two strategies, tried in order for each reach:
+
+1. **Hand path** (:func:`swivel_path`): the hand follows its minimum-jerk
+   path exactly and the swivel angle φ is chosen, at every frame, inside the
+   feasible set of that hand pose (joint limits *and* no arm–body overlap),
+   as near the predicted φ as continuity and a joint-speed bound allow: a
+   shortest path over a φ grid (dynamic programming, as the redundancy
+   resolution by the arm angle of Shimizu et al. 2008 sweeps its feasible
+   intervals).
+2. **Joint space** (:func:`joint_space_path`): where no swivel path exists,
+   or it would need joints faster than the bound, the seven angles move from
+   the start posture to a feasible posture at the target by one
+   minimum-jerk profile (Flash & Hogan 1985 applied per joint): limits hold on
+   the straight joint-space line between two postures within them, and the
+   peak speed is ``1.875 · |Δq| / duration``. The hand then leaves the
+   straight line.
+
+Where neither works the reach has no feasible plan and :func:`refusal` says why.
+
+References
+----------
+Shimizu, M., Kakuya, H., Yoon, W.-K., Kitagaki, K., & Kosuge, K. (2008).
+Analytical inverse kinematic computation for 7-DOF redundant manipulators with
+joint limits and its application to redundancy resolution. IEEE Trans.
+Robotics 24(5), 1131–1142.
+Flash, T., & Hogan, N. (1985). The coordination of arm movements.
+J. Neuroscience 5(7), 1688–1703.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numpy.typing import NDArray
+
+from vhuman.reaching.arm import ArmModel, Side
+from vhuman.reaching.audit import wrap_to_pi
+from vhuman.reaching.clearance import ArmBodyClearance
+from vhuman.reaching.swivel import limit_violation, solve_arm, swivel_angle
+
+__all__ = [
+    "MAX_JOINT_SPEED",
+    "SWIVEL_GRID",
+    "ArmPath",
+    "BodyCapsules",
+    "joint_space_path",
+    "predicted_paths",
+    "refusal",
+    "swivel_grid",
+    "swivel_path",
+]
+
+MAX_JOINT_SPEED = 8.0
+"""Default bound on every arm angle's speed [rad/s]."""
+
+SWIVEL_GRID = 72
+"""φ samples per knot (every 5°) of :func:`swivel_path` and :func:`joint_space_path`."""
+
+PLAN_MARGIN = 0.0
+"""Capsule overlap [m] allowed while planning: none (the audit tolerates a few mm more)."""
+
+_KNOT_SPACING = 3  # frames between the knots of the φ search; φ is linear in between
+_HARD = 1e3  # cost per radian of limit violation, per metre·1e-3 of overlap, per rad/s too fast
+_JUMP_WEIGHT = 3.0  # cost per radian of φ change between knots
+
+_ARM_WORDS = {"shoulder": "upper arm", "elbow": "forearm", "wrist": "hand"}
+_BODY_WORDS = {
+    "pelvis": "pelvis",
+    "spine": "abdomen",
+    "chest": "chest",
+    "neck": "neck",
+    "head": "head",
+    "l_hip": "left thigh",
+    "r_hip": "right thigh",
+}
+
+
+class ArmPath(NamedTuple):
+    """Arm angles of one reach and how they were found.
+
+    Attributes
+    ----------
+    q : ndarray, shape (T, 7)
+        Arm angles [rad].
+    swivel : ndarray, shape (T,)
+        Swivel angle φ [rad], the arm's own sign, continuous (not wrapped).
+    ok : bool
+        Within the limits, no arm–body overlap beyond :data:`PLAN_MARGIN` and
+        no joint faster than the bound at every frame.
+    penetration : float
+        Largest arm–body overlap [m].
+    speed : float
+        Largest joint speed [rad/s] (wrapped differences).
+    """
+
+    q: NDArray[np.float64]
+    swivel: NDArray[np.float64]
+    ok: bool
+    penetration: float
+    speed: float
+
+
+class BodyCapsules(NamedTuple):
+    """Body capsule axes in the shoulder frame, frame by frame.
+
+    Attributes
+    ----------
+    starts, ends : ndarray, shape (T, K, 3)
+        End points [m] of the capsules of :class:`ArmBodyClearance` (its radii).
+    """
+
+    starts: NDArray[np.float64]
+    ends: NDArray[np.float64]
+
+
+def swivel_grid(model: ArmModel, n: int) -> NDArray[np.float64]:
+    """``n`` evenly spaced φ [rad] from −π, in the arm's own sign (the left arm's are negated).
+
+    Mirrored grids make a left reach the exact mirror image of the right one,
+    ties of the searches included.
+    """
+    grid = -np.pi + 2.0 * np.pi * np.arange(n) / n
+    return grid if model.side is Side.RIGHT else -grid
+
+
+def _overlap(
+    model: ArmModel, body: ArmBodyClearance | None, capsules: BodyCapsules | None, q: NDArray
+) -> NDArray[np.float64]:
+    """Largest arm–body overlap (...) [m] of arm angles (..., 7); −inf without a body.
+
+    ``capsules`` broadcast against the leading shape of ``q`` (shape (..., K, 3)).
+    """
+    if body is None or capsules is None:
+        return np.full(q.shape[:-1], -np.inf)
+    pose = model.forward(q)
+    depth = body.penetration(
+        pose.shoulder, pose.elbow, pose.wrist, pose.hand,
+        body_starts=capsules.starts, body_ends=capsules.ends,
+    )  # fmt: skip
+    return depth.max(axis=(-2, -1))
+
+
+def _speed(q: NDArray[np.float64], fps: float) -> float:
+    step = np.abs(wrap_to_pi(np.diff(q, axis=0)))
+    return float(step.max() * fps) if step.size else 0.0
+
+
+def _check(
+    model: ArmModel,
+    body: ArmBodyClearance | None,
+    capsules: BodyCapsules | None,
+    q: NDArray,
+    swivel: NDArray,
+    fps: float,
+    max_speed: float,
+) -> ArmPath:
+    pen = float(_overlap(model, body, capsules, q).max())
+    speed = _speed(q, fps)
+    ok = bool(np.all(model.within_limits(q))) and pen <= PLAN_MARGIN and speed <= max_speed
+    return ArmPath(q, swivel, ok, pen, speed)
+
+
+def predicted_paths(
+    model: ArmModel,
+    hand: NDArray[np.float64],
+    orientation: NDArray[np.float64],
+    predicted: NDArray[np.float64],
+    *,
+    fps: float,
+    body: ArmBodyClearance | None,
+    capsules: BodyCapsules | None,
+    max_speed: float = MAX_JOINT_SPEED,
+) -> list[ArmPath]:
+    """The arm angles of the predicted φ themselves, checked, for a batch of reaches.
+
+    Parameters
+    ----------
+    hand : ndarray, shape (B, T, 3)
+    orientation : ndarray, shape (B, T, 4)
+    predicted : ndarray, shape (B, T)
+    fps, body, capsules, max_speed
+        As in :func:`swivel_path`.
+
+    Returns
+    -------
+    list of ArmPath
+        One per reach; ``ok`` where no search is needed.
+    """
+    q = solve_arm(model, hand, orientation, predicted).q  # (B, T, 7)
+    pen = _overlap(model, body, capsules, q).max(axis=-1)  # (B,)
+    step = np.abs(wrap_to_pi(np.diff(q, axis=1)))
+    speed = step.max(axis=(1, 2)) * fps if step.size else np.zeros(q.shape[0])
+    inside = np.all(model.within_limits(q), axis=-1)
+    ok = inside & (pen <= PLAN_MARGIN) & (speed <= max_speed)
+    return [
+        ArmPath(q[b], np.unwrap(predicted[b]), bool(ok[b]), float(pen[b]), float(speed[b]))
+        for b in range(q.shape[0])
+    ]
+
+
+def swivel_path(
+    model: ArmModel,
+    hand: NDArray[np.float64],
+    orientation: NDArray[np.float64],
+    predicted: NDArray[np.float64],
+    *,
+    fps: float,
+    body: ArmBodyClearance | None,
+    capsules: BodyCapsules | None,
+    start_swivel: float | None = None,
+    max_speed: float = MAX_JOINT_SPEED,
+) -> ArmPath:
+    """The feasible φ sequence nearest the predictions along an exact hand path.
+
+    A shortest path (dynamic programming) over knots every third frame (and
+    the last), each with the predicted φ and :data:`SWIVEL_GRID` evenly
+    spaced values: a node costs its distance to the prediction plus a heavy
+    cost for leaving the joint limits or overlapping the body, an edge
+    ``3 ×`` the change of φ plus a heavy cost for joints faster than
+    ``max_speed``. φ is linear between knots; the whole path is then checked
+    frame by frame.
+
+    Parameters
+    ----------
+    model : ArmModel
+    hand : ndarray, shape (T, 3)
+        Hand end points, shoulder frame [m].
+    orientation : ndarray, shape (T, 4)
+        Hand orientations (w, x, y, z).
+    predicted : ndarray, shape (T,)
+        Predicted φ [rad] (the arm's own sign).
+    fps : float
+        Frame rate [1/s].
+    body : ArmBodyClearance or None
+        The body to keep out of (its radii); None ignores collisions.
+    capsules : BodyCapsules or None
+        Its capsules at every frame, shoulder frame.
+    start_swivel : float, optional
+        φ of the first frame, fixed (the start posture's); ``predicted``
+        should start there too (:func:`vhuman.reaching.plan_reaches` shifts it).
+    max_speed : float
+        Joint-speed bound [rad/s].
+
+    Returns
+    -------
+    ArmPath
+    """
+    n = predicted.shape[0]
+    knots = np.unique(np.append(np.arange(0, n, _KNOT_SPACING), n - 1))
+    grid = swivel_grid(model, SWIVEL_GRID)
+    first = predicted[knots].copy()
+    if start_swivel is not None:
+        first[0] = start_swivel
+    cand = np.concatenate([first[:, None], np.broadcast_to(grid, (knots.size, grid.size))], -1)
+    sol = solve_arm(model, hand[knots, None], orientation[knots, None], cand)  # (K, C, 7)
+    at_knots = None if capsules is None else BodyCapsules(*(c[knots, None] for c in capsules))
+    overlap = np.maximum(_overlap(model, body, at_knots, sol.q) - PLAN_MARGIN, 0.0)
+    node = _angle_gap(cand, first[:, None]) + _HARD * (limit_violation(sol.q) + 1e3 * overlap)
+    if start_swivel is not None:
+        node[0, 1:] = np.inf
+    dt = np.diff(knots) / fps
+    total = node[0]
+    back = np.zeros(cand.shape, dtype=np.intp)
+    for k in range(1, knots.size):
+        dq = np.abs(wrap_to_pi(sol.q[k, None, :, :] - sol.q[k - 1, :, None, :])).max(-1)
+        too_fast = np.maximum(dq / dt[k - 1] - 0.8 * max_speed, 0.0)  # (from, to)
+        step = (
+            total[:, None]
+            + _JUMP_WEIGHT * _angle_gap(cand[k, None, :], cand[k - 1, :, None])
+            + _HARD * too_fast
+        )
+        back[k] = np.argmin(step, axis=0)
+        total = step[back[k], np.arange(cand.shape[1])] + node[k]
+    path = np.empty(knots.size, dtype=np.intp)
+    path[-1] = int(np.argmin(total))
+    for k in range(knots.size - 1, 0, -1):
+        path[k - 1] = back[k, path[k]]
+    # φ between knots: the prediction plus the knots' offsets from it, interpolated, so that
+    # the prediction is kept exactly wherever the search keeps it.
+    offset = np.unwrap(wrap_to_pi(cand[np.arange(knots.size), path] - first))
+    phi = np.unwrap(predicted) + np.interp(np.arange(n), knots, offset)
+    q = solve_arm(model, hand, orientation, phi).q
+    return _check(model, body, capsules, q, phi, fps, max_speed)
+
+
+def joint_space_path(
+    model: ArmModel,
+    q_start: NDArray[np.float64],
+    hand: NDArray[np.float64],
+    orientation: NDArray[np.float64],
+    predicted: float,
+    s: NDArray[np.float64],
+    *,
+    fps: float,
+    body: ArmBodyClearance | None,
+    capsules: BodyCapsules | None,
+    max_speed: float = MAX_JOINT_SPEED,
+) -> ArmPath:
+    """Minimum jerk in joint space from a start posture to a feasible posture at the target.
+
+    Every φ of :data:`SWIVEL_GRID` (and the predicted one) at the target
+    gives a candidate end posture; those within the limits and out of the
+    body are joined to ``q_start`` by ``q(t) = q_start + (q_end − q_start) · s(t)``,
+    and the candidate whose whole path stays out of the body is kept, the
+    nearest the predicted φ among those within the speed bound (else the
+    slowest).
+
+    Parameters
+    ----------
+    model : ArmModel
+    q_start : ndarray, shape (7,)
+        Start arm angles within the limits [rad].
+    hand : ndarray, shape (3,)
+        Hand end target, shoulder frame [m].
+    orientation : ndarray, shape (4,)
+        Hand orientation at the target.
+    predicted : float
+        Predicted φ at the target [rad].
+    s : ndarray, shape (T,)
+        Time law from 0 to 1 (minimum jerk).
+    fps : float
+    body, capsules, max_speed
+        As in :func:`swivel_path`.
+
+    Returns
+    -------
+    ArmPath
+        ``ok`` False when no candidate is feasible; then the least bad one.
+    """
+    grid = swivel_grid(model, SWIVEL_GRID)
+    cand = np.append(predicted, grid)
+    q_end = solve_arm(model, hand, orientation, cand).q  # (C, 7)
+    delta = q_end - q_start
+    path = q_start + delta[:, None, :] * s[:, None]  # (C, T, 7)
+    overlap = _overlap(model, body, capsules, path).max(axis=-1)  # (C,)
+    feasible = model.within_limits(q_end) & (overlap <= PLAN_MARGIN)
+    peak = np.abs(np.diff(path, axis=1)).max(axis=(1, 2)) * fps
+    cost = (
+        _angle_gap(cand, predicted)
+        + _HARD * ~feasible
+        + _HARD * np.maximum(peak - max_speed, 0.0)
+        + _HARD * 1e3 * np.maximum(overlap, 0.0)
+        + _HARD * limit_violation(q_end)
+    )
+    best = int(np.argmin(cost))
+    pose = model.forward(path[best])
+    phi = swivel_angle(pose.shoulder, pose.elbow, pose.wrist)
+    phi = np.unwrap(np.where(np.isfinite(phi), phi, 0.0))
+    return _check(model, body, capsules, path[best], phi, fps, max_speed)
+
+
+def refusal(
+    model: ArmModel,
+    hand: NDArray[np.float64],
+    orientation: NDArray[np.float64],
+    *,
+    body: ArmBodyClearance | None,
+    capsules: BodyCapsules | None,
+    best: ArmPath,
+    max_speed: float,
+) -> str:
+    """Why a reach has no feasible plan, in words (the target pose first, then the path).
+
+    Parameters
+    ----------
+    model : ArmModel
+    hand, orientation : ndarray, shapes (3,), (4,)
+        The target hand pose, shoulder frame.
+    body, capsules
+        As in :func:`swivel_path` (the last frame's capsules are used).
+    best : ArmPath
+        The least bad plan found.
+    max_speed : float
+        Joint-speed bound [rad/s].
+    """
+    grid = swivel_grid(model, 4 * SWIVEL_GRID)
+    sol = solve_arm(model, hand, orientation, grid)
+    if not sol.feasible.any():
+        least = float(np.degrees(limit_violation(sol.q).min()))
+        return (
+            f"no swivel angle keeps the {model.side.value} arm within its joint limits at the "
+            f"target (at best {least:.1f}° outside)"
+        )
+    if body is not None and capsules is not None:
+        pose = model.forward(sol.q[sol.feasible])
+        depth = body.penetration(
+            pose.shoulder, pose.elbow, pose.wrist, pose.hand,
+            body_starts=capsules.starts[-1], body_ends=capsules.ends[-1],
+        )  # fmt: skip  # (C, 3, K)
+        worst = depth.max(axis=(1, 2))
+        if worst.min() > PLAN_MARGIN:
+            k = int(np.argmin(worst))
+            a, b = np.unravel_index(int(np.argmax(depth[k])), depth.shape[1:])
+            return (
+                f"every swivel angle within the joint limits puts the "
+                f"{_words(body, int(a), int(b))} at the target (at least "
+                f"{1e3 * worst[k]:.0f} mm deep)"
+            )
+    if best.penetration > PLAN_MARGIN or not np.all(model.within_limits(best.q)):
+        return (
+            "the target posture is feasible but no path to it from the start posture keeps "
+            "the arm within its joint limits and out of the body"
+        )
+    return (
+        f"the reach needs joint speeds up to {best.speed:.1f} rad/s, above the "
+        f"{max_speed:g} rad/s allowed; a longer duration lowers them"
+    )
+
+
+def _words(body: ArmBodyClearance, arm: int, other: int) -> str:
+    part = body.arm_names[arm].split("_", 1)[1]
+    return f"{_ARM_WORDS[part]} into the {_BODY_WORDS[body.body_names[other]]}"
+
+
+def _angle_gap(a: NDArray[np.float64], b: NDArray[np.float64]) -> NDArray[np.float64]:
+    """|a − b| on the circle, in [0, π]."""
+    d = np.mod(a - b, 2.0 * np.pi)
+    return np.minimum(d, 2.0 * np.pi - d)
