@@ -163,13 +163,15 @@ def _body_mask(pixels: np.ndarray, tol: float = 0.03) -> np.ndarray:
     return (np.linalg.norm(chroma - ref, axis=-1) < tol) & (total > 150)
 
 
-def _assert_body_visible(pixels: np.ndarray, *, min_pixels: int = 2000) -> float:
-    """The body covers ``min_pixels`` and spans a third of the height; returns that span."""
+def _assert_body_visible(
+    pixels: np.ndarray, *, min_pixels: int = 2000, min_span: float = 1.0 / 3.0
+) -> float:
+    """The body covers ``min_pixels`` and spans ``min_span`` of the height; returns the span."""
     mask = _body_mask(pixels)
     assert mask.sum() > min_pixels, f"body not visible: {mask.sum()} body-coloured pixels"
     rows = np.flatnonzero(mask.any(axis=1))
     span = (rows[-1] - rows[0] + 1) / len(mask)
-    assert span >= 1.0 / 3.0, f"the body spans {span:.2f} of the view height, under a third"
+    assert span >= min_span, f"the body spans {span:.2f} of the view height, under {min_span:.2f}"
     return float(span)
 
 
@@ -279,4 +281,40 @@ def test_report_renders(browser, tmp_path, motion: Motion) -> None:
     img = opened.page.locator("figure img").first
     assert img.evaluate("i => i.complete && i.naturalWidth") == 600
     assert opened.page.title() == "Viewer check <&>"
+    assert opened.errors == []
+
+
+@pytest.fixture(scope="module")
+def demo_report(tmp_path_factory) -> Path:
+    """The demo's report (about a minute to make)."""
+    from vhuman.cli.demo import run_demo
+
+    summary = run_demo(tmp_path_factory.mktemp("demo"))
+    return Path(summary["report"])
+
+
+def test_demo_report_every_figure_renders_with_the_body(browser, demo_report: Path) -> None:
+    assert demo_report.stat().st_size <= 10_000_000
+    opened = _Page(browser, demo_report)
+    page = opened.page
+    ids = page.evaluate("() => [...document.querySelectorAll('.plotly-graph-div')].map(d => d.id)")
+    assert len(ids) >= 6
+    glance = page.locator("#at-a-glance a")
+    assert glance.count() >= 6
+    for k in range(glance.count()):  # every summary row links to a section on the page
+        target = glance.nth(k).get_attribute("href")
+        assert page.locator(f"section{target}").count() == 1
+    for div_id in ids:
+        opened.wait_for_plot(div_id)
+        assert opened.has_webgl_canvas(div_id), div_id
+        pixels = opened.webgl_pixels(div_id, BODY_TAN, body=True)
+        _assert_drawn(pixels)
+        animated = page.evaluate(
+            "id => !!(document.getElementById(id).layout.updatemenus || []).length", div_id
+        )
+        if animated:  # a body viewer: the body fills a third of the height
+            _assert_body_visible(pixels)
+        else:  # a scene view: the body shows among the solids
+            _assert_body_visible(pixels, min_pixels=300, min_span=0.0)
+        _keep(pixels, f"demo-{div_id}")
     assert opened.errors == []

@@ -82,8 +82,11 @@ def test_sticks_frames_hold_the_forward_kinematics_in_mm(motion: Motion) -> None
 
 def test_long_motion_is_subsampled(make_motion) -> None:
     m = make_motion(101, 50.0)
-    fig = motion_figure(m, max_frames=11, follow=False)
+    fig = motion_figure(m, max_frames=11, follow=False, trajectories=["l_hand"])
     assert len(fig.frames) == 11
+    (path,) = [t for t in fig.data if t.name == "path of l_hand"]
+    # The static path keeps every frame: a smooth line under a decimated body.
+    np.testing.assert_allclose(_coords(path), m.joint_trajectory(["l_hand"])[:, 0], atol=5e-4)
     assert [f.name for f in fig.frames] == [str(i) for i in range(0, 101, 10)]
     steps = fig.layout.sliders[0].steps
     assert [s.label for s in steps] == [f"{t:.2f}" for t in np.linspace(0.0, 2.0, 11)]

@@ -50,6 +50,7 @@ GHOST_OPACITY = 0.35
 _SECTIONS = 8  # vertices around each capsule: 34 per capsule, 64 triangles
 _BODY_LIGHTING = {"ambient": 0.55, "diffuse": 0.7, "specular": 0.15, "roughness": 0.6}
 _LIGHT_POSITION = {"x": 5e4, "y": -3e4, "z": 1e5}
+_PATH_POINTS = 600  # most points of a joint path
 _FOLLOW_TRAVEL = 1.0  # [m] of root travel beyond which the camera follows the root
 _EYE = {"x": 0.95, "y": -1.2, "z": 0.45}
 
@@ -259,7 +260,7 @@ def motion_figure(
     scene : sequence of SceneMesh, optional
         Surroundings, drawn as meshes.
     trajectories : sequence of str, optional
-        Joints whose whole path is drawn as a line.
+        Joints whose whole path is drawn as a line (from every frame, at most 600 points).
     points : mapping of str to array_like (3,), optional
         Fixed points drawn as markers, by legend name (e.g. a reach target) [m].
     ghost : Motion, optional
@@ -307,7 +308,9 @@ def motion_figure(
     idx = selection.indices
     positions = motion.global_positions[idx]  # (N, J, 3)
     times = motion.times[idx]
-    paths = motion.joint_trajectory(list(trajectories))[idx]  # (N, K, 3)
+    # Paths are static lines: drawn from (up to _PATH_POINTS of) all frames, not the shown ones.
+    path_frames = np.unique(np.linspace(0, motion.n_frames - 1, _PATH_POINTS).round().astype(int))
+    paths = motion.joint_trajectory(list(trajectories))[path_frames]  # (P, K, 3)
 
     traces: list[dict[str, Any]] = []
     per_frame: list[list[dict[str, Any]]] = [[] for _ in idx]
