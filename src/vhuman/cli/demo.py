@@ -115,7 +115,8 @@ def _walk_section(
             section,
             f"step {generated['step_length_m']:.3f} m, {generated['speed_m_s']:.2f} m/s, "
             f"{generated['cadence_steps_min']:.0f} steps/min, foot skate "
-            f"{generated['foot_skate_mm']:.2g} mm, {generated['generation_fps']:.0f} frames/s made",
+            f"{generated['foot_skate_mm']:.2g} mm, made at "
+            f"{generated['generation_fps']:.0f} frames/s",
             "asked 0.7 m at 1.3 m/s; skate 0 mm",
         )
     else:
