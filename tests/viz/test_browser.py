@@ -179,8 +179,8 @@ def _assert_body_visible(
 def _keep(pixels: np.ndarray, name: str) -> None:
     """Save a checked screenshot, halved and in 64 colours, if VHUMAN_SCREENSHOTS names a folder.
 
-    The demo's screenshots in docs/images are made this way (the posture view
-    and the DeepMimic walk left out):
+    Four of the demo's screenshots in docs/images (the walks, the reach, the
+    physics walk) are made this way:
     ``VHUMAN_SCREENSHOTS=docs/images pytest tests/viz/test_browser.py -k demo``.
     """
     if SCREENSHOTS:

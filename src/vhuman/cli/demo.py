@@ -29,7 +29,7 @@ from vhuman.skeleton import Motion
 
 __all__ = ["DEMO_REACH_TARGET", "VIEW_FPS", "run_demo"]
 
-VIEW_FPS = 15.0
+VIEW_FPS = 12.0
 """Playback rate [frames/s] of the report's body viewers: motions are decimated to it."""
 PHYSICS_VIEW_FPS = 10.0
 """Playback rate [frames/s] of the 8 s simulated walk, lower to keep the report small."""
