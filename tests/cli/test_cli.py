@@ -72,6 +72,15 @@ def test_view_writes_html(bvh_file: Path, tmp_path: Path) -> None:
     result = runner.invoke(app, ["view", str(bvh_file), "-o", str(out), "-t", "l_hand"])
     assert result.exit_code == 0, result.output
     assert out.stat().st_size > 100_000  # plotly.js is embedded
+    page = out.read_text(encoding="utf-8")
+    assert '"name":"body"' in page  # the shaded body, not the bones
+    assert "left bones" not in page
+    sticks = tmp_path / "sticks.html"
+    result = runner.invoke(app, ["view", str(bvh_file), "-o", str(sticks), "--sticks"])
+    assert result.exit_code == 0, result.output
+    page = sticks.read_text(encoding="utf-8")
+    assert "left bones" in page
+    assert '"name":"body"' not in page
 
 
 @pytest.mark.parametrize(

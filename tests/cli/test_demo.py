@@ -16,7 +16,13 @@ def test_demo_writes_report(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     summary = json.loads(result.stdout)
     report = Path(summary["report"])
-    assert report.stat().st_size > 1_000_000
+    assert 1_000_000 < report.stat().st_size <= 10_000_000  # one file, plotly.js embedded once
+    page = report.read_text(encoding="utf-8")
+    glance = page[page.index('<section id="at-a-glance">') : page.index('<nav class="toc">')]
+    # One summary row per part, each linking to its section.
+    assert glance.count('<tr><td><a href="#') == 7
+    assert page.count('"name":"body"') >= 6  # a shaded body in every motion viewer
+    assert "true future" in page
     walk = summary["cmu_walk"]
     assert walk["frames"] > 300
     round_trips = {

@@ -185,3 +185,22 @@ def test_write_is_atomic_with_relative_file_links(tmp_path, monkeypatch) -> None
         report.write(tmp_path / "report.pdf")
     with pytest.raises(InputError, match="does not exist"):
         report.write(tmp_path / "missing" / "report.html")
+
+
+def test_summary_rows_link_to_their_sections_at_the_top() -> None:
+    report = Report("Demo")
+    walk = report.add_section("Walk <1>")
+    reach = report.add_section("Reach")
+    report.add_summary(walk, "1.3 m/s & 0.7 m", "asked 1.3 m/s").add_summary(reach, "0 mm")
+    page = report.to_html()
+    glance = page.index('<section id="at-a-glance">')
+    assert glance < page.index('<nav class="toc">') < page.index(f'<section id="{walk.anchor}">')
+    table = page[glance : page.index("</section>", glance)]
+    rows = re.findall(r"<tr><td>(.*?)</td><td>(.*?)</td><td>(.*?)</td></tr>", table)
+    assert rows == [
+        (f'<a href="#{walk.anchor}">Walk &lt;1&gt;</a>', "1.3 m/s &amp; 0.7 m", "asked 1.3 m/s"),
+        (f'<a href="#{reach.anchor}">Reach</a>', "0 mm", ""),
+    ]
+    with pytest.raises(InputError, match="section of this report"):
+        report.add_summary(Report("other").add_section("x"), "1")
+    assert "at-a-glance" not in Report("empty").to_html()

@@ -13,6 +13,7 @@ from vhuman.errors import InputError, UnknownJointError
 from vhuman.skeleton import Motion
 from vhuman.viz import VIEWER_DIV_ID, SceneMesh, motion_figure, write_viewer
 from vhuman.viz._drawing import bone_groups
+from vhuman.viz.manikin import Manikin
 
 
 def _coords(trace) -> np.ndarray:
@@ -35,14 +36,36 @@ def test_play_and_pause_buttons(motion: Motion) -> None:
     play, pause = menu.buttons
     assert (play.label, pause.label) == ("Play", "Pause")
     assert play.method == pause.method == "animate"
-    assert play.args[0] is None  # every frame
+    assert play.args[0] == "motion"  # every frame of the group "motion"
     assert play.args[1]["frame"]["duration"] == pytest.approx(1000 / 30)
     assert play.args[1]["frame"]["redraw"] is True
     assert tuple(pause.args[0]) == (None,)
 
 
-def test_frames_hold_the_forward_kinematics_in_mm(motion: Motion) -> None:
+def test_body_frames_hold_the_manikin_vertices_in_mm(motion: Motion) -> None:
     fig = motion_figure(motion)
+    (body,) = [t for t in fig.data if t.name == "body"]
+    assert isinstance(body, go.Mesh3d)
+    manikin = Manikin.from_skeleton(motion.skeleton)
+    verts = manikin.motion_vertices(motion, np.arange(motion.n_frames))
+    _, faces = manikin.local_mesh()
+    np.testing.assert_array_equal(np.column_stack([body.i, body.j, body.k]), faces)
+    np.testing.assert_allclose(_coords(body), verts[0], atol=5e-4 + 1e-9)
+    index = list(fig.data).index(body)
+    for k in (0, 13):
+        frame = fig.frames[k]
+        assert list(frame.traces) == [index]
+        (data,) = frame.data
+        # Only the vertices change per frame: the triangles are stored once.
+        assert data.i is None
+        assert data.j is None
+        assert data.k is None
+        np.testing.assert_allclose(_coords(data), verts[k], atol=5e-4 + 1e-9)
+
+
+def test_sticks_frames_hold_the_forward_kinematics_in_mm(motion: Motion) -> None:
+    fig = motion_figure(motion, sticks=True)
+    assert not [t for t in fig.data if t.name == "body"]
     groups = bone_groups(motion.skeleton)
     first_bone = len(fig.data) - len(groups)
     for k in (0, 13):
@@ -59,8 +82,11 @@ def test_frames_hold_the_forward_kinematics_in_mm(motion: Motion) -> None:
 
 def test_long_motion_is_subsampled(make_motion) -> None:
     m = make_motion(101, 50.0)
-    fig = motion_figure(m, max_frames=11)
+    fig = motion_figure(m, max_frames=11, follow=False, trajectories=["l_hand"])
     assert len(fig.frames) == 11
+    (path,) = [t for t in fig.data if t.name == "path of l_hand"]
+    # The static path keeps every frame: a smooth line under a decimated body.
+    np.testing.assert_allclose(_coords(path), m.joint_trajectory(["l_hand"])[:, 0], atol=5e-4)
     assert [f.name for f in fig.frames] == [str(i) for i in range(0, 101, 10)]
     steps = fig.layout.sliders[0].steps
     assert [s.label for s in steps] == [f"{t:.2f}" for t in np.linspace(0.0, 2.0, 11)]
@@ -70,10 +96,12 @@ def test_long_motion_is_subsampled(make_motion) -> None:
 
 def test_equal_aspect_fixed_ranges_floor_and_camera(motion: Motion) -> None:
     fig = motion_figure(motion)
+    assert all("layout" not in f or f.layout.scene.xaxis.range is None for f in fig.frames)
     scene = fig.layout.scene
     lo = np.array([scene.xaxis.range[0], scene.yaxis.range[0], scene.zaxis.range[0]])
     hi = np.array([scene.xaxis.range[1], scene.yaxis.range[1], scene.zaxis.range[1]])
-    pos = motion.global_positions.reshape(-1, 3)
+    (body,) = [t for t in fig.data if t.name == "body"]
+    pos = np.concatenate([_coords(f.data[0]) for f in fig.frames] + [_coords(body)])
     assert np.all(lo <= pos.min(0))
     assert np.all(hi >= pos.max(0))
     ratio = np.array([scene.aspectratio.x, scene.aspectratio.y, scene.aspectratio.z])
@@ -83,7 +111,12 @@ def test_equal_aspect_fixed_ranges_floor_and_camera(motion: Motion) -> None:
     assert scene.xaxis.title.text == "x [m]"
     floor = [t for t in fig.data if t.name in ("floor", "floor grid")]
     assert len(floor) == 2
-    assert np.nanmax(np.abs(_coords(floor[1])[:, 2])) == 0.0
+    grid = _coords(floor[1])
+    assert np.nanmax(np.abs(grid[:, 2])) == 0.0
+    # Lines every metre: each line lies on a whole number of metres in x or in y.
+    ends = grid[~np.isnan(grid[:, 0])]
+    on_metre = np.isclose(ends[:, :2], np.round(ends[:, :2])).any(axis=1)
+    assert on_metre.all()
 
 
 def test_scene_meshes_and_trajectories(motion: Motion, box: SceneMesh) -> None:
@@ -104,6 +137,62 @@ def test_scene_meshes_and_trajectories(motion: Motion, box: SceneMesh) -> None:
         motion_figure(motion, trajectories="l_hand")
 
 
+def test_camera_follows_a_walk_and_a_button_plays_the_whole_path(make_motion) -> None:
+    m = make_motion(61, 30.0)  # the root travels 2 m along x
+    fig = motion_figure(m)
+    moving = [f for f in fig.frames if f.group == "motion"]
+    whole = [f for f in fig.frames if f.group == "whole path"]
+    assert len(moving) == len(whole) == 61
+    (body,) = [t for t in fig.data if t.name == "body"]
+    root = m.global_positions[:, 0]
+    sides = set()
+    for k, f in enumerate(moving):
+        sc = f.layout.scene
+        lo = np.array([sc.xaxis.range[0], sc.yaxis.range[0], sc.zaxis.range[0]])
+        hi = np.array([sc.xaxis.range[1], sc.yaxis.range[1], sc.zaxis.range[1]])
+        np.testing.assert_allclose(0.5 * (lo + hi)[:2], root[k, :2], atol=1e-3)
+        verts = _coords(f.data[0])
+        assert np.all(verts >= lo)
+        assert np.all(verts <= hi)
+        sides.add(tuple(np.round(hi - lo, 3)))
+        ratio = [sc.aspectratio.x, sc.aspectratio.y, sc.aspectratio.z]
+        np.testing.assert_allclose(ratio, 1.0, atol=1e-3)
+    assert len(sides) == 1  # one cube size: the body keeps its size on screen
+    (side,) = sides
+    assert side[2] < 2.5  # the body (1.75 m) fills most of the box height, not a 2 m path
+    for w, f in zip(whole, moving, strict=True):
+        assert (w.baseframe, w.name) == (f.name, f"{f.name} whole")
+        assert w.data is None or len(w.data) == 0
+        assert w.layout.scene.xaxis.range[1] - w.layout.scene.xaxis.range[0] > 2.0
+    play, play_whole, _pause = fig.layout.updatemenus[0].buttons
+    assert (play.args[0], play_whole.args[0]) == ("motion", "whole path")
+    assert "follows the body" in fig.layout.title.text
+    assert np.all(_coords(body) >= -1.0)
+    assert not [f for f in motion_figure(m, follow=False).frames if f.group == "whole path"]
+
+
+def test_ghost_and_points(motion: Motion) -> None:
+    ghost = motion.mirrored()
+    fig = motion_figure(motion, ghost=ghost, ghost_name="true", points={"target": (1, 0, 1)})
+    body, true = (next(t for t in fig.data if t.name == n) for n in ("body", "true"))
+    assert body.opacity == 1.0
+    assert 0.0 < true.opacity < 1.0
+    manikin = Manikin.from_skeleton(ghost.skeleton)
+    verts = manikin.motion_vertices(ghost, np.arange(ghost.n_frames))
+    index = list(fig.data).index(true)
+    frame = fig.frames[7]
+    assert index in frame.traces
+    np.testing.assert_allclose(
+        _coords(frame.data[list(frame.traces).index(index)]), verts[7], atol=5e-4 + 1e-9
+    )
+    (target,) = [t for t in fig.data if t.name == "target"]
+    assert (target.x, target.y, target.z) == ((1.0,), (0.0,), (1.0,))
+    with pytest.raises(InputError, match="ghost must have as many frames"):
+        motion_figure(motion, ghost=motion[:5])
+    with pytest.raises(InputError, match="point 'target' must be 3 finite numbers"):
+        motion_figure(motion, points={"target": (1, 0)})
+
+
 def test_one_frame_motion_is_a_still_figure(motion: Motion) -> None:
     fig = motion_figure(motion[5])
     assert len(fig.frames) == 0
@@ -111,10 +200,14 @@ def test_one_frame_motion_is_a_still_figure(motion: Motion) -> None:
     assert not fig.layout.updatemenus
 
 
-def test_title_is_escaped(motion: Motion) -> None:
-    assert motion_figure(motion).layout.title.text == "20 frames, 0.63 s at 30 fps"
+def test_title_is_escaped_and_states_the_playback(motion: Motion, make_motion) -> None:
+    title = motion_figure(motion).layout.title.text
+    assert title.startswith("20 frames, 0.63 s at 30 fps<br>")
+    assert "every frame, played at 30 frames/s" in title
     fig = motion_figure(motion, title="<b>walk</b> & run")
-    assert fig.layout.title.text == "&lt;b&gt;walk&lt;/b&gt; &amp; run"
+    assert fig.layout.title.text.startswith("&lt;b&gt;walk&lt;/b&gt; &amp; run<br>")
+    decimated = motion_figure(make_motion(61, 60.0), fps=15.0).layout.title.text
+    assert "16 of 61 frames (decimated), played at 15 frames/s" in decimated
 
 
 def test_write_viewer_is_one_self_contained_file(tmp_path, motion: Motion, box: SceneMesh) -> None:
@@ -132,7 +225,9 @@ def test_write_viewer_is_one_self_contained_file(tmp_path, motion: Motion, box: 
 def test_write_viewer_size_for_300_frames(tmp_path, make_motion) -> None:
     out = write_viewer(make_motion(600, 60.0), tmp_path / "view.html")
     extra = out.stat().st_size - len(plotly.offline.get_plotlyjs())
-    assert extra < 500_000  # motion data and page around plotly.js
+    assert extra < 300 * 15_000  # body vertices of 300 frames and the page around plotly.js
+    out = write_viewer(make_motion(600, 60.0), tmp_path / "sticks.html", sticks=True)
+    assert out.stat().st_size - len(plotly.offline.get_plotlyjs()) < 500_000
 
 
 def test_write_viewer_rejects_bad_path(tmp_path, motion: Motion) -> None:

@@ -166,9 +166,16 @@ def view(
         int, typer.Option(min=2, help="Subsample to at most this many animation frames.")
     ] = 300,
     unit: UnitOption = None,
+    fps: Annotated[
+        float,
+        typer.Option(min=1.0, max=240.0, help="Playback rate (frames/s); frames are decimated."),
+    ] = 30.0,
+    sticks: Annotated[
+        bool, typer.Option("--sticks", help="Draw the bones as lines instead of the body.")
+    ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
-    """Write a self-contained interactive HTML viewer (orbit, play/pause, time slider)."""
+    """Write a self-contained interactive HTML viewer of the body (orbit, play/pause, slider)."""
     from vhuman.io import load_motion
     from vhuman.viz import write_viewer
 
@@ -176,7 +183,8 @@ def view(
         motion = load_motion(file, unit=unit)
         joints = tuple(trajectory or ())
         motion.skeleton.indices(joints)  # unknown joint names fail before any work
-        write_viewer(motion, output, trajectories=joints, max_frames=max_frames, title=file.name)
+        write_viewer(motion, output, trajectories=joints, max_frames=max_frames, fps=fps,
+                     sticks=sticks, title=file.name)  # fmt: skip
     if as_json:
         print(json.dumps({"file": str(file), "output": str(output), "frames": motion.n_frames}))
     else:

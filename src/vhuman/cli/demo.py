@@ -27,7 +27,12 @@ from vhuman.errors import InputError
 from vhuman.geometry import flexion_angle
 from vhuman.skeleton import Motion
 
-__all__ = ["DEMO_REACH_TARGET", "run_demo"]
+__all__ = ["DEMO_REACH_TARGET", "VIEW_FPS", "run_demo"]
+
+VIEW_FPS = 12.0
+"""Playback rate [frames/s] of the report's body viewers: motions are decimated to it."""
+PHYSICS_VIEW_FPS = 10.0
+"""Playback rate [frames/s] of the 8 s simulated walk, lower to keep the report small."""
 
 
 def _flexion_curves(motion: Motion, triples: dict[str, tuple[str, str, str]]) -> dict:
@@ -76,6 +81,7 @@ def _walk_section(
     save_animation(motion, gif, max_frames=120)
     step()
     lo, hi = motion.extent()
+    travel = float(np.linalg.norm(np.ptp(motion.root_positions[:, :2], axis=0)))
     figures = {
         **extra,
         "frames": motion.n_frames,
@@ -93,12 +99,33 @@ def _walk_section(
         f"{motion.skeleton.n_joints} joints. Written as BVH and npz and read back: largest "
         f"joint-position difference {err_bvh * 1e3:.2g} mm (BVH), {err_npz * 1e3:.2g} mm (npz)."
     )
-    section.add_plotly(motion_figure(motion, trajectories=tuple(joints["paths"]), title=name))
-    section.add_image(pose_png, f"pose at frame {mid}")
-    section.add_image(traj_png, "joint paths, top and side views")
-    section.add_image(curve_png, "flexion angles from joint positions")
-    section.add_image(gif, "animation")
+    section.add_plotly(
+        motion_figure(motion, trajectories=tuple(joints["paths"]), title=name, fps=VIEW_FPS),
+        "The body (capsules) walking, axes in metres, 1 m floor grid; the camera follows the "
+        "pelvis, 'Play whole path' shows the whole walk. Look for feet that stay put in stance.",
+    )
+    section.add_image(pose_png, f"pose at frame {mid} (m): a mid-stride posture, sides coloured")
+    section.add_image(traj_png, "joint paths, top and side views (m): even steps, a steady head")
+    section.add_image(curve_png, "flexion angles (deg) over time (s): one bell per gait cycle")
+    section.add_file_link(gif, f"{gif.name}: the same walk as a GIF (stick figure)")
     section.add_json(figures, "figures")
+    generated = extra.get("generated")
+    if generated is not None:
+        report.add_summary(
+            section,
+            f"step {generated['step_length_m']:.3f} m, {generated['speed_m_s']:.2f} m/s, "
+            f"{generated['cadence_steps_min']:.0f} steps/min, foot skate "
+            f"{generated['foot_skate_mm']:.2g} mm, made at "
+            f"{generated['generation_fps']:.0f} frames/s",
+            "asked 0.7 m at 1.3 m/s; skate 0 mm",
+        )
+    else:
+        report.add_summary(
+            section,
+            f"{motion.n_frames} frames, {motion.duration:.2f} s, {travel:.2f} m walked; BVH "
+            f"round trip {err_bvh * 1e3:.2g} mm",
+            "round trip under 0.01 mm",
+        )
     step()
     return figures
 
@@ -174,14 +201,31 @@ def _reach_section(report, out: Path, step: Callable[[], None]) -> dict:
         f"{figures['path_straightness']:.4f}, peak/mean speed {figures['peak_to_mean_speed']:.3f} "
         f"(ideal 1.875), largest joint speed {figures['max_joint_speed_rad_s']:.2f} rad/s."
     )
-    section.add_plotly(motion_figure(motion, trajectories=("r_hand", "r_elbow"), title="reach"))
-    section.add_image(speed_png, "hand speed: a single bell")
-    section.add_image(joints_png, "arm joint velocities, zero at both ends")
+    section.add_plotly(
+        motion_figure(
+            motion,
+            trajectories=("r_hand",),
+            points={"target": DEMO_REACH_TARGET},
+            title="reach",
+            fps=VIEW_FPS,
+        ),
+        "The body reaching (axes in metres): the hand's path (green) runs straight to the "
+        "target (red diamond) and stops on it.",
+    )
+    section.add_image(speed_png, "hand speed (m/s) over time (s): a single bell, zero at both ends")
+    section.add_image(joints_png, "arm joint velocities (deg/s) over time (s): zero at both ends")
     section.add_image(
         swivel_png,
-        f"swivel angle on the CMU walk shipped with vhuman (a training trial): MAE {clip_mae:.1f}°",
+        f"swivel angle (deg) on the CMU walk shipped with vhuman (a training trial): predicted "
+        f"follows measured, MAE {clip_mae:.1f}°",
     )
     section.add_json(figures, "figures")
+    report.add_summary(
+        section,
+        f"hand error {figures['final_position_error_mm']:.2g} mm, peak/mean speed "
+        f"{figures['peak_to_mean_speed']:.3f}, swivel MAE {clip_mae:.1f}° (CMU walk)",
+        "minimum jerk peak/mean speed 1.875 (Flash & Hogan 1985)",
+    )
     step()
     return figures
 
@@ -240,11 +284,26 @@ def _physics_section(report, out: Path, step: Callable[[], None]) -> dict:
         "run of the SVM-screened evolution (population 8, 20-cycle target): "
         f"{evolution.simulations} simulations, {evolution.screened} offspring screened out."
     )
-    section.add_plotly(motion_figure(motion, trajectories=("left_ankle", "right_ankle"),
-                                     title="simulated walk"))  # fmt: skip
-    section.add_image(curves_png, "best objectives per generation")
-    section.add_image(pareto_png, "tracking error against energy of the final parents")
+    section.add_plotly(
+        motion_figure(motion, trajectories=("left_ankle", "right_ankle"), title="simulated walk",
+                      fps=PHYSICS_VIEW_FPS),
+        "The simulated DeepMimic humanoid (its collision capsules and spheres, axes in metres); "
+        "the camera follows the pelvis. Look for a steady torso and no stumble.",
+    )  # fmt: skip
+    section.add_image(
+        curves_png, "best objectives per generation, relative to generation 1: lower is better"
+    )
+    section.add_image(
+        pareto_png,
+        "tracking error (rad) against energy per cycle (J) of the final parents of the short run",
+    )
     section.add_json(figures, "figures")
+    report.add_summary(
+        section,
+        f"{result.cycles_completed} cycles, {'fell' if result.fell else 'no fall'}, tracking "
+        f"RMSE {result.tracking_rmse_rad:.3f} rad, {result.sim_speed_x_realtime:.0f}× real time",
+        "8 cycles without a fall; the DeepMimic reference clip",
+    )
     step()
     return figures
 
@@ -259,8 +318,16 @@ def _posture_section(report, out: Path, step: Callable[[], None]) -> dict:
     step()
     folder = out / "posture"
     files = write_posture_outputs(result, folder, also_into=report)
+    figures = result.to_dict()
+    report.add_summary(
+        report.sections[-1],
+        f"{'reached' if result.reached else 'not reached'}, {figures['collisions']} collisions, "
+        f"clearance {figures['min_clearance_mm']:.1f} mm, {figures['library_posture']}, "
+        f"REBA {figures['reba_score']} ({figures['reba_risk']}), RULA {figures['rula_score']}",
+        "REBA 1 negligible to 11+ very high risk (Hignett & McAtamney 2000)",
+    )
     step()
-    return {**result.to_dict(), "files": [str(Path(p).relative_to(out)) for p in files.values()]}
+    return {**figures, "files": [str(Path(p).relative_to(out)) for p in files.values()]}
 
 
 def _prediction_section(report, out: Path, step: Callable[[], None]) -> dict:
@@ -325,10 +392,31 @@ def _prediction_section(report, out: Path, step: Callable[[], None]) -> dict:
         f"{figures['mpjpe_mm_mean']['zero velocity']:.0f} mm."
     )
     tail = observed[max(cut - 2 * horizon, 0) :]
-    section.add_plotly(motion_figure(tail.concatenate(predicted), title="observed, then predicted"))
-    section.add_plotly(motion_figure(tail.concatenate(truth), title="observed, then true"))
-    section.add_image(curve_png, "error over the prediction horizon")
+    section.add_plotly(
+        motion_figure(
+            tail.concatenate(predicted),
+            ghost=tail.concatenate(truth),
+            ghost_name="true future",
+            title="observed, then predicted (tan) and the true future (blue ghost)",
+            fps=VIEW_FPS,
+        ),
+        f"The last {tail.duration:.2f} s observed, then {horizon} predicted frames "
+        f"({1000.0 * horizon / clip.fps:.0f} ms); axes in metres. Where the ghost and the body "
+        "part, the prediction is off.",
+    )
+    section.add_image(
+        curve_png,
+        "MPJPE (mm) over the horizon (ms): the model stays under the zero-velocity baseline",
+    )
     section.add_json(figures, "figures")
+    end_ms = 1000.0 * horizon / clip.fps
+    report.add_summary(
+        section,
+        f"MPJPE {figures['mpjpe_mm_mean']['seed model']:.0f} mm mean, "
+        f"{figures['mpjpe_mm_at_end']['seed model']:.0f} mm at {end_ms:.0f} ms",
+        f"zero velocity {figures['mpjpe_mm_mean']['zero velocity']:.0f} mm mean, "
+        f"{figures['mpjpe_mm_at_end']['zero velocity']:.0f} mm at {end_ms:.0f} ms",
+    )
     step()
     return figures
 

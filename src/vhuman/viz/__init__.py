@@ -1,6 +1,7 @@
-"""Pictures of motions: matplotlib figures and animations, an HTML viewer and report."""
+"""Pictures of motions: matplotlib figures and animations, a shaded-body HTML viewer, a report."""
 
 from vhuman.viz.animation import ANIMATION_SUFFIXES, save_animation
+from vhuman.viz.manikin import Manikin
 from vhuman.viz.plots import (
     plot_curves,
     plot_ergonomic_scores,
@@ -16,6 +17,7 @@ from vhuman.viz.viewer import VIEWER_DIV_ID, motion_figure, write_figure, write_
 __all__ = [
     "ANIMATION_SUFFIXES",
     "VIEWER_DIV_ID",
+    "Manikin",
     "Report",
     "SceneMesh",
     "Section",

@@ -1,5 +1,8 @@
 """`Report`: one self-contained HTML page of sections with text, images, plots, tables, JSON.
 
+A summary table at the top ("At a glance") holds one row per section that
+asks for one (`Report.add_summary`), linking to it.
+
 Engines (walk, reach, posture, physics, prediction) each add a section of
 their results; the page is written as a single file that opens offline:
 images are embedded as base64 and plotly.js is included once.
@@ -74,6 +77,7 @@ summary { cursor: pointer; font-weight: 600; }
 pre { background: #f7f7f7; padding: .6rem; overflow-x: auto; font-size: .85rem; }
 code { font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace; }
 .plot { margin: 1.2rem 0; }
+table.summary td:first-child { white-space: nowrap; font-weight: 600; }
 """
 
 
@@ -354,6 +358,7 @@ class Report:
     def __init__(self, title: str) -> None:
         self.title = title
         self._sections: list[Section] = []
+        self._summary: list[tuple[Section, str, str]] = []
 
     @property
     def sections(self) -> tuple[Section, ...]:
@@ -368,6 +373,47 @@ class Report:
         if text is not None:
             section.add_text(text)
         return section
+
+    def add_summary(self, section: Section, figures: str, reference: str = "") -> Report:
+        """Add a row to the "At a glance" table at the top of the page.
+
+        Parameters
+        ----------
+        section : Section
+            One of this report's sections; the row's first cell links to it.
+        figures : str
+            Its headline figures, with units.
+        reference : str, optional
+            What to compare them with (a published value, a baseline).
+
+        Returns
+        -------
+        Report
+            This report, for chaining.
+
+        Raises
+        ------
+        InputError
+            If ``section`` is not one of this report's.
+        """
+        if not any(section is s for s in self._sections):
+            raise InputError(f"add_summary needs a section of this report; got {section!r}")
+        self._summary.append((section, figures, reference))
+        return self
+
+    def _summary_html(self) -> str:
+        if not self._summary:
+            return ""
+        rows = "".join(
+            f'<tr><td><a href="#{s.anchor}">{html.escape(s.title)}</a></td>'
+            f"<td>{html.escape(figures)}</td><td>{html.escape(reference)}</td></tr>"
+            for s, figures, reference in self._summary
+        )
+        return (
+            '<section id="at-a-glance"><h2>At a glance</h2><table class="summary">'
+            "<thead><tr><th>part</th><th>headline figures</th><th>compare with</th></tr>"
+            f"</thead><tbody>{rows}</tbody></table></section>"
+        )
 
     def to_html(self, base: str | os.PathLike[str] | None = None) -> str:
         """The page as one HTML string.
@@ -391,7 +437,8 @@ class Report:
             '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
             '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
             f"<title>{title}</title>\n<style>{_CSS}</style>\n{plotly_js}\n</head>\n<body>\n"
-            f"<header><h1>{title}</h1></header>\n{nav}\n<main>\n{body}\n</main>\n"
+            f"<header><h1>{title}</h1></header>\n{self._summary_html()}\n{nav}\n"
+            f"<main>\n{body}\n</main>\n"
             "</body>\n</html>\n"
         )
 

@@ -1,4 +1,4 @@
-"""Interactive HTML viewer of a motion (plotly): 3D skeleton, play/pause, a time slider.
+"""Interactive HTML viewer of a motion (plotly): a shaded body, play/pause, a time slider.
 
 `motion_figure` builds the plotly figure; `write_viewer` writes it as one
 self-contained HTML file (plotly.js embedded) that works offline.
@@ -8,22 +8,31 @@ from __future__ import annotations
 
 import html
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import plotly.graph_objects as go
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
 
 from vhuman.errors import InputError
 from vhuman.io import atomic_path
 from vhuman.skeleton import Motion
-from vhuman.viz._drawing import bone_groups, select_frames, view_box
+from vhuman.viz._drawing import FrameSelection, bone_groups, select_frames, view_box
 from vhuman.viz._files import output_path
+from vhuman.viz.manikin import Manikin
 from vhuman.viz.scene_mesh import SceneMesh
 
-__all__ = ["VIEWER_DIV_ID", "motion_figure", "write_viewer"]
+__all__ = [
+    "BODY_COLOR",
+    "GHOST_COLOR",
+    "VIEWER_DIV_ID",
+    "follow_boxes",
+    "motion_figure",
+    "write_figure",
+    "write_viewer",
+]
 
 VIEWER_DIV_ID = "vhuman-viewer"
 """HTML id of the plot in a file written by `write_viewer`."""
@@ -32,6 +41,18 @@ _DECIMALS = 3  # coordinates rounded to millimetres keep the file small
 _FLOOR_COLOR = "#eeeeee"
 _GRID_COLOR = "#bbbbbb"
 _PATH_COLOR = "#2ca02c"
+_POINT_COLOR = "#d62728"
+BODY_COLOR = "#e0a96d"
+"""Colour of the shaded body (a light tan, apart from the side colours of the bones)."""
+GHOST_COLOR = "#4a7ab5"
+"""Colour of a second, translucent body drawn for comparison."""
+GHOST_OPACITY = 0.35
+_SECTIONS = 8  # vertices around each capsule: 34 per capsule, 64 triangles
+_BODY_LIGHTING = {"ambient": 0.55, "diffuse": 0.7, "specular": 0.15, "roughness": 0.6}
+_LIGHT_POSITION = {"x": 5e4, "y": -3e4, "z": 1e5}
+_PATH_POINTS = 600  # most points of a joint path
+_FOLLOW_TRAVEL = 1.0  # [m] of root travel beyond which the camera follows the root
+_EYE = {"x": 0.95, "y": -1.2, "z": 0.45}
 
 
 def _xyz(points: NDArray[np.float64]) -> dict[str, list[float | None]]:
@@ -45,8 +66,8 @@ def _xyz(points: NDArray[np.float64]) -> dict[str, list[float | None]]:
 
 
 def _floor(lo: NDArray[np.float64], hi: NDArray[np.float64]) -> list[go.BaseTraceType]:
-    """A light floor just under z = 0 and lines on it every 0.5 m (every metre if wide)."""
-    step = 0.5 if max(hi[0] - lo[0], hi[1] - lo[1]) <= 10.0 else 1.0
+    """A light floor just under z = 0 and grid lines on it every metre."""
+    step = 1.0
     segments = []
     for a, b in ((0, 1), (1, 0)):
         for v in np.arange(np.ceil(lo[a] / step), np.floor(hi[a] / step) + 1) * step:
@@ -78,8 +99,12 @@ def _floor(lo: NDArray[np.float64], hi: NDArray[np.float64]) -> list[go.BaseTrac
     ]
 
 
-def _animate(frames: list[str] | list[None] | None, duration_ms: float) -> list[Any]:
-    """Arguments of plotly's ``animate`` method: which frames, each shown ``duration_ms``."""
+def _animate(frames: str | list[str] | list[None], duration_ms: float) -> list[Any]:
+    """Arguments of plotly's ``animate`` method: which frames, each shown ``duration_ms``.
+
+    ``frames`` is a frame group's name (play it), a list of frame names, or
+    ``[None]`` (stop).
+    """
     return [
         frames,
         {
@@ -95,22 +120,138 @@ def _default_title(motion: Motion) -> str:
     return f"{motion.n_frames} frames, {motion.duration:.2f} s at {motion.fps:g} fps"
 
 
+def _playback_note(motion: Motion, selection: FrameSelection) -> str:
+    """What the player shows of the motion: every frame, or which decimation."""
+    n = len(selection.indices)
+    if n == 1:
+        return "one frame"
+    if n == motion.n_frames:
+        return f"every frame, played at {selection.fps:.3g} frames/s (real time)"
+    return (
+        f"{n} of {motion.n_frames} frames (decimated), played at {selection.fps:.3g} "
+        f"frames/s (real time)"
+    )
+
+
+def _body_mesh(
+    motion: Motion, frames: NDArray[np.intp], *, name: str, color: str, opacity: float
+) -> tuple[dict[str, Any], NDArray[np.float64]]:
+    """A Mesh3d of the manikin at the first of ``frames``, and its vertices ``(N, V, 3)`` [m]."""
+    manikin = Manikin.from_skeleton(motion.skeleton)
+    _, faces = manikin.local_mesh(sections=_SECTIONS)
+    verts = manikin.motion_vertices(motion, frames, sections=_SECTIONS)
+    trace = {
+        "type": "mesh3d",
+        **_xyz(verts[0]),
+        "i": faces[:, 0].tolist(),
+        "j": faces[:, 1].tolist(),
+        "k": faces[:, 2].tolist(),
+        "color": color,
+        "opacity": opacity,
+        "flatshading": False,
+        "lighting": _BODY_LIGHTING,
+        "lightposition": _LIGHT_POSITION,
+        "name": name,
+        "hoverinfo": "name",
+        "showlegend": True,
+    }
+    return trace, verts
+
+
+def _stick_traces(
+    motion: Motion, positions: NDArray[np.float64], *, suffix: str, opacity: float
+) -> tuple[list[dict[str, Any]], list[list[dict[str, Any]]]]:
+    """Bone polylines by body side: traces at the first frame, and each frame's data."""
+    groups = bone_groups(motion.skeleton)
+    names = np.array(motion.skeleton.names, dtype=object)
+    traces = [
+        {
+            "type": "scatter3d",
+            **_xyz(g.polyline(positions[0])),
+            "mode": "lines+markers",
+            "line": {"color": g.color, "width": 6},
+            "marker": {"color": g.color, "size": 3},
+            "opacity": opacity,
+            "name": f"{g.name} bones{suffix}",
+            "text": np.where(g.points >= 0, names[g.points], "").tolist(),
+            "hovertemplate": "%{text}<br>x %{x:.3f} m, y %{y:.3f} m, z %{z:.3f} m<extra></extra>",
+        }
+        for g in groups
+    ]
+    frames = [[{"type": "scatter3d", **_xyz(g.polyline(p))} for g in groups] for p in positions]
+    return traces, frames
+
+
+def _scene_axes(lo: NDArray[np.float64], hi: NDArray[np.float64]) -> dict[str, Any]:
+    """Axis ranges and equal-scale aspect ratio of a 3D scene showing the box lo..hi."""
+    box = np.round(np.stack([lo, hi]), _DECIMALS)  # (2, 3)
+    ranges = box[1] - box[0]
+    aspect = ranges / ranges.max()
+    return {
+        **{f"{a}axis": {"range": box[:, k].tolist()} for k, a in enumerate("xyz")},
+        # Manual ratios equal to the ranges: one metre is as long on every axis.
+        "aspectmode": "manual",
+        "aspectratio": dict(zip("xyz", aspect.tolist(), strict=True)),
+    }
+
+
+def follow_boxes(
+    centres: NDArray[np.float64], points: NDArray[np.float64], *, margin: float = 0.15
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Cubes of one size that follow ``centres`` horizontally and hold ``points`` at every frame.
+
+    Parameters
+    ----------
+    centres : ndarray, shape (N, 3)
+        Point followed at each frame [m] (the root); only x and y are used.
+    points : ndarray, shape (N, P, 3)
+        Points each frame's cube must hold [m] (the body); NaN ignored.
+    margin : float, optional
+        Space around the points [m].
+
+    Returns
+    -------
+    lo, hi : ndarray, shape (N, 3)
+        Cube corners [m]: horizontally centred on ``centres``, the z range from
+        the floor (or the lowest point) up, one side length for all frames.
+    """
+    rel = points[..., :2] - centres[:, None, :2]
+    half = np.nanmax(np.abs(rel)) + margin
+    z_lo = min(float(np.nanmin(points[..., 2])), 0.0) - margin
+    z_hi = float(np.nanmax(points[..., 2])) + margin
+    side = max(2.0 * half, z_hi - z_lo)
+    lo = np.column_stack([centres[:, :2] - 0.5 * side, np.full(len(centres), z_lo)])
+    return lo, lo + side
+
+
 def motion_figure(
     motion: Motion,
     *,
     scene: Sequence[SceneMesh] | None = None,
     trajectories: Sequence[str] = (),
+    points: Mapping[str, ArrayLike] | None = None,
+    ghost: Motion | None = None,
+    ghost_name: str = "ghost",
+    sticks: bool = False,
+    follow: bool | None = None,
+    fps: float | None = None,
     max_frames: int = 300,
     title: str | None = None,
 ) -> go.Figure:
-    """A plotly figure of the skeleton moving, with play/pause and a time slider.
+    """A plotly figure of the body moving, with play/pause and a time slider.
 
-    Bones are coloured by body side (left blue, right red, midline grey), with
-    joint names on hover. The 3D camera orbits with the mouse; the three axes
-    are in metres at the same scale and hold the whole motion, the scene and a
-    floor grid at z = 0, so the view does not jump while the motion plays.
-    Playback is real time; a motion longer than ``max_frames`` is shown with
-    fewer, evenly spread frames. Coordinates are rounded to millimetres.
+    The body is a shaded manikin: the capsules of `Manikin` (the collision
+    body for skeletons with segments, capsules along the bones otherwise),
+    one Mesh3d whose triangles are stored once and whose vertices change per
+    frame. With ``sticks`` the bones are drawn as lines instead, coloured by
+    body side (left blue, right red, midline grey), with joint names on hover.
+    The three axes are in metres at the same scale with a floor and a 1 m
+    grid at z = 0. For a motion that travels (a walk), the camera follows the
+    root: each frame's axis box is a cube of fixed size centred on it; the
+    button "Play whole path" plays it in a box holding the whole motion.
+    Playback is real time at ``fps`` (the motion's own rate by default) with
+    at most ``max_frames`` frames; the title's second line states the frames
+    shown and their rate. Coordinates are rounded to millimetres.
 
     Parameters
     ----------
@@ -119,7 +260,21 @@ def motion_figure(
     scene : sequence of SceneMesh, optional
         Surroundings, drawn as meshes.
     trajectories : sequence of str, optional
-        Joints whose whole path is drawn as a line.
+        Joints whose whole path is drawn as a line (from every frame, at most 600 points).
+    points : mapping of str to array_like (3,), optional
+        Fixed points drawn as markers, by legend name (e.g. a reach target) [m].
+    ghost : Motion, optional
+        A second motion with as many frames, drawn translucent in the same
+        player (e.g. the true future beside a predicted one).
+    ghost_name : str, optional
+        Legend name of the ghost.
+    sticks : bool, optional
+        Draw bones as lines instead of the shaded body.
+    follow : bool, optional
+        Camera follows the root; by default when the root travels more than
+        1 m horizontally.
+    fps : float, optional
+        Playback rate [frames/s]; frames are decimated evenly to reach it.
     max_frames : int, optional
         Most animation frames.
     title : str, optional
@@ -128,26 +283,72 @@ def motion_figure(
     Returns
     -------
     plotly.graph_objects.Figure
-        One plotly frame per shown motion frame, named by its index in ``motion``;
-        the slider's steps are labelled with their times in seconds.
+        One plotly frame per shown motion frame, named by its index in ``motion``
+        (group ``"motion"``); with a following camera, as many frames again in
+        group ``"whole path"`` (named ``"<index> whole"``) holding only the box.
+        The slider's steps are labelled with their times in seconds.
 
     Raises
     ------
     InputError
-        If ``max_frames`` < 1 or ``trajectories`` is a string; `UnknownJointError`
-        for a trajectory joint the skeleton lacks.
+        If ``max_frames`` < 1, ``fps`` ≤ 0, ``trajectories`` is a string, a point
+        is not 3 finite numbers, or ``ghost`` has another number of frames;
+        `UnknownJointError` for a trajectory joint the skeleton lacks.
     """
     if isinstance(trajectories, str):
         raise InputError(f"trajectories must be a sequence of joint names; got {trajectories!r}")
+    if ghost is not None and ghost.n_frames != motion.n_frames:
+        raise InputError(
+            f"ghost must have as many frames as the motion ({motion.n_frames}); "
+            f"got {ghost.n_frames}"
+        )
+    marks = {name: _point(name, p) for name, p in (points or {}).items()}
     scene = tuple(scene or ())
-    selection = select_frames(motion.n_frames, motion.fps, max_frames=max_frames)
-    positions = motion.global_positions[selection.indices]  # (N, J, 3)
-    times = motion.times[selection.indices]
-    lo, hi = view_box(positions, scene)
-    paths = motion.joint_trajectory(list(trajectories))[selection.indices]  # (N, K, 3)
+    selection = select_frames(motion.n_frames, motion.fps, max_frames=max_frames, target_fps=fps)
+    idx = selection.indices
+    positions = motion.global_positions[idx]  # (N, J, 3)
+    times = motion.times[idx]
+    # Paths are static lines: drawn from (up to _PATH_POINTS of) all frames, not the shown ones.
+    path_frames = np.unique(np.linspace(0, motion.n_frames - 1, _PATH_POINTS).round().astype(int))
+    paths = motion.joint_trajectory(list(trajectories))[path_frames]  # (P, K, 3)
 
-    traces: list[go.BaseTraceType] = _floor(lo, hi)
-    traces += [
+    traces: list[dict[str, Any]] = []
+    per_frame: list[list[dict[str, Any]]] = [[] for _ in idx]
+    body_points = [positions]
+    for m, name, color, opacity in (
+        (motion, "body", BODY_COLOR, 1.0),
+        (ghost, ghost_name, GHOST_COLOR, GHOST_OPACITY),
+    ):
+        if m is None:
+            continue
+        if sticks:
+            suffix = "" if m is motion else f" ({ghost_name})"
+            sticks_traces, data = _stick_traces(
+                m, m.global_positions[idx], suffix=suffix, opacity=opacity
+            )
+            traces += sticks_traces
+            body_points.append(m.global_positions[idx])
+        else:
+            mesh, verts = _body_mesh(m, idx, name=name, color=color, opacity=opacity)
+            traces.append(mesh)
+            data = [[{"type": "mesh3d", **_xyz(v)}] for v in verts]
+            body_points.append(verts)
+        for frame, d in zip(per_frame, data, strict=True):
+            frame.extend(d)
+    n_animated = len(traces)
+    body = np.concatenate(body_points, axis=1)  # (N, P, 3)
+    fixed = [paths.reshape(-1, 3), np.array(list(marks.values())).reshape(-1, 3)]
+    lo, hi = view_box(np.concatenate([body.reshape(-1, 3), *fixed]), scene)
+    root = positions[:, 0]
+    travel = np.ptp(motion.global_positions[:, 0, :2], axis=0).max() if len(positions) else 0.0
+    following = bool(travel > _FOLLOW_TRAVEL) if follow is None else bool(follow)
+    if following:
+        box_lo, box_hi = follow_boxes(root, body)
+    else:
+        box_lo, box_hi = np.repeat(lo[None], len(idx), 0), np.repeat(hi[None], len(idx), 0)
+
+    static: list[go.BaseTraceType] = _floor(lo, hi)
+    static += [
         go.Mesh3d(
             **_xyz(m.vertices),
             i=m.faces[:, 0],
@@ -162,7 +363,7 @@ def motion_figure(
         )
         for m in scene
     ]
-    traces += [
+    static += [
         go.Scatter3d(
             **_xyz(paths[:, i]),
             mode="lines",
@@ -172,52 +373,66 @@ def motion_figure(
         )
         for i, name in enumerate(trajectories)
     ]
-    groups = bone_groups(motion.skeleton)
-    names = np.array(motion.skeleton.names, dtype=object)
-    first_bone = len(traces)
-    traces += [
+    static += [
         go.Scatter3d(
-            **_xyz(g.polyline(positions[0])),
-            mode="lines+markers",
-            line={"color": g.color, "width": 6},
-            marker={"color": g.color, "size": 3},
-            name=f"{g.name} bones",
-            text=np.where(g.points >= 0, names[g.points], ""),
-            hovertemplate="%{text}<br>x %{x:.3f} m, y %{y:.3f} m, z %{z:.3f} m<extra></extra>",
+            **_xyz(p[None]),
+            mode="markers",
+            marker={"color": _POINT_COLOR, "size": 6, "symbol": "diamond"},
+            name=name,
+            text=[html.escape(name)],
+            hovertemplate="%{text}<br>%{x:.3f}, %{y:.3f}, %{z:.3f} m<extra></extra>",
         )
-        for g in groups
+        for name, p in marks.items()
     ]
-    bone_traces = list(range(first_bone, len(traces)))
+    animated = list(range(len(static), len(static) + n_animated))
     # Plain dicts: the figure validates them once (go.Frame would validate twice more).
-    frames = [
+    frames: list[dict[str, Any]] = [
         {
             "name": str(index),
-            "data": [{"type": "scatter3d", **_xyz(g.polyline(positions[i]))} for g in groups],
-            "traces": bone_traces,
+            "group": "motion",
+            "data": data,
+            "traces": animated,
+            **({"layout": {"scene": _scene_axes(a, b)}} if following else {}),
         }
-        for i, index in enumerate(selection.indices)
+        for index, data, a, b in zip(idx, per_frame, box_lo, box_hi, strict=True)
     ]
+    if following:
+        whole = {"scene": _scene_axes(lo, hi)}
+        frames += [
+            {"name": f"{index} whole", "group": "whole path", "baseframe": str(index),
+             "layout": whole}
+            for index in idx
+        ]  # fmt: skip
 
-    ranges = hi - lo
-    aspect = ranges / ranges.max()
+    heading = html.escape(title or _default_title(motion), quote=False)
+    note = _playback_note(motion, selection)
+    if following:
+        note += "; the camera follows the body"
     layout: dict[str, Any] = {
-        "title": {"text": html.escape(title or _default_title(motion), quote=False)},
+        "title": {"text": f"{heading}<br><sup>{note}</sup>"},
         "scene": {
-            "xaxis": {"title": {"text": "x [m]"}, "range": [lo[0], hi[0]]},
-            "yaxis": {"title": {"text": "y [m]"}, "range": [lo[1], hi[1]]},
-            "zaxis": {"title": {"text": "z [m]"}, "range": [lo[2], hi[2]]},
-            # Manual ratios equal to the ranges: one metre is as long on every axis.
-            "aspectmode": "manual",
-            "aspectratio": dict(zip("xyz", aspect.tolist(), strict=True)),
-            "camera": {"up": {"x": 0, "y": 0, "z": 1}, "eye": {"x": 1.2, "y": -1.5, "z": 0.6}},
+            **_scene_axes(box_lo[0], box_hi[0]),
+            "camera": {"up": {"x": 0, "y": 0, "z": 1}, "eye": _EYE},
         },
         "legend": {"x": 0.0, "y": 1.0},
-        "margin": {"l": 0, "r": 0, "t": 40, "b": 0},
+        "margin": {"l": 0, "r": 0, "t": 50, "b": 0},
         "template": "plotly_white",
         "uirevision": "motion",
     }
-    if len(frames) > 1:
+    for axis in "xyz":
+        layout["scene"][f"{axis}axis"]["title"] = {"text": f"{axis} [m]"}
+    if len(idx) > 1:
         frame_ms = 1000.0 / selection.fps
+        buttons = [
+            {"label": "Play", "method": "animate", "args": _animate("motion", frame_ms)},
+            {"label": "Pause", "method": "animate", "args": _animate([None], 0)},
+        ]
+        if following:
+            buttons.insert(
+                1,
+                {"label": "Play whole path", "method": "animate",
+                 "args": _animate("whole path", frame_ms)},
+            )  # fmt: skip
         layout["updatemenus"] = [
             {
                 "type": "buttons",
@@ -228,34 +443,42 @@ def motion_figure(
                 "yanchor": "top",
                 "pad": {"t": 40, "r": 10},
                 "showactive": False,
-                "buttons": [
-                    # All frames from the current one; [None] stops the animation.
-                    {"label": "Play", "method": "animate", "args": _animate(None, frame_ms)},
-                    {"label": "Pause", "method": "animate", "args": _animate([None], 0)},
-                ],
+                "buttons": buttons,
             }
         ]
         layout["sliders"] = [
             {
                 "active": 0,
-                "x": 0.12,
+                "x": 0.0,
                 "y": 0.0,
-                "len": 0.88,
+                "len": 1.0,
                 "xanchor": "left",
                 "yanchor": "top",
-                "pad": {"t": 30},
+                "pad": {"t": 75},
                 "currentvalue": {"prefix": "t = ", "suffix": " s"},
                 "steps": [
                     {
                         "label": f"{t:.2f}",
                         "method": "animate",
-                        "args": _animate([f["name"]], 0),
+                        "args": _animate([str(index)], 0),
                     }
-                    for f, t in zip(frames, times, strict=True)
+                    for index, t in zip(idx, times, strict=True)
                 ],
             }
         ]
-    return go.Figure(data=traces, frames=frames if len(frames) > 1 else None, layout=layout)
+    fig = go.Figure(data=static, layout=layout)
+    # Animated traces and frames as plain dicts: validated once, not per frame.
+    fig.add_traces(traces)
+    if len(idx) > 1:
+        fig.frames = frames
+    return fig
+
+
+def _point(name: str, p: ArrayLike) -> NDArray[np.float64]:
+    a = np.asarray(p, dtype=np.float64)
+    if a.shape != (3,) or not np.all(np.isfinite(a)):
+        raise InputError(f"point {name!r} must be 3 finite numbers (x, y, z in m); got {p!r}")
+    return a
 
 
 def write_viewer(motion: Motion, path: str | os.PathLike[str], **kwargs: Any) -> Path:
@@ -270,7 +493,8 @@ def write_viewer(motion: Motion, path: str | os.PathLike[str], **kwargs: Any) ->
     path : str or os.PathLike
         Target ``.html`` file; its folder must exist.
     **kwargs
-        Passed to `motion_figure` (``scene``, ``trajectories``, ``max_frames``, ``title``).
+        Passed to `motion_figure` (``scene``, ``trajectories``, ``points``, ``ghost``,
+        ``sticks``, ``follow``, ``fps``, ``max_frames``, ``title``).
 
     Returns
     -------
