@@ -158,10 +158,11 @@ class GaitParameters:
         step = self.step_length
         if step is None:
             step = default_step_length(self.speed, stature)
-        if step > MAX_STEP_OVER_STATURE * stature:
+        longest = MAX_STEP_OVER_STATURE * stature
+        if step > longest:
             raise InputError(
                 f"step length {step:.3g} m is too long for a stature of {stature:.3f} m: "
-                f"at most {MAX_STEP_OVER_STATURE:g} × stature ({MAX_STEP_OVER_STATURE * stature:.2f} m)"
+                f"at most {MAX_STEP_OVER_STATURE:g} × stature ({longest:.2f} m)"
             )
         return replace(self, step_length=step)
 

@@ -69,6 +69,7 @@ _LEVEL = 0.8  # share of the swing over which the foot levels out (and turns toe
 # (Perry & Burnfield 2010: about 40°); the swing peak follows 13 % after toe-off.
 _LATE_KNEE = ((-0.15, 6.0), (-0.10, 11.0), (0.0, 38.0))
 _SWING_PEAK_AFTER_TOE_OFF = 0.13
+_LEAST_TRAILING_KNEE = np.radians(10.0)  # the trailing knee's least flexion before toe-off
 _KEYS_PER_CYCLE = 8
 _CCD_TOLERANCE = 5e-4  # [m]: contacts within 0.5 mm when the legs are solved by CCD
 _UPPER_BODY = (
@@ -520,16 +521,54 @@ def _pelvis_height(
     return np.interp(np.arange(len(t)), known, pelvis[known])
 
 
+def _trailing_reach(
+    height: NDArray,
+    hips: dict[int, NDArray],
+    feet: dict[int, _Foot],
+    body: _Body,
+    p: GaitParameters,
+) -> NDArray[np.float64]:
+    """``height (N,)`` [m], brought down where a trailing foot would lie beyond its leg's reach.
+
+    From ``HEEL_OFF`` to toe-off the highest pelvis a leg reaches has the knee
+    bent by :data:`_LEAST_TRAILING_KNEE` and the heel raised as far as it may;
+    the pelvis stays under it by a smooth minimum (log-sum-exp over 5 mm), so
+    long steps stay C¹ and the trailing foot stays planted.
+    """
+    cap = min(body.toe_extension, p.heel_rise)
+    out = height.copy()
+    length = body.leg_length(np.full(len(height), _LEAST_TRAILING_KNEE))
+    for side, foot in feet.items():
+        late = foot.stance & (foot.tau >= HEEL_OFF)
+        q_yaw = _qz(foot.yaw)
+        reach = np.full(len(height), -np.inf)
+        for pitch in np.linspace(0.0, cap, 8):
+            q = quat_multiply(q_yaw, _qaxis(np.array([0.0, 1.0, 0.0]), np.full(len(height), pitch)))
+            ankle = foot.ball + quat_apply(q, -body.toe_offset)
+            reach = np.maximum(reach, _height_for(hips[side], ankle, length, body, p, check=False))
+        limit = np.where(late, reach, np.inf)
+        soft = 0.005
+        out = np.where(late, -soft * np.logaddexp(-out / soft, -limit / soft), out)
+    return out
+
+
 def _height_for(
-    hip: NDArray, ankle: NDArray, length: NDArray, body: _Body, p: GaitParameters
+    hip: NDArray,
+    ankle: NDArray,
+    length: NDArray,
+    body: _Body,
+    p: GaitParameters,
+    *,
+    check: bool = True,
 ) -> NDArray[np.float64]:
     """Pelvis height ``(N,)`` [m] at which the hip-ankle distance is ``length (N,)``.
 
     ``hip (N, 3)`` is the hip with the pelvis at height 0; frames where ``length`` is
-    NaN are NaN.
+    NaN are NaN. With ``check``, an ankle beyond the leg's reach is an error;
+    without, its height is that of the hip.
     """
     horizontal = np.linalg.norm(hip[:, :2] - ankle[:, :2], axis=-1)
-    if np.any(horizontal[np.isfinite(length)] >= body.thigh + body.shank):
+    if check and np.any(horizontal[np.isfinite(length)] >= body.thigh + body.shank):
         raise InputError(
             f"step length {p.step_length} m is impossible for a leg of "
             f"{body.thigh + body.shank:.3f} m: the foot lies beyond the leg's reach; "
@@ -702,12 +741,13 @@ def generate_walk(
             for side in (-1, 1)
         }
 
-    pelvis[:, 2] = _pelvis_height(t, hips_at(pelvis), feet, body, p)
+    level = hips_at(pelvis)
+    pelvis[:, 2] = _trailing_reach(_pelvis_height(t, level, feet, body, p), level, feet, body, p)
     leg = body.thigh + body.shank
-    if pelvis[:, 2].min() < body.ankle_height + 0.8 * leg:
+    if pelvis[:, 2].min() < body.ankle_height + 0.75 * leg:
         raise InputError(
             f"step length {p.step_length} m is too long for a leg of {leg:.3f} m: the pelvis "
-            f"would sink more than 20 % of the leg length; shorten the step"
+            f"would sink more than 25 % of the leg length; shorten the step"
         )
     hips = hips_at(pelvis)
 
