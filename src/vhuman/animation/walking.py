@@ -12,10 +12,15 @@ keeps contacts clean and the knees human:
   keeps the trailing knee bent by 20° (long steps), and the swing carries the
   foot's motion at toe-off on;
 - the pelvis height is the one at which the leading stance knee follows
-  :data:`STANCE_KNEE`; towards the other heel strike the trailing knee flexes
-  along a smooth curve and the pelvis comes down with it;
-- the swinging knee is a smooth curve from toe-off to heel strike with a lift to
-  about 60°, and the swinging ankle's height follows from it.
+  :data:`STANCE_KNEE` through loading response and mid-stance; a cubic Hermite
+  curve in time takes it down to the other heel strike, kept within the
+  trailing leg's reach;
+- from mid-stance on, the knee follows :func:`knee_profile`, one rise to the
+  swing peak: in late stance the heel rises about the ball of the foot as far as
+  that flexion needs, in swing the ankle's height follows from it;
+- step length and stance share follow from speed when not given
+  (:func:`~vhuman.animation.gait.default_step_length`), the pelvis sways less
+  and its hips tilt (obliquity) as people's do.
 """
 
 from __future__ import annotations
