@@ -1,19 +1,31 @@
-"""Generated walking against real walking (CMU motion capture, DeepMimic clip).
+"""Generated walking against the CMU walking trials, measured the same way from joint positions.
 
-For each real clip: speed, cadence, step length over stature, the ranges of
-knee and hip flexion measured from joint positions, and how fast the knees move
-(the largest and the 99th-percentile change of knee flexion between frames at
-60 fps, both legs); then the same figures for vhuman's walk generated at the
-same speed and the same step length over stature (so the cadence differs only
-through stature), plus generation speed. Then the knee steps of every CMU
-walking trial between 0.9 and 1.5 m/s beside the generated walk at its speed
-and step, and the leg IK table. Prints the tables and one JSON line.
+vhuman walks at 1.0, 1.3 and 1.6 m/s (speed given, step from speed) are set
+beside the CMU walking trials (train/walking, train/walking_extra; frame 0 of
+each file dropped, 120 fps) of the same Froude number: the CMU subject's
+speeds are scaled by √(L_vhuman / L_CMU) with L the hip-knee-ankle leg length,
+its lengths by L_vhuman / L_CMU and its cadence by √(L_CMU / L_vhuman) (dynamic
+similarity, Alexander & Jayes 1983). A CMU trial counts for a speed when its
+scaled speed lies within ±0.15 m/s of it; trials that are not steady straight
+walks (step under half the leg length, or a stance share outside 0.55–0.70) are
+left out.
 
-Run: ``.venv/bin/python benchmarks/walking.py``
+Every figure comes from :mod:`vhuman.animation.gait_analysis` (gait events by
+Zeni et al. 2008, angles from joint positions, cycles normalised to 0–100 %):
+knee, hip and ankle curves (correlation and RMS against the CMU mean with
+offsets removed, knee maxima from mid-stance to the swing peak, key values),
+pelvis excursion, curvature ratio at its minima over its maxima, obliquity,
+lateral sway, cadence and step against speed, ball clearance, elbow range,
+per-frame smoothness at 60 fps, and from the generator its own foot slide,
+floor penetration and generation speed. Prints one table per speed, the leg IK
+table and one JSON line; writes a PNG of vhuman's curves over CMU's mean ± 1 sd.
+
+Run: ``.venv/bin/python benchmarks/walking.py [--figure out/walking_curves.png]``
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import time
 from pathlib import Path
@@ -23,209 +35,237 @@ from rich.console import Console
 from rich.table import Table
 
 from vhuman.animation import LEG_IK, GaitParameters, generate_walk
-from vhuman.errors import InputError
-from vhuman.geometry import flexion_angle
-from vhuman.io import deepmimic_clip_path, read_cmu, read_deepmimic
-from vhuman.skeleton import Motion, standard_humanoid
+from vhuman.animation.gait_analysis import (
+    CMU_JOINTS,
+    VHUMAN_JOINTS,
+    GaitAnalysis,
+    analyse_gait,
+    curve_agreement,
+    knee_maxima,
+    leg_length,
+    monotonic_until,
+)
+from vhuman.io import read_cmu
+from vhuman.skeleton import standard_humanoid
 
 CMU = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "cmu_mocap" / "train"
-CMU_WALKS = ("walking/walking_1.txt", "walking/walking_2.txt", "walking/walking_3.txt",
-             "walking_extra/walking_13.txt", "walking_extra/walking_20.txt")  # fmt: skip
-# Joint names per skeleton: pelvis, thorax, left/right hip, knee, ankle, head top.
-NAMES = {
-    "cmu": ("hips", "thorax", "lhip", "rhip", "lknee", "rknee", "lankle", "rankle", "head_top"),
-    "deepmimic": ("root", "chest", "left_hip", "right_hip", "left_knee", "right_knee",
-                  "left_ankle", "right_ankle", "neck"),
-    "vhuman": ("pelvis", "chest", "l_hip", "r_hip", "l_knee", "r_knee", "l_ankle", "r_ankle",
-               "head"),
-}  # fmt: skip
+SPEEDS = (1.0, 1.3, 1.6)
+BAND = 0.15  # [m/s] of Froude-scaled speed
+CYCLES = 6
+CURVES = ("knee", "hip", "ankle")
 
 
-def knee_flexion(hip: np.ndarray, knee: np.ndarray, ankle: np.ndarray) -> np.ndarray:
-    """Knee flexion ``(T,)`` [deg]: the angle between thigh and shank, from positions ``(T, 3)``."""
-    return np.degrees(flexion_angle(hip, knee, ankle))
-
-
-def flexion_ranges(motion: Motion, names: tuple[str, ...]) -> tuple[float, float, float, float]:
-    """Knee flexion (min, max) and hip flexion (min, max) of the left leg [deg]."""
-    sk = motion.skeleton
-    p = motion.global_positions
-    pel, tho, lhip, rhip, lknee, _, lankle, _, _ = (p[:, sk.index(n)] for n in names)
-    thigh = lknee - lhip
-    knee = knee_flexion(lhip, lknee, lankle)
-    lateral = lhip - rhip
-    lateral /= np.linalg.norm(lateral, axis=-1, keepdims=True)
-    up = tho - pel
-    up -= np.sum(up * lateral, -1, keepdims=True) * lateral
-    up /= np.linalg.norm(up, axis=-1, keepdims=True)
-    forward = np.cross(lateral, up)
-    hip = np.degrees(np.arctan2(np.sum(thigh * forward, -1), np.sum(thigh * -up, -1)))
-    return float(knee.min()), float(knee.max()), float(hip.min()), float(hip.max())
-
-
-def knee_steps(motion: Motion, names: tuple[str, ...], fps: float = 60.0) -> tuple[float, float]:
-    """Largest and 99th-percentile change of knee flexion between frames at ``fps`` [deg].
-
-    Knee flexion from joint positions of both legs, resampled to ``fps`` by
-    linear interpolation in time (the CMU files are at 120 fps, the DeepMimic
-    clip at 30).
-    """
-    sk = motion.skeleton
-    p = motion.global_positions
-    times = np.arange(0.0, motion.duration + 1e-9, 1.0 / fps)
-    steps = []
-    for leg in ((names[2], names[4], names[6]), (names[3], names[5], names[7])):
-        flexion = knee_flexion(*(p[:, sk.index(n)] for n in leg))
-        steps.append(np.abs(np.diff(np.interp(times, motion.times, flexion))))
-    all_steps = np.concatenate(steps)
-    return float(all_steps.max()), float(np.percentile(all_steps, 99))
-
-
-def cadence_and_speed(motion: Motion, names: tuple[str, ...]) -> tuple[float, float]:
-    """Steps per minute and speed [m/s] of a straight walk.
-
-    Steps are the sign changes of the feet's fore-aft separation (one per
-    step); speed is displacement over time (a frame-to-frame path would sum
-    mocap jitter).
-    """
-    sk = motion.skeleton
-    p = motion.global_positions
-    root = motion.root_positions[:, :2]
-    direction = (root[-1] - root[0]) / np.linalg.norm(root[-1] - root[0])
-    signal = (p[:, sk.index(names[6]), :2] - p[:, sk.index(names[7]), :2]) @ direction
-    # Sub-frame times of the sign changes, by linear interpolation.
-    i = np.flatnonzero(np.sign(signal[:-1]) * np.sign(signal[1:]) < 0)
-    crossings = (i + signal[i] / (signal[i] - signal[i + 1])) / motion.fps
-    cadence = 60.0 * (len(crossings) - 1) / (crossings[-1] - crossings[0])
-    return float(cadence), float(np.linalg.norm(root[-1] - root[0])) / motion.duration
-
-
-def stature(motion: Motion, names: tuple[str, ...]) -> float:
-    """Standing height [m]: top joint over the lowest joint in the rest pose."""
-    rest = motion.skeleton.rest_positions()
-    return float(rest[:, 2].max() - rest[:, 2].min())
-
-
-def row(label: str, motion: Motion, names: tuple[str, ...], height: float) -> dict:
-    cadence, speed = cadence_and_speed(motion, names)
-    kmin, kmax, hmin, hmax = flexion_ranges(motion, names)
-    step = speed * 60.0 / cadence
-    knee_max, knee_p99 = knee_steps(motion, names)
-    return {"clip": label, "speed_m_s": speed, "cadence_steps_min": cadence,
-            "step_over_stature": step / height, "knee_flexion_deg": [kmin, kmax],
-            "hip_flexion_deg": [hmin, hmax], "knee_step_deg": [knee_max, knee_p99]}  # fmt: skip
-
-
-def cmu_knee_steps(h: float) -> list[dict]:
-    """Knee steps of every CMU walking trial at 0.9–1.5 m/s and of our walk at its gait."""
-    rows = []
+def cmu_trials(leg_vhuman: float) -> list[dict]:
+    """Every steady CMU walking trial, analysed and scaled to vhuman's leg length."""
+    trials = []
     for path in sorted(CMU.glob("walking*/*.txt")):
-        m = read_cmu(path)[1:]
-        real = row(path.stem, m, NAMES["cmu"], stature(m, NAMES["cmu"]))
-        if not 0.9 <= real["speed_m_s"] <= 1.5:
+        motion = read_cmu(path)[1:]  # frame 0 is not a pose
+        a = analyse_gait(motion, CMU_JOINTS)
+        leg = leg_length(motion, CMU_JOINTS)
+        if a.step_length_m < 0.5 * leg or not 0.55 <= a.stance_fraction <= 0.7:
             continue
-        params = GaitParameters(
-            step_length=real["step_over_stature"] * h, speed=real["speed_m_s"], cycles=4
-        )
-        ours = generate_walk(params)
-        rows.append({"clip": path.stem, "speed_m_s": real["speed_m_s"],
-                     "step_over_stature": real["step_over_stature"],
-                     "knee_step_deg": real["knee_step_deg"],
-                     "vhuman_knee_step_deg": list(knee_steps(ours.motion, NAMES["vhuman"])),
-                     "vhuman_max_joint_step_deg": ours.max_joint_step_deg})  # fmt: skip
-    return rows
+        k = leg_vhuman / leg
+        trials.append({"name": path.stem, "analysis": a, "length_scale": k,
+                       "speed": a.speed_m_s * np.sqrt(k), "raw_speed": a.speed_m_s})  # fmt: skip
+    return trials
+
+
+def figures(a: GaitAnalysis, length_scale: float = 1.0) -> dict:
+    """The scalar figures of one analysed walk (lengths times ``length_scale``)."""
+    knee, hip, ankle = (a.curves[c].mean(axis=0) for c in CURVES)
+    swing_peak = 50 + int(np.argmax(knee[50:]))
+    stance_wave = 5 + int(np.argmax(knee[5:30]))
+    hip_peak = 30 + int(np.argmin(hip[30:80]))
+    toe_off = round(100 * a.stance_fraction)
+    return {
+        "knee_maxima": float(np.mean(knee_maxima(a.curves["knee"]))),
+        "knee_swing_peak_deg": float(knee[swing_peak]), "knee_swing_peak_pct": swing_peak,
+        "knee_stance_wave_deg": float(knee[stance_wave]), "knee_stance_wave_pct": stance_wave,
+        "knee_toe_off_deg": float(knee[min(toe_off, 100)]),
+        "hip_extension_peak_pct": hip_peak, "hip_range_deg": float(np.ptp(hip)),
+        "hip_monotonic": bool(monotonic_until(hip, 0) >= 0),
+        "ankle_loading_deg": float(ankle[3:12].min()),
+        "ankle_push_off_deg": float(ankle[55:72].min()),
+        "ankle_push_off_pct": 55 + int(np.argmin(ankle[55:72])),
+        "stance_fraction": a.stance_fraction,
+        "cadence_steps_min": a.cadence_steps_min / np.sqrt(length_scale),
+        "step_length_m": a.step_length_m * length_scale,
+        "pelvis_excursion_cm": 100 * a.pelvis_excursion_m * length_scale,
+        "pelvis_curvature_ratio": a.pelvis_curvature_ratio,
+        "obliquity_deg": a.obliquity_deg,
+        "sway_cm": 100 * a.sway_m * length_scale,
+        "ball_clearance_cm": 100 * a.ball_clearance_m * length_scale,
+        "elbow_range_deg": a.elbow_range_deg,
+        "hip_step_deg": a.angle_step_deg["hip"], "knee_step_deg": a.angle_step_deg["knee"],
+        "ankle_step_deg": a.angle_step_deg["ankle"],
+        "leg_acceleration_p99_deg": a.leg_acceleration_p99_deg,
+    }  # fmt: skip
+
+
+def speed_table(speed: float, ours: dict, band: list[dict], result) -> dict:
+    """Print vhuman's figures at ``speed`` beside the CMU trials of its band; return them."""
+    a: GaitAnalysis = ours["analysis"]
+    cmu = [figures(t["analysis"], t["length_scale"]) for t in band]
+    mine = figures(a)
+    agreement = {}
+    for c in CURVES:
+        cycles = np.concatenate([t["analysis"].curves[c] for t in band])
+        agreement[c] = curve_agreement(a.curves[c].mean(axis=0), cycles.mean(axis=0))
+    limit_acc = 5.0 * max(1.0, mine["cadence_steps_min"] / 110.0)
+    mine.update({
+        "knee_r": agreement["knee"][0], "knee_rms_deg": agreement["knee"][1],
+        "hip_r": agreement["hip"][0], "hip_rms_deg": agreement["hip"][1],
+        "ankle_r": agreement["ankle"][0], "ankle_rms_deg": agreement["ankle"][1],
+        "foot_skate_mm": result.foot_skate_mm,
+        "ground_penetration_mm": result.ground_penetration_mm,
+        "generation_fps": ours["generation_fps"], "speed_m_s": a.speed_m_s,
+    })  # fmt: skip
+    table = Table(title=f"vhuman at {speed} m/s beside {len(band)} CMU trials "
+                  f"({sum(t['analysis'].cycles for t in band)} cycles) at "
+                  f"{speed - BAND:.2f}–{speed + BAND:.2f} m/s, Froude-scaled")  # fmt: skip
+    for col in ("figure", "vhuman", "CMU mean ± sd", "target"):
+        table.add_column(col)
+
+    def add(label: str, key: str, fmt: str = ".1f", target: str = "") -> None:
+        values = np.array([c[key] for c in cmu], dtype=np.float64)
+        real = f"{values.mean():{fmt}} ± {values.std():{fmt}}" if len(values) else "-"
+        table.add_row(label, f"{mine[key]:{fmt}}", real, target)
+
+    for c in CURVES:
+        table.add_row(f"{c} r / RMS° vs CMU mean", f"{mine[c + '_r']:.2f} / "
+                      f"{mine[c + '_rms_deg']:.1f}", "1 / 0",
+                      {"knee": "≥ 0.92 / ≤ 7", "hip": "≥ 0.95 / ≤ 6",
+                       "ankle": "≥ 0.85 / ≤ 6"}[c])  # fmt: skip
+    add("knee maxima, mid-stance → swing peak", "knee_maxima", ".2f", "1")
+    add("knee at toe-off °", "knee_toe_off_deg", ".0f", "≥ 35")
+    add("knee swing peak °", "knee_swing_peak_deg", ".0f", "60–70")
+    add("knee swing peak %", "knee_swing_peak_pct", ".0f", "70–78")
+    add("knee stance wave °", "knee_stance_wave_deg", ".0f", "10–20")
+    add("knee stance wave %", "knee_stance_wave_pct", ".0f", "12–18")
+    table.add_row(
+        "hip extends monotonically to its peak",
+        str(mine["hip_monotonic"]),
+        f"{np.mean([c['hip_monotonic'] for c in cmu]):.0%} of trials",
+        "yes",
+    )
+    add("hip extension peak %", "hip_extension_peak_pct", ".0f", "50–58")
+    add("hip range °", "hip_range_deg", ".0f", "40–55")
+    add("ankle loading response °", "ankle_loading_deg", ".1f", "−3…−8")
+    add("ankle push-off °", "ankle_push_off_deg", ".1f", "−15…−20")
+    add("ankle push-off %", "ankle_push_off_pct", ".0f", "60–67")
+    add("stance fraction (Zeni events)", "stance_fraction", ".3f")
+    add("cadence steps/min", "cadence_steps_min", ".0f")
+    add("step m", "step_length_m", ".3f")
+    add(
+        "pelvis excursion cm",
+        "pelvis_excursion_cm",
+        ".1f",
+        {1.0: "≈ 2.5", 1.3: "≈ 4", 1.6: "≈ 5"}[speed],
+    )
+    add("pelvis curvature, minima / maxima", "pelvis_curvature_ratio", ".2f", "0.7–1.5")
+    add("pelvic obliquity °", "obliquity_deg", ".1f", "6–12")
+    add("lateral sway cm", "sway_cm", ".1f", "falls ~6 → 3.5")
+    add("ball clearance, mid-swing cm", "ball_clearance_cm", ".1f", "2–3")
+    add("elbow range °", "elbow_range_deg", ".0f", "15–25")
+    add("hip °/frame max at 60 fps", "hip_step_deg", ".1f", "≤ 7")
+    add("knee °/frame max at 60 fps", "knee_step_deg", ".1f", "≤ 10")
+    add("ankle °/frame max at 60 fps", "ankle_step_deg", ".1f", "≤ 10")
+    add(
+        "leg angular acceleration p99 °/frame²",
+        "leg_acceleration_p99_deg",
+        ".2f",
+        f"≤ {limit_acc:.1f}",
+    )
+    table.add_row("foot slide mm / penetration mm",
+                  f"{mine['foot_skate_mm']:.3f} / {mine['ground_penetration_mm']:.3f}", "-",
+                  "≤ 1 / ≤ 1")  # fmt: skip
+    table.add_row("generation frames/s", f"{mine['generation_fps']:,.0f}", "-", "≥ 5,000")
+    Console(width=120).print(table)
+    return {"speed_m_s": speed, "vhuman": mine, "cmu_trials": [t["name"] for t in band],
+            "cmu": {k: [float(np.mean([c[k] for c in cmu])), float(np.std([c[k] for c in cmu]))]
+                    for k in mine if k in cmu[0]} if cmu else {}}  # fmt: skip
+
+
+def speed_relations(trials: list[dict], ours: dict[float, dict]) -> dict:
+    """Cadence and step against speed: CMU's least-squares lines (raw units) and vhuman's."""
+    v = np.array([t["raw_speed"] for t in trials])
+    cadence = np.array([t["analysis"].cadence_steps_min for t in trials])
+    step = np.array([t["analysis"].step_length_m for t in trials])
+    fit_c, fit_s = np.polyfit(v, cadence, 1), np.polyfit(v, step, 1)
+    r_c, r_s = np.corrcoef(v, cadence)[0, 1], np.corrcoef(v, step)[0, 1]
+    table = Table(title="Cadence and step against speed")
+    for col in ("", "cadence = a + b·v", "r", "step = a + b·v", "r"):
+        table.add_column(col)
+    table.add_row(f"CMU, {len(trials)} trials (own units)", f"{fit_c[1]:.0f} + {fit_c[0]:.0f}·v",
+                  f"{r_c:.2f}", f"{fit_s[1]:.2f} + {fit_s[0]:.2f}·v", f"{r_s:.2f}")  # fmt: skip
+    for speed, o in ours.items():
+        a = o["analysis"]
+        table.add_row(f"vhuman at {speed} m/s", f"{a.cadence_steps_min:.0f} steps/min", "",
+                      f"{a.step_length_m:.3f} m", "")  # fmt: skip
+    Console(width=120).print(table)
+    return {"cmu_cadence_fit": [float(fit_c[1]), float(fit_c[0]), float(r_c)],
+            "cmu_step_fit": [float(fit_s[1]), float(fit_s[0]), float(r_s)]}  # fmt: skip
+
+
+def plot(path: Path, ours: dict[float, dict], bands: dict[float, list[dict]]) -> None:
+    """vhuman's mean curves over the CMU mean ± 1 sd, one row per speed (PNG, atomic)."""
+    import io
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from vhuman.io import atomic_write
+
+    x = np.arange(101)
+    fig, axes = plt.subplots(len(ours), 3, figsize=(12, 3 * len(ours)), squeeze=False)
+    for row, (speed, o) in enumerate(ours.items()):
+        for col, c in enumerate(CURVES):
+            ax = axes[row, col]
+            if bands[speed]:
+                cycles = np.concatenate([t["analysis"].curves[c] for t in bands[speed]])
+                mean, sd = cycles.mean(axis=0), cycles.std(axis=0)
+                ax.fill_between(x, mean - sd, mean + sd, color="0.8", label="CMU ± 1 sd")
+                ax.plot(x, mean, color="0.3", label="CMU mean")
+            ax.plot(x, o["analysis"].curves[c].mean(axis=0), color="C3", label="vhuman")
+            ax.set_title(f"{c}, {speed} m/s")
+            ax.set_xlabel("% of gait cycle")
+            ax.set_ylabel("degrees")
+    axes[0, 0].legend(loc="upper left", fontsize=8)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=90)
+    atomic_write(path, buffer.getvalue())
+    plt.close(fig)
 
 
 def leg_ik_rows(repeats: int = 3) -> list[dict]:
-    """The default walk (0.7 m, 1.3 m/s, 4 cycles) with each leg IK: speed and contacts."""
+    """The README's walk (0.7 m, 1.3 m/s, 4 cycles) with each leg IK: speed and contacts."""
     rows, reference = [], None
     for method in LEG_IK:
-        params = GaitParameters(cycles=4, leg_ik=method)
+        params = GaitParameters(step_length=0.7, speed=1.3, cycles=4, leg_ik=method)
         results = [generate_walk(params) for _ in range(repeats)]
         best = max(results, key=lambda r: r.generation_fps)
-        figures = best.to_dict()
+        figures_ = best.to_dict()
         ankles = best.motion.skeleton.indices(["l_ankle", "r_ankle"])
         ankle = best.motion.global_positions[:, ankles]
         reference = ankle if reference is None else reference
         gap = 1e3 * float(np.linalg.norm(ankle - reference, axis=-1).max())
         rows.append({
             "leg_ik": method, "generation_fps": best.generation_fps,
-            "joint_updates_per_solve": None if figures["ik_joint_updates"] is None
-            else figures["ik_joint_updates"] / figures["ik_solves"],
-            "converged": f"{figures['ik_converged']}/{figures['ik_solves']}",
+            "joint_updates_per_solve": None if figures_["ik_joint_updates"] is None
+            else figures_["ik_joint_updates"] / figures_["ik_solves"],
+            "converged": f"{figures_['ik_converged']}/{figures_['ik_solves']}",
             "ankle_gap_to_analytic_mm": gap,
             "foot_skate_mm": best.foot_skate_mm, "max_joint_step_deg": best.max_joint_step_deg,
         })  # fmt: skip
-    return rows
-
-
-def main() -> None:
-    rows: list[dict] = []
-    real: list[tuple[str, Motion, tuple[str, ...], float]] = []
-    dm = read_deepmimic(deepmimic_clip_path("walk"))
-    # The DeepMimic humanoid's head top is not a joint: neck + head sphere (0.25 scale).
-    real.append(("DeepMimic walk", dm, NAMES["deepmimic"], stature(dm, NAMES["deepmimic"]) + 0.2))
-    if CMU.is_dir():
-        for name in CMU_WALKS:
-            m = read_cmu(CMU / name)[1:]  # frame 0 of these files is a reset pose
-            real.append((f"CMU {Path(name).stem}", m, NAMES["cmu"], stature(m, NAMES["cmu"])))
-    body = standard_humanoid()
-    h = 1.678
-    for label, motion, names, height in real:
-        r = row(label, motion, names, height)
-        rows.append(r)
-        params = GaitParameters(
-            step_length=r["step_over_stature"] * h, speed=r["speed_m_s"], cycles=4
-        )
-        t0 = time.perf_counter()
-        try:
-            ours = generate_walk(params, body)
-        except InputError as exc:
-            rows.append({"clip": "  vhuman: not generated", "of": label, "reason": str(exc)})
-            continue
-        elapsed = time.perf_counter() - t0
-        mine = row("  vhuman", ours.motion, NAMES["vhuman"], h)
-        mine["generation_fps"] = ours.motion.n_frames / elapsed
-        mine["foot_skate_mm"] = ours.foot_skate_mm
-        rows.append(mine)
-    table = Table(title="Generated vs real walking (left leg; flexion from joint positions)")
-    for col in ("clip", "speed m/s", "cadence /min", "step/stature", "knee flex °", "hip flex °",
-                "knee °/frame max, p99"):  # fmt: skip
-        table.add_column(col)
-    for r in rows:
-        if "reason" in r:
-            table.add_row(r["clip"], "", "", "", "", "", "")
-            continue
-        table.add_row(
-            r["clip"], f"{r['speed_m_s']:.2f}", f"{r['cadence_steps_min']:.0f}",
-            f"{r['step_over_stature']:.3f}",
-            "{:.0f} … {:.0f}".format(*r["knee_flexion_deg"]),
-            "{:.0f} … {:.0f}".format(*r["hip_flexion_deg"]),
-            "{:.1f}, {:.1f}".format(*r["knee_step_deg"]),
-        )  # fmt: skip
-    Console(width=120).print(table)
-    for r in rows:
-        if "reason" in r:
-            Console(width=120).print(f"vhuman at the gait of {r['of']}: {r['reason']}")
-    knee_rows = cmu_knee_steps(h) if CMU.is_dir() else []
-    if knee_rows:
-        real_p99 = np.array([r["knee_step_deg"][1] for r in knee_rows])
-        ours_p99 = np.array([r["vhuman_knee_step_deg"][1] for r in knee_rows])
-        ours_max = np.array([r["vhuman_max_joint_step_deg"] for r in knee_rows])
-        Console(width=120).print(
-            f"Knee change per frame at 60 fps, {len(knee_rows)} CMU walking trials at "
-            f"0.9–1.5 m/s: 99th percentile {real_p99.min():.1f}–{real_p99.max():.1f}° "
-            f"(median {np.median(real_p99):.1f}°, {np.mean(real_p99 > 5.0):.0%} of trials "
-            f"above 5°); vhuman at the same gaits {ours_p99.min():.1f}–{ours_p99.max():.1f}° "
-            f"(median {np.median(ours_p99):.1f}°), largest joint step "
-            f"{ours_max.min():.1f}–{ours_max.max():.1f}°"
-        )
-    ik_rows = leg_ik_rows()
-    table = Table(title="Leg IK of the default walk (0.7 m, 1.3 m/s, 4 cycles; best of 3)")
+    table = Table(title="Leg IK of the README walk (0.7 m, 1.3 m/s, 4 cycles; best of 3)")
     for col in ("leg IK", "frames/s", "updates/solve", "converged", "ankle gap mm", "skate mm",
                 "max step °"):  # fmt: skip
         table.add_column(col)
-    for r in ik_rows:
+    for r in rows:
         per = r["joint_updates_per_solve"]
         table.add_row(
             r["leg_ik"], f"{r['generation_fps']:,.0f}", "-" if per is None else f"{per:.0f}",
@@ -233,10 +273,39 @@ def main() -> None:
             f"{r['max_joint_step_deg']:.1f}",
         )  # fmt: skip
     Console(width=120).print(table)
-    if not CMU.is_dir():
-        Console().print(f"CMU clips skipped: {CMU} is missing")
-    print(json.dumps({"benchmark": "walking", "rows": rows, "cmu_knee_steps": knee_rows,
-                      "leg_ik": ik_rows}))  # fmt: skip
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--figure", type=Path, default=Path("out/walking_curves.png"),
+                        help="PNG of vhuman's curves over CMU's mean ± 1 sd")  # fmt: skip
+    args = parser.parse_args()
+    body = standard_humanoid()
+    ours: dict[float, dict] = {}
+    for speed in SPEEDS:
+        params = GaitParameters(speed=speed, cycles=CYCLES)
+        best = None
+        for _ in range(3):
+            t0 = time.perf_counter()
+            result = generate_walk(params, body)
+            fps = result.motion.n_frames / (time.perf_counter() - t0)
+            best = (result, fps) if best is None or fps > best[1] else best
+        result, fps = best
+        ours[speed] = {"result": result, "generation_fps": fps,
+                       "analysis": analyse_gait(result.motion, VHUMAN_JOINTS)}  # fmt: skip
+    leg = leg_length(ours[SPEEDS[0]]["result"].motion, VHUMAN_JOINTS)
+    trials = cmu_trials(leg) if CMU.is_dir() else []
+    if not trials:
+        Console().print(f"CMU trials missing ({CMU}): vhuman's figures only")
+    bands = {s: [t for t in trials if abs(t["speed"] - s) <= BAND] for s in SPEEDS}
+    rows = [speed_table(s, ours[s], bands[s], ours[s]["result"]) for s in SPEEDS]
+    relations = speed_relations(trials, ours) if trials else {}
+    ik = leg_ik_rows()
+    plot(args.figure, ours, bands)
+    Console(width=120).print(f"figure: {args.figure}")
+    print(json.dumps({"benchmark": "walking", "speeds": rows, "speed_relations": relations,
+                      "leg_ik": ik, "figure": str(args.figure)}))  # fmt: skip
 
 
 if __name__ == "__main__":

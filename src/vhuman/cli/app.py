@@ -196,7 +196,10 @@ def walk(
     output: Annotated[
         Path, typer.Option("-o", "--output", help="Motion file (.bvh or .npz).")
     ] = Path("walk.bvh"),
-    step_length: Annotated[float, typer.Option(help="Step length (m).")] = 0.7,
+    step_length: Annotated[
+        float | None,
+        typer.Option(help="Step length (m); default 0.41 × stature × √(speed / 1.3)."),
+    ] = None,
     speed: Annotated[
         float, typer.Option(help="Walking speed (m/s); cadence = speed / step.")
     ] = 1.3,
@@ -236,7 +239,8 @@ def walk(
     measured = figures["step_length_m"]
     table.add_row(
         "step length",
-        ("-" if measured is None else f"{measured:.3f} m") + f" (asked {step_length:g})",
+        ("-" if measured is None else f"{measured:.3f} m")
+        + (" (from speed)" if step_length is None else f" (asked {step_length:g})"),
     )
     table.add_row("speed", f"{figures['speed_m_s']:.3f} m/s (asked {speed:g})")
     table.add_row("cadence", f"{figures['cadence_steps_min']:.1f} steps/min")
