@@ -27,11 +27,11 @@ from vhuman.prediction import (
 from vhuman.prediction.data import mirror_joints
 from vhuman.prediction.kinematics import quat_multiply_t, quat_to_rotvec_t, rotvec_to_quat_t
 from vhuman.prediction.training import (
+    WindowSampler,
     _epoch_order,
     batch_tensors,
     lr_at,
-    mirror_batch,
-    resample_batch,
+    mirror_rotations,
 )
 from vhuman.skeleton import Motion, Skeleton, forward_kinematics, standard_humanoid
 
@@ -390,12 +390,16 @@ def test_train_steps_budget(toy, tmp_path):
     )
     n_batches = -(-len(toy.windows(split="train", stride=4)) // 8)
     assert 5 % n_batches  # the last pass is cut short
-    calls = []
+    calls, every = [], []
     _, info, history = train(
-        toy, config, output=tmp_path / "s.pt", progress=lambda *a: calls.append(a)
+        toy, config, output=tmp_path / "s.pt", progress=lambda *a: every.append(a), progress_every=1
     )
-    assert [c[0] for c in calls] == [1, 2, 3, 4, 5]
-    assert {c[1] for c in calls} == {5}
+    assert [c[0] for c in every] == [1, 2, 3, 4, 5]
+    assert {c[1] for c in every} == {5}
+    # by default the loss is read back every 50 steps and at the end of each pass only
+    train(toy, config, output=tmp_path / "s3.pt", progress=lambda *a: calls.append(a))
+    assert [c[0] for c in calls] == sorted({*range(n_batches, 5, n_batches), 5})
+    assert [c[2] for c in calls] == [every[s - 1][2] for s, _, _ in calls]
     assert len(history) == -(-5 // n_batches)
     assert info.train["steps"] == 5
     last_lr = torch.load(tmp_path / "s.pt.ckpt", weights_only=True)["optimizer"]["param_groups"]
@@ -433,12 +437,10 @@ def test_mirror_batch_reflects_poses_in_the_sagittal_plane():
     g = torch.Generator().manual_seed(3)
     q = rotvec_to_quat_t(0.6 * torch.randn(5, 7, sk.n_joints, 3, generator=g))
     q[..., 0, :] = q.new_tensor([1.0, 0.0, 0.0, 0.0])
-    qm, pm = mirror_batch(q, tuple(swap), fk)
-    torch.testing.assert_close(pm, fk(q)[..., swap, :] * q.new_tensor([1.0, -1.0, 1.0]))
-    torch.testing.assert_close(pm, fk(qm))
-    q2, p2 = mirror_batch(qm, tuple(swap), fk)
+    qm = mirror_rotations(q, tuple(swap))
+    torch.testing.assert_close(fk(qm), fk(q)[..., swap, :] * q.new_tensor([1.0, -1.0, 1.0]))
+    q2 = mirror_rotations(qm, torch.tensor(swap))
     torch.testing.assert_close(q2, q, rtol=0, atol=0)
-    torch.testing.assert_close(p2, fk(q))
 
 
 def test_mirror_and_reverse_flags_are_seeded_and_leave_the_order(toy):
@@ -480,25 +482,52 @@ def test_speed_factors_are_seeded_log_uniform_and_leave_the_order():
 def test_resampled_windows_take_poses_every_factor_frames(toy):
     w = toy.windows(split="train")
     fk = TorchFK(toy.skeleton.parents, toy.skeleton.offsets)
+    sampler = WindowSampler(toy, w, fk)
+
+    def at(index, factor):
+        index = torch.tensor(index)
+        return sampler.rotations_at(index, torch.full(index.shape, factor, dtype=torch.float64))
+
     index = np.array([0, 5, len(w) - 1])
-    q1, p1 = resample_batch(toy, w, index, np.ones(3), fk)
-    q0, p0 = batch_tensors(toy, w, index)
+    q1 = at(index, 1.0)
+    q0, _ = batch_tensors(toy, w, index)
     torch.testing.assert_close(q1, q0)
-    torch.testing.assert_close(p1, p0, atol=1e-6, rtol=0)
     # half speed: every second pose is a recorded frame, the others lie between two
-    q_half, _ = resample_batch(toy, w, index, np.full(3, 0.5), fk)
+    q_half = at(index, 0.5)
     torch.testing.assert_close(q_half[:, ::2], q0[:, :18])
     between = (q_half[:, 1::2] * q0[:, :17]).sum(-1).abs()
     assert (between >= (q0[:, 1:18] * q0[:, :17]).sum(-1).abs() - 1e-6).all()
     # faster: poses every 1.5 frames, reaching past the window but never past the trial
     index = np.array([0, 20, len(w) - 1])
-    q_fast, p_fast = resample_batch(toy, w, index, np.full(3, 1.5), fk)
+    q_fast = at(index, 1.5)
     recorded = torch.from_numpy(toy.local_rotations[:60].astype(np.float32))
     recorded[..., 0, :] = recorded.new_tensor([1.0, 0.0, 0.0, 0.0])
     torch.testing.assert_close(q_fast[0, ::2], recorded[0:52:3])
     torch.testing.assert_close(q_fast[1, -1], recorded[59])  # slowed to end on the last frame
     torch.testing.assert_close(q_fast[2], batch_tensors(toy, w, index[2:])[0][0])
-    torch.testing.assert_close(p_fast, fk(q_fast))
+
+
+def test_sampler_batch_mirrors_reverses_and_recomputes_positions(toy):
+    w = toy.windows(split="train")
+    fk = TorchFK(toy.skeleton.parents, toy.skeleton.offsets)
+    swap = mirror_joints(toy.skeleton)
+    sampler = WindowSampler(toy, w, fk, swap)
+    index = torch.tensor([0, 3, 7, 11])
+    factors = torch.tensor([1.0, 1.1, 0.9, 1.0], dtype=torch.float64)
+    flip = torch.tensor([False, True, False, True])
+    back = torch.tensor([False, False, True, True])
+    q, p = sampler.batch(index, factors, flip, back)
+    plain = sampler.rotations_at(index, factors)
+    torch.testing.assert_close(q[0], plain[0], rtol=0, atol=0)
+    torch.testing.assert_close(q[1], mirror_rotations(plain[1], swap), rtol=0, atol=0)
+    torch.testing.assert_close(q[2], plain[2].flip(0), rtol=0, atol=0)
+    torch.testing.assert_close(q[3], mirror_rotations(plain[3], swap).flip(0), rtol=0, atol=0)
+    torch.testing.assert_close(p, fk(q), rtol=0, atol=0)
+    # recorded windows at speed 1 give the stored positions (float64 FK) within float32 rounding
+    _, p0 = batch_tensors(toy, w, index.numpy())
+    none = torch.zeros(4, dtype=torch.bool)
+    _, p1 = sampler.batch(index, torch.ones(4, dtype=torch.float64), none, none)
+    torch.testing.assert_close(p1, p0, atol=1e-6, rtol=0)
 
 
 def _regularised(**kw):

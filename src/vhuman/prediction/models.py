@@ -142,7 +142,6 @@ import numpy as np
 import torch
 from numpy.typing import ArrayLike
 from torch import nn
-from torch.nn.functional import scaled_dot_product_attention
 
 from vhuman.errors import InputError
 from vhuman.prediction.kinematics import (
@@ -276,6 +275,30 @@ def _check_dropout(rate: float) -> None:
         raise InputError(f"dropout must be in [0, 1), got {rate}")
 
 
+def _attend(
+    q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, bias: torch.Tensor | None = None
+) -> torch.Tensor:
+    """Scaled dot-product attention ``softmax(q kᵀ / √d + bias) v`` (Vaswani et al. 2017).
+
+    ``q`` (..., n, d), ``k`` and ``v`` (..., m, d), ``bias`` broadcastable to
+    (..., n, m). The same maths as :func:`torch.nn.functional.scaled_dot_product_attention`,
+    written out: for the few tokens per sequence here (7 in time, about 25
+    joints) batched products are faster on a CPU than the fused kernel, and
+    their backward pass is deterministic on a GPU, which the fused kernels'
+    with an additive bias are not. Rows of fewer than 16 keys take the
+    softmax as ``exp(x − max) / Σ exp(x − max)`` in elementwise operations,
+    about three times faster on a CPU than :func:`torch.softmax`'s kernel
+    for rows that short.
+    """
+    logits = (q * q.shape[-1] ** -0.5) @ k.transpose(-1, -2)
+    if bias is not None:
+        logits = logits + bias
+    if logits.shape[-1] >= 16:
+        return logits.softmax(-1) @ v
+    e = (logits - logits.detach().amax(-1, keepdim=True)).exp()
+    return (e / e.sum(-1, keepdim=True)) @ v
+
+
 def _velocity(x: torch.Tensor) -> torch.Tensor:
     """Frame-to-frame differences along axis 1, the first frame's set to zero."""
     return torch.cat([torch.zeros_like(x[:, :1]), torch.diff(x, dim=1)], dim=1)
@@ -300,7 +323,7 @@ class _TemporalAttention(nn.Module):
         q, k, v = self.qkv(x).view(b, n, 3, self.heads, self.head_dim).permute(2, 0, 3, 1, 4)
         qw = torch.einsum("bhid,hdk->bhik", q, self.rpe)
         bias = torch.einsum("bhik,ijk->bhij", qw, self.phi)
-        y = scaled_dot_product_attention(q, k, v, attn_mask=bias)
+        y = _attend(q, k, v, bias)
         return self.out(y.transpose(1, 2).reshape(b, n, -1))
 
 
@@ -320,7 +343,7 @@ class _Attention(nn.Module):
         k, v = (
             self.kv(ctx).view(b, ctx.shape[1], 2, self.heads, self.head_dim).permute(2, 0, 3, 1, 4)
         )
-        y = scaled_dot_product_attention(q, k, v)
+        y = _attend(q, k, v)
         return self.out(y.transpose(1, 2).reshape(b, n, -1))
 
 
@@ -505,14 +528,19 @@ class SeedTransformer(MotionPredictor):
 
         ``(JᵀJ + λI)⁻¹ Jᵀ dp`` with ``J`` the FK Jacobian at the last observed
         pose ``q_last`` (B, J, 4): the seed's linear map between positions and
-        Lie-algebra angles near the last pose (its eqs. 11–13), inverted.
+        Lie-algebra angles near the last pose (its eqs. 11–13), inverted. The
+        positions are inputs, so no gradient flows through this map.
         """
-        jac = self.fk.jacobian(q_last, self.position_joints, self.angle_joints)
-        normal = jac.transpose(-1, -2) @ jac
-        eye = torch.eye(normal.shape[-1], dtype=normal.dtype, device=normal.device)
-        inverse = torch.linalg.solve(normal + self.JACOBIAN_DAMPING * eye, jac.transpose(-1, -2))
         b, n = dp.shape[:2]
-        return torch.einsum("bap,blp->bla", inverse, dp.reshape(b, n, -1)).reshape(b, n, -1, 3)
+        with torch.no_grad():  # a feature of the input pose: nothing to learn through it
+            jac = self.fk.jacobian(q_last, self.position_joints, self.angle_joints)
+            normal = jac.transpose(-1, -2) @ jac
+            normal.diagonal(dim1=-2, dim2=-1).add_(self.JACOBIAN_DAMPING)
+            # JᵀJ + λI is symmetric positive definite: a Cholesky solve with the window's
+            # L right-hand sides Jᵀ dp instead of an LU inverse.
+            rhs = jac.transpose(-1, -2) @ dp.reshape(b, n, -1).transpose(1, 2)  # (B, 3A, L)
+            x = torch.cholesky_solve(rhs, torch.linalg.cholesky(normal))
+        return x.transpose(1, 2).reshape(b, n, -1, 3)
 
     def forward(self, q_obs: torch.Tensor, p_obs: torch.Tensor) -> Prediction:
         """See :meth:`MotionPredictor.forward`."""
