@@ -275,6 +275,52 @@ def profile(data: str, variant: str, batch: int, device: str, steps: int) -> dic
     return out
 
 
+# --------------------------------------------------------------------------- checks
+
+
+def check(data: str, device: str, steps: int) -> dict[str, Any]:
+    """Same seed → same weights on ``device``; host synchronisations per step; CPU agreement.
+
+    Two trainings of ``steps`` steps (batch 16, the shipped recipe) on
+    ``device`` are compared bit for bit, and with one on the CPU (largest
+    weight difference). On CUDA, ``torch.cuda.set_sync_debug_mode`` counts
+    the operations that wait for the device in two runs of different lengths
+    without progress callbacks: their difference over the extra steps is the
+    synchronisations per step.
+    """
+    import warnings
+
+    from vhuman.prediction import TrainConfig, train
+
+    sequences = load(data)
+
+    def run(n: int, on: str) -> dict[str, torch.Tensor]:
+        config = TrainConfig(kind="seed", steps=n, batch_size=16, seed=0, **RECIPE)
+        with tempfile.TemporaryDirectory() as tmp:
+            model, _, _ = train(sequences, config, output=Path(tmp) / "m.pt", device=on)
+        return {k: v.detach().cpu() for k, v in model.state_dict().items()}
+
+    a, b, cpu = run(steps, device), run(steps, device), run(steps, "cpu")
+    out: dict[str, Any] = {
+        "steps": steps,
+        "same_weights_same_seed": all(torch.equal(a[k], b[k]) for k in a),
+        "max_weight_difference_vs_cpu": max(float((a[k] - cpu[k]).abs().max()) for k in a),
+        "max_weight": max(float(v.abs().max()) for v in cpu.values()),
+    }
+    if device == "cuda":
+        counts = []
+        for n in (steps // 2, steps):
+            torch.cuda.set_sync_debug_mode("warn")
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                run(n, device)
+            torch.cuda.set_sync_debug_mode(0)
+            counts.append(sum("synchroniz" in str(w.message) for w in caught))
+        out["syncs_per_step"] = (counts[1] - counts[0]) / (steps - steps // 2)
+        out["syncs_outside_steps"] = counts[0]
+    return out
+
+
 # --------------------------------------------------------------------------- peer
 
 
@@ -303,7 +349,7 @@ def peer(batch: int, variant: str, device: str, steps: int, tokens: int) -> dict
         loss.backward()
         opt.step()
 
-    for _ in range(5):
+    for _ in range(5 if device == "cuda" else 1):
         step()
     if device == "cuda":
         torch.cuda.synchronize()
@@ -345,6 +391,7 @@ def main() -> None:
     ap.add_argument("--profile", action="store_true", help="per-stage profile")
     ap.add_argument("--profile-steps", type=int, default=10)
     ap.add_argument("--peer", action="store_true", help="plain nn.TransformerEncoder beside it")
+    ap.add_argument("--check", type=int, default=0, help="reproducibility/sync check, steps")
     ap.add_argument("--allow-cpu", action="store_true", help="--device cuda without CUDA: use CPU")
     ap.add_argument("--out", type=Path, help="also write the JSON object here")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
@@ -375,6 +422,9 @@ def main() -> None:
         "recipe": RECIPE,
         "throughput": [],
     }
+    if args.check:
+        result["check"] = check(args.data, args.device, args.check)
+        console.print(f"checks ({args.device}): {result['check']}")
     variants = [v for v in args.variants.split(",") if v]
     threads = _ints(args.threads) if args.device == "cpu" else [1]
     table = Table(title=f"training windows/s ({args.device}; median of {args.repeats})")
@@ -463,7 +513,7 @@ def main() -> None:
             qtable.add_column(col, justify="right")
         for v in variants:
             for b in _ints(args.batches):
-                steps = 50 if args.device == "cuda" else max(3, 200 // b)
+                steps = 50 if args.device == "cuda" else max(2, 100 // b)
                 p = peer(b, v, args.device, steps, tokens)
                 mine = next(
                     (

@@ -42,7 +42,7 @@ def quat_multiply_t(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
 
 def quat_conjugate_t(q: torch.Tensor) -> torch.Tensor:
     """Conjugates ``(w, −x, −y, −z)``: the inverse rotations of unit quaternions ``(..., 4)``."""
-    return q * q.new_tensor([1.0, -1.0, -1.0, -1.0])
+    return torch.cat([q[..., :1], -q[..., 1:]], dim=-1)
 
 
 def rotvec_to_quat_t(r: torch.Tensor) -> torch.Tensor:
@@ -146,6 +146,9 @@ class TorchFK(torch.nn.Module):
                 slots = [place[self.parents[j]] for j in level]
                 self.register_buffer(f"_slot{d}", torch.tensor(slots), persistent=False)
         self.n_levels = len(levels)
+        self.register_buffer(
+            "_parent", torch.tensor([max(p, 0) for p in self.parents]), persistent=False
+        )
         self.register_buffer("_unsort", torch.from_numpy(np.argsort(order)), persistent=False)
         ancestor = np.zeros((len(self.parents), len(self.parents)), dtype=bool)
         for j in range(1, len(self.parents)):
@@ -204,7 +207,10 @@ class TorchFK(torch.nn.Module):
         return out, m
 
     def jacobian(
-        self, local_rotations: torch.Tensor, position_joints: list[int], angle_joints: list[int]
+        self,
+        local_rotations: torch.Tensor,
+        position_joints: list[int] | torch.Tensor,
+        angle_joints: list[int] | torch.Tensor,
     ) -> torch.Tensor:
         """Jacobian ``(..., 3P, 3A)`` of joint positions with respect to joint rotation vectors.
 
@@ -220,7 +226,8 @@ class TorchFK(torch.nn.Module):
         ----------
         local_rotations : Tensor, shape (..., J, 4)
             The pose at which to differentiate.
-        position_joints, angle_joints : list of int
+        position_joints, angle_joints : list of int or Tensor of int64
+            Joint indices (tensors on the module's device need no host copy).
 
         Notes
         -----
@@ -230,8 +237,12 @@ class TorchFK(torch.nn.Module):
         """
         pos, mats = self.frames(local_rotations)
         lever = pos[..., None, position_joints, :] - pos[..., angle_joints, None, :]  # (…, A, P, 3)
-        axes = mats[..., [self.parents[a] for a in angle_joints], :, :].transpose(-1, -2)
-        block = torch.linalg.cross(axes[..., :, None, :, :], lever[..., None, :], dim=-1)
+        axes = mats[..., self._parent[angle_joints], :, :].transpose(-1, -2)
+        # e × l = e[yzx] l[zxy] − e[zxy] l[yzx], written out: faster than linalg.cross when
+        # broadcasting (A, 3 axes) against (A, P levers)
+        e, lev = axes[..., :, None, :, :], lever[..., None, :]
+        yzx, zxy = [1, 2, 0], [2, 0, 1]
+        block = e[..., yzx] * lev[..., zxy] - e[..., zxy] * lev[..., yzx]
         below = self._ancestor[angle_joints][:, position_joints]  # (A, P)
         block = block * below[..., None, None].to(pos.dtype)  # (…, A, P, 3 columns, 3 rows)
         lead = block.shape[:-4]

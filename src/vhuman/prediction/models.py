@@ -224,6 +224,10 @@ class MotionPredictor(nn.Module):
         self.n_joints = len(self.fk.parents)
         self.position_joints = [int(j) for j in position_joints]
         self.angle_joints = [int(j) for j in angle_joints]
+        # The joint sets as index tensors on the model's device (derived, not saved): indexing
+        # with them needs no host-to-device copy in a training step.
+        self.register_buffer("position_index", torch.tensor(self.position_joints), persistent=False)
+        self.register_buffer("angle_index", torch.tensor(self.angle_joints), persistent=False)
         self.n_observed = int(n_observed)
         self.n_future = int(n_future)
 
@@ -237,7 +241,7 @@ class MotionPredictor(nn.Module):
 
     def loss(self, pred: Prediction, q_true: torch.Tensor, p_true: torch.Tensor) -> torch.Tensor:
         """Training loss: mean per-joint position error [m] over position joints and frames."""
-        j = self.position_joints
+        j = self.position_index
         return (pred.positions[..., j, :] - p_true[..., j, :]).norm(dim=-1).mean()
 
     def _hold(self, q_last: torch.Tensor) -> torch.Tensor:
@@ -533,18 +537,19 @@ class SeedTransformer(MotionPredictor):
         """
         b, n = dp.shape[:2]
         with torch.no_grad():  # a feature of the input pose: nothing to learn through it
-            jac = self.fk.jacobian(q_last, self.position_joints, self.angle_joints)
+            jac = self.fk.jacobian(q_last, self.position_index, self.angle_index)
             normal = jac.transpose(-1, -2) @ jac
             normal.diagonal(dim1=-2, dim2=-1).add_(self.JACOBIAN_DAMPING)
             # JᵀJ + λI is symmetric positive definite: a Cholesky solve with the window's
-            # L right-hand sides Jᵀ dp instead of an LU inverse.
+            # L right-hand sides Jᵀ dp instead of an LU inverse (the factor is not checked,
+            # which on a GPU would wait for the device: λ > 0 makes it exist).
             rhs = jac.transpose(-1, -2) @ dp.reshape(b, n, -1).transpose(1, 2)  # (B, 3A, L)
-            x = torch.cholesky_solve(rhs, torch.linalg.cholesky(normal))
+            x = torch.cholesky_solve(rhs, torch.linalg.cholesky_ex(normal).L)
         return x.transpose(1, 2).reshape(b, n, -1, 3)
 
     def forward(self, q_obs: torch.Tensor, p_obs: torch.Tensor) -> Prediction:
         """See :meth:`MotionPredictor.forward`."""
-        pj, aj = self.position_joints, self.angle_joints
+        pj, aj = self.position_index, self.angle_index
         q_last = q_obs[:, -1]
         p = self._pad(p_obs[:, :, pj])  # (B, L, P, 3)
         p_last = p[:, -1:].expand_as(p)
@@ -588,14 +593,14 @@ class SeedTransformer(MotionPredictor):
 
     def loss(self, pred: Prediction, q_true: torch.Tensor, p_true: torch.Tensor) -> torch.Tensor:
         """Position error [m] plus ``angle_weight`` × mean geodesic rotation error [rad]."""
-        aj = self.angle_joints
+        aj = self.angle_index
         if pred.rotations is None:
             return super().loss(pred, q_true, p_true)
         err = quat_multiply_t(pred.rotations[:, :, aj], quat_conjugate_t(q_true[:, :, aj]))
         angle = quat_to_rotvec_t(err).norm(dim=-1).mean()
         loss = super().loss(pred, q_true, p_true) + self.angle_weight * angle
         if self.velocity_weight:
-            j = self.position_joints
+            j = self.position_index
             v_hat = torch.diff(pred.positions[..., j, :], dim=1)
             loss = (
                 loss

@@ -72,6 +72,7 @@ __all__ = [
     "WindowSampler",
     "batch_tensors",
     "build_model",
+    "check_device",
     "load_model",
     "lr_at",
     "mirror_rotations",
@@ -237,6 +238,20 @@ def batch_tensors(
     q[..., 0, :] = q.new_tensor([1.0, 0.0, 0.0, 0.0])
     p = torch.from_numpy(sequences.positions[frames].astype(np.float32))
     return q.to(device), p.to(device)
+
+
+def check_device(device: str) -> None:
+    """Refuse a training device other than ``cpu`` or an available ``cuda``.
+
+    Raises
+    ------
+    InputError
+        For another name, or ``cuda`` where torch sees no CUDA device.
+    """
+    if device not in ("cpu", "cuda"):
+        raise InputError(f"device must be cpu or cuda, got {device!r}")
+    if device == "cuda" and not torch.cuda.is_available():
+        raise InputError("device cuda asked for, but torch sees no CUDA device; use --device cpu")
 
 
 def _config_of(model: MotionPredictor, info: ModelInfo) -> dict[str, Any]:
@@ -407,7 +422,7 @@ class WindowSampler:
             run past the trial's last frame is reduced to reach it exactly.
         """
         starts, last = self.starts[index], self.last[index]
-        factor = torch.minimum(factors, (last - starts) / (self.length - 1))
+        factor = torch.minimum(factors, (last - starts).double() / (self.length - 1))
         t = starts[:, None] + factor[:, None] * self._steps  # (B, L) frame times
         lo = torch.minimum(t.floor().long(), last[:, None])
         hi = torch.minimum(lo + 1, last[:, None])
@@ -458,7 +473,8 @@ def mirror_rotations(q: torch.Tensor, swap: tuple[int, ...] | torch.Tensor) -> t
         (``y → −y``, left and right swapped; tested).
     """
     index = swap if isinstance(swap, torch.Tensor) else torch.tensor(swap, device=q.device)
-    return q[..., index, :] * q.new_tensor([1.0, -1.0, 1.0, -1.0])
+    w, x, y, z = q[..., index, :].unbind(-1)
+    return torch.stack([w, -x, y, -z], dim=-1)
 
 
 def _optimizer(model: MotionPredictor, config: TrainConfig) -> torch.optim.Optimizer:
@@ -529,10 +545,7 @@ def train(
         For a device that is not available, no training windows, or a
         checkpoint of another configuration.
     """
-    if device not in ("cpu", "cuda"):
-        raise InputError(f"device must be cpu or cuda, got {device!r}")
-    if device == "cuda" and not torch.cuda.is_available():
-        raise InputError("device cuda asked for, but torch sees no CUDA device; use --device cpu")
+    check_device(device)
     windows = sequences.windows(
         split="train", stride=config.stride, n_observed=config.n_observed, n_future=N_FUTURE
     )
