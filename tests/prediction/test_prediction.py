@@ -586,3 +586,61 @@ def test_seed_dropout_only_in_training(toy):
     model.eval()
     a, b = model(q[:, :n], p[:, :n]).positions, model(q[:, :n], p[:, :n]).positions
     torch.testing.assert_close(a, b, rtol=0, atol=0)
+
+
+def test_attention_written_out_equals_torch_sdpa():
+    from torch.nn.functional import scaled_dot_product_attention
+
+    from vhuman.prediction.models import _attend
+
+    g = torch.Generator().manual_seed(5)
+    for n, m, bias in ((7, 7, True), (25, 26, False), (26, 25, True)):  # short rows and long
+        q, k, v = (torch.randn(6, 4, x, 8, generator=g, dtype=torch.float64) for x in (n, m, m))
+        b = torch.randn(6, 4, n, m, generator=g, dtype=torch.float64) if bias else None
+        torch.testing.assert_close(
+            _attend(q, k, v, b),
+            scaled_dot_product_attention(q, k, v, attn_mask=b),
+            atol=1e-12,
+            rtol=0,
+        )
+    big = torch.full((1, 1, 2, 7), 500.0)  # exp overflows float32 without the max subtracted
+    out = _attend(torch.ones(1, 1, 2, 8), torch.ones(1, 1, 7, 8), torch.ones(1, 1, 7, 8), big)
+    torch.testing.assert_close(out, torch.ones(1, 1, 2, 8))
+
+
+def test_temporal_attention_relative_keys_equal_the_bias_of_the_definition():
+    from torch.nn.functional import scaled_dot_product_attention
+
+    from vhuman.prediction.models import _TemporalAttention
+
+    torch.manual_seed(0)
+    att = _TemporalAttention(32, 4, 7, 4).double()
+    x = torch.randn(10, 7, 32, dtype=torch.float64)
+    q, k, v = att.qkv(x).view(10, 7, 3, 4, 8).permute(2, 0, 3, 1, 4)
+    # q_i·k_j/√d + q_i·W φ(i − j), term by term
+    bias = torch.einsum("bhid,hdk,ijk->bhij", q, att.rpe, att.phi)
+    y = scaled_dot_product_attention(q, k, v, attn_mask=bias)
+    torch.testing.assert_close(att(x), att.out(y.transpose(1, 2).reshape(10, 7, 32)))
+
+
+def test_jacobian_features_by_cholesky_equal_the_damped_least_squares(toy):
+    model = build_model("seed", toy, options=SMALL).double()
+    g = torch.Generator().manual_seed(2)
+    q = rotvec_to_quat_t(0.5 * torch.randn(4, toy.skeleton.n_joints, 3, generator=g).double())
+    q[:, 0] = q.new_tensor([1.0, 0.0, 0.0, 0.0])
+    dp = 0.05 * torch.randn(4, 35, len(model.position_joints), 3, generator=g).double()
+    jac = model.fk.jacobian(q, model.position_joints, model.angle_joints)
+    eye = torch.eye(jac.shape[-1], dtype=torch.float64)
+    normal = jac.transpose(-1, -2) @ jac + model.JACOBIAN_DAMPING * eye
+    expected = torch.linalg.solve(normal, jac.transpose(-1, -2) @ dp.flatten(2).transpose(1, 2))
+    got = model._position_rotvecs(q, dp)
+    torch.testing.assert_close(got, expected.transpose(1, 2).reshape_as(got), atol=1e-9, rtol=1e-9)
+
+
+def test_training_is_reproducible_bit_for_bit(toy, tmp_path):
+    config = _regularised(steps=6)
+    a, _, history_a = train(toy, config, output=tmp_path / "a.pt")
+    b, _, history_b = train(toy, config, output=tmp_path / "b.pt")
+    assert history_a == history_b
+    for (name, x), y in zip(a.state_dict().items(), b.state_dict().values(), strict=True):
+        torch.testing.assert_close(x, y, rtol=0, atol=0, msg=name)

@@ -131,6 +131,10 @@ Mao, W., Liu, M., Salzmann, M., Li, H. (2019). Learning trajectory
 dependencies for human motion prediction (LTD). ICCV.
 Wu, K., Peng, H., Chen, M., Fu, J., Chao, H. (2021). Rethinking and improving
 relative position encoding for vision transformer (iRPE). ICCV.
+Shaw, P., Uszkoreit, J., Vaswani, A. (2018). Self-attention with relative
+position representations. NAACL.
+Vaswani, A., Shazeer, N., Parmar, N., Uszkoreit, J., Jones, L., Gomez, A. N.,
+Kaiser, Ł., Polosukhin, I. (2017). Attention is all you need. NeurIPS.
 """
 
 from __future__ import annotations
@@ -325,8 +329,10 @@ class _TemporalAttention(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         b, n, _ = x.shape
         q, k, v = self.qkv(x).view(b, n, 3, self.heads, self.head_dim).permute(2, 0, 3, 1, 4)
-        qw = torch.einsum("bhid,hdk->bhik", q, self.rpe)
-        bias = torch.einsum("bhik,ijk->bhij", qw, self.phi)
+        # q_i·W φ(i − j) = q_i·R_ij with R = W φ, the relative keys (Shaw et al. 2018): one
+        # (heads, L, L, d) tensor per call instead of a product over the whole batch
+        rel = torch.einsum("hdk,ijk->hijd", self.rpe, self.phi)
+        bias = torch.einsum("bhid,hijd->bhij", q, rel)
         y = _attend(q, k, v, bias)
         return self.out(y.transpose(1, 2).reshape(b, n, -1))
 

@@ -478,14 +478,16 @@ def mirror_rotations(q: torch.Tensor, swap: tuple[int, ...] | torch.Tensor) -> t
 
 
 def _optimizer(model: MotionPredictor, config: TrainConfig) -> torch.optim.Optimizer:
+    """Adam, or AdamW with weight decay; the fused implementation (one kernel for all the
+    parameters, on the CPU and the GPU alike), the same update up to rounding."""
     if not config.weight_decay:
-        return torch.optim.Adam(model.parameters(), lr=config.learning_rate)
+        return torch.optim.Adam(model.parameters(), lr=config.learning_rate, fused=True)
     params = list(model.parameters())
     groups = [
         {"params": [p for p in params if p.ndim >= 2], "weight_decay": config.weight_decay},
         {"params": [p for p in params if p.ndim < 2], "weight_decay": 0.0},
     ]
-    return torch.optim.AdamW(groups, lr=config.learning_rate)
+    return torch.optim.AdamW(groups, lr=config.learning_rate, fused=True)
 
 
 def _ema_update(ema: dict[str, torch.Tensor], state: dict[str, torch.Tensor], decay: float) -> None:
