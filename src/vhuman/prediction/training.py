@@ -35,6 +35,13 @@ to every model kind alike:
   from its first one (rotations interpolated between the two nearest frames
   by normalised linear interpolation, positions by FK); a window near its
   trial's end is sped up only as far as the trial reaches.
+
+Device: on ``device="cuda"`` the whole step runs on the GPU
+(:class:`WindowSampler` keeps the rotations there, the epoch's order, flips
+and speeds are copied once per pass), and nothing is read back within a step
+but the loss every ``progress_every`` steps. The same seed gives the same
+weights on the same device (tested on the CPU; ``benchmarks/prediction_gpu.sh``
+checks it on a GPU, with the difference from the CPU's weights).
 """
 
 from __future__ import annotations
