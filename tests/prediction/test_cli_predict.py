@@ -61,6 +61,22 @@ def test_run_bad_input_exit_2(model_file, tmp_path, case):
     assert expected in res.stderr
 
 
+def test_train_on_a_device_that_is_not_there_exit_2(tmp_path):
+    import torch
+
+    bad = ["tpu"] + ([] if torch.cuda.is_available() else ["cuda"])
+    for device in bad:
+        res = runner.invoke(
+            predict_app,
+            ["train", "--data", "deepmimic", "--device", device, "-o", str(tmp_path / "m.pt")],
+        )
+        assert res.exit_code == 2
+        assert len(res.stderr.strip().splitlines()) == 1
+        assert "Traceback" not in res.stderr
+        assert f"device {device}" in res.stderr or repr(device) in res.stderr
+    assert not (tmp_path / "m.pt").exists()
+
+
 def test_train_and_evaluate_bad_data(tmp_path):
     res = runner.invoke(predict_app, ["train", "--data", str(tmp_path / "nope"), "-o", "m.pt"])
     assert res.exit_code == 2

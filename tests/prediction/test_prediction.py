@@ -27,11 +27,11 @@ from vhuman.prediction import (
 from vhuman.prediction.data import mirror_joints
 from vhuman.prediction.kinematics import quat_multiply_t, quat_to_rotvec_t, rotvec_to_quat_t
 from vhuman.prediction.training import (
+    WindowSampler,
     _epoch_order,
     batch_tensors,
     lr_at,
-    mirror_batch,
-    resample_batch,
+    mirror_rotations,
 )
 from vhuman.skeleton import Motion, Skeleton, forward_kinematics, standard_humanoid
 
@@ -390,12 +390,16 @@ def test_train_steps_budget(toy, tmp_path):
     )
     n_batches = -(-len(toy.windows(split="train", stride=4)) // 8)
     assert 5 % n_batches  # the last pass is cut short
-    calls = []
+    calls, every = [], []
     _, info, history = train(
-        toy, config, output=tmp_path / "s.pt", progress=lambda *a: calls.append(a)
+        toy, config, output=tmp_path / "s.pt", progress=lambda *a: every.append(a), progress_every=1
     )
-    assert [c[0] for c in calls] == [1, 2, 3, 4, 5]
-    assert {c[1] for c in calls} == {5}
+    assert [c[0] for c in every] == [1, 2, 3, 4, 5]
+    assert {c[1] for c in every} == {5}
+    # by default the loss is read back every 50 steps and at the end of each pass only
+    train(toy, config, output=tmp_path / "s3.pt", progress=lambda *a: calls.append(a))
+    assert [c[0] for c in calls] == sorted({*range(n_batches, 5, n_batches), 5})
+    assert [c[2] for c in calls] == [every[s - 1][2] for s, _, _ in calls]
     assert len(history) == -(-5 // n_batches)
     assert info.train["steps"] == 5
     last_lr = torch.load(tmp_path / "s.pt.ckpt", weights_only=True)["optimizer"]["param_groups"]
@@ -433,12 +437,10 @@ def test_mirror_batch_reflects_poses_in_the_sagittal_plane():
     g = torch.Generator().manual_seed(3)
     q = rotvec_to_quat_t(0.6 * torch.randn(5, 7, sk.n_joints, 3, generator=g))
     q[..., 0, :] = q.new_tensor([1.0, 0.0, 0.0, 0.0])
-    qm, pm = mirror_batch(q, tuple(swap), fk)
-    torch.testing.assert_close(pm, fk(q)[..., swap, :] * q.new_tensor([1.0, -1.0, 1.0]))
-    torch.testing.assert_close(pm, fk(qm))
-    q2, p2 = mirror_batch(qm, tuple(swap), fk)
+    qm = mirror_rotations(q, tuple(swap))
+    torch.testing.assert_close(fk(qm), fk(q)[..., swap, :] * q.new_tensor([1.0, -1.0, 1.0]))
+    q2 = mirror_rotations(qm, torch.tensor(swap))
     torch.testing.assert_close(q2, q, rtol=0, atol=0)
-    torch.testing.assert_close(p2, fk(q))
 
 
 def test_mirror_and_reverse_flags_are_seeded_and_leave_the_order(toy):
@@ -480,25 +482,52 @@ def test_speed_factors_are_seeded_log_uniform_and_leave_the_order():
 def test_resampled_windows_take_poses_every_factor_frames(toy):
     w = toy.windows(split="train")
     fk = TorchFK(toy.skeleton.parents, toy.skeleton.offsets)
+    sampler = WindowSampler(toy, w, fk)
+
+    def at(index, factor):
+        index = torch.tensor(index)
+        return sampler.rotations_at(index, torch.full(index.shape, factor, dtype=torch.float64))
+
     index = np.array([0, 5, len(w) - 1])
-    q1, p1 = resample_batch(toy, w, index, np.ones(3), fk)
-    q0, p0 = batch_tensors(toy, w, index)
+    q1 = at(index, 1.0)
+    q0, _ = batch_tensors(toy, w, index)
     torch.testing.assert_close(q1, q0)
-    torch.testing.assert_close(p1, p0, atol=1e-6, rtol=0)
     # half speed: every second pose is a recorded frame, the others lie between two
-    q_half, _ = resample_batch(toy, w, index, np.full(3, 0.5), fk)
+    q_half = at(index, 0.5)
     torch.testing.assert_close(q_half[:, ::2], q0[:, :18])
     between = (q_half[:, 1::2] * q0[:, :17]).sum(-1).abs()
     assert (between >= (q0[:, 1:18] * q0[:, :17]).sum(-1).abs() - 1e-6).all()
     # faster: poses every 1.5 frames, reaching past the window but never past the trial
     index = np.array([0, 20, len(w) - 1])
-    q_fast, p_fast = resample_batch(toy, w, index, np.full(3, 1.5), fk)
+    q_fast = at(index, 1.5)
     recorded = torch.from_numpy(toy.local_rotations[:60].astype(np.float32))
     recorded[..., 0, :] = recorded.new_tensor([1.0, 0.0, 0.0, 0.0])
     torch.testing.assert_close(q_fast[0, ::2], recorded[0:52:3])
     torch.testing.assert_close(q_fast[1, -1], recorded[59])  # slowed to end on the last frame
     torch.testing.assert_close(q_fast[2], batch_tensors(toy, w, index[2:])[0][0])
-    torch.testing.assert_close(p_fast, fk(q_fast))
+
+
+def test_sampler_batch_mirrors_reverses_and_recomputes_positions(toy):
+    w = toy.windows(split="train")
+    fk = TorchFK(toy.skeleton.parents, toy.skeleton.offsets)
+    swap = mirror_joints(toy.skeleton)
+    sampler = WindowSampler(toy, w, fk, swap)
+    index = torch.tensor([0, 3, 7, 11])
+    factors = torch.tensor([1.0, 1.1, 0.9, 1.0], dtype=torch.float64)
+    flip = torch.tensor([False, True, False, True])
+    back = torch.tensor([False, False, True, True])
+    q, p = sampler.batch(index, factors, flip, back)
+    plain = sampler.rotations_at(index, factors)
+    torch.testing.assert_close(q[0], plain[0], rtol=0, atol=0)
+    torch.testing.assert_close(q[1], mirror_rotations(plain[1], swap), rtol=0, atol=0)
+    torch.testing.assert_close(q[2], plain[2].flip(0), rtol=0, atol=0)
+    torch.testing.assert_close(q[3], mirror_rotations(plain[3], swap).flip(0), rtol=0, atol=0)
+    torch.testing.assert_close(p, fk(q), rtol=0, atol=0)
+    # recorded windows at speed 1 give the stored positions (float64 FK) within float32 rounding
+    _, p0 = batch_tensors(toy, w, index.numpy())
+    none = torch.zeros(4, dtype=torch.bool)
+    _, p1 = sampler.batch(index, torch.ones(4, dtype=torch.float64), none, none)
+    torch.testing.assert_close(p1, p0, atol=1e-6, rtol=0)
 
 
 def _regularised(**kw):
@@ -557,3 +586,61 @@ def test_seed_dropout_only_in_training(toy):
     model.eval()
     a, b = model(q[:, :n], p[:, :n]).positions, model(q[:, :n], p[:, :n]).positions
     torch.testing.assert_close(a, b, rtol=0, atol=0)
+
+
+def test_attention_written_out_equals_torch_sdpa():
+    from torch.nn.functional import scaled_dot_product_attention
+
+    from vhuman.prediction.models import _attend
+
+    g = torch.Generator().manual_seed(5)
+    for n, m, bias in ((7, 7, True), (25, 26, False), (26, 25, True)):  # short rows and long
+        q, k, v = (torch.randn(6, 4, x, 8, generator=g, dtype=torch.float64) for x in (n, m, m))
+        b = torch.randn(6, 4, n, m, generator=g, dtype=torch.float64) if bias else None
+        torch.testing.assert_close(
+            _attend(q, k, v, b),
+            scaled_dot_product_attention(q, k, v, attn_mask=b),
+            atol=1e-12,
+            rtol=0,
+        )
+    big = torch.full((1, 1, 2, 7), 500.0)  # exp overflows float32 without the max subtracted
+    out = _attend(torch.ones(1, 1, 2, 8), torch.ones(1, 1, 7, 8), torch.ones(1, 1, 7, 8), big)
+    torch.testing.assert_close(out, torch.ones(1, 1, 2, 8))
+
+
+def test_temporal_attention_relative_keys_equal_the_bias_of_the_definition():
+    from torch.nn.functional import scaled_dot_product_attention
+
+    from vhuman.prediction.models import _TemporalAttention
+
+    torch.manual_seed(0)
+    att = _TemporalAttention(32, 4, 7, 4).double()
+    x = torch.randn(10, 7, 32, dtype=torch.float64)
+    q, k, v = att.qkv(x).view(10, 7, 3, 4, 8).permute(2, 0, 3, 1, 4)
+    # q_i·k_j/√d + q_i·W φ(i − j), term by term
+    bias = torch.einsum("bhid,hdk,ijk->bhij", q, att.rpe, att.phi)
+    y = scaled_dot_product_attention(q, k, v, attn_mask=bias)
+    torch.testing.assert_close(att(x), att.out(y.transpose(1, 2).reshape(10, 7, 32)))
+
+
+def test_jacobian_features_by_cholesky_equal_the_damped_least_squares(toy):
+    model = build_model("seed", toy, options=SMALL).double()
+    g = torch.Generator().manual_seed(2)
+    q = rotvec_to_quat_t(0.5 * torch.randn(4, toy.skeleton.n_joints, 3, generator=g).double())
+    q[:, 0] = q.new_tensor([1.0, 0.0, 0.0, 0.0])
+    dp = 0.05 * torch.randn(4, 35, len(model.position_joints), 3, generator=g).double()
+    jac = model.fk.jacobian(q, model.position_joints, model.angle_joints)
+    eye = torch.eye(jac.shape[-1], dtype=torch.float64)
+    normal = jac.transpose(-1, -2) @ jac + model.JACOBIAN_DAMPING * eye
+    expected = torch.linalg.solve(normal, jac.transpose(-1, -2) @ dp.flatten(2).transpose(1, 2))
+    got = model._position_rotvecs(q, dp)
+    torch.testing.assert_close(got, expected.transpose(1, 2).reshape_as(got), atol=1e-9, rtol=1e-9)
+
+
+def test_training_is_reproducible_bit_for_bit(toy, tmp_path):
+    config = _regularised(steps=6)
+    a, _, history_a = train(toy, config, output=tmp_path / "a.pt")
+    b, _, history_b = train(toy, config, output=tmp_path / "b.pt")
+    assert history_a == history_b
+    for (name, x), y in zip(a.state_dict().items(), b.state_dict().values(), strict=True):
+        torch.testing.assert_close(x, y, rtol=0, atol=0, msg=name)

@@ -70,7 +70,14 @@ def train(
         typer.Option("--lr", help="Initial learning rate (default: the model kind's)."),
     ] = None,
     seed: Annotated[int, typer.Option("--seed", help="Random seed.")] = 0,
-    device: Annotated[str, typer.Option("--device", help="cpu or cuda.")] = "cpu",
+    device: Annotated[
+        str,
+        typer.Option(
+            "--device",
+            help="cpu or cuda; with cuda the whole step runs on the GPU (same seed, same "
+            "weights on the same device).",
+        ),
+    ] = "cpu",
     batch_size: Annotated[
         int, typer.Option("--batch-size", min=1, help="Windows per optimizer step.")
     ] = 64,
@@ -133,7 +140,9 @@ def train(
 
         from vhuman.prediction import TrainConfig, load_sequences
         from vhuman.prediction import train as train_model
+        from vhuman.prediction.training import check_device
 
+        check_device(device)  # before the data are loaded
         if threads is not None:
             torch.set_num_threads(max(1, threads))
         sequences = load_sequences(data)

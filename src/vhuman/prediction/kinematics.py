@@ -42,7 +42,7 @@ def quat_multiply_t(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
 
 def quat_conjugate_t(q: torch.Tensor) -> torch.Tensor:
     """Conjugates ``(w, −x, −y, −z)``: the inverse rotations of unit quaternions ``(..., 4)``."""
-    return q * q.new_tensor([1.0, -1.0, -1.0, -1.0])
+    return torch.cat([q[..., :1], -q[..., 1:]], dim=-1)
 
 
 def rotvec_to_quat_t(r: torch.Tensor) -> torch.Tensor:
@@ -89,6 +89,25 @@ def quat_to_rotmat_t(q: torch.Tensor) -> torch.Tensor:
     ).reshape(*q.shape[:-1], 3, 3)
 
 
+def _rotmat_batch_last(q: torch.Tensor) -> torch.Tensor:
+    """Rotation matrices ``(J, 3, 3, N)`` of unit quaternions ``(J, 4, N)`` (batch last)."""
+    w, x, y, z = q.unbind(1)
+    return torch.stack(
+        [
+            1 - 2 * (y * y + z * z),
+            2 * (x * y - w * z),
+            2 * (x * z + w * y),
+            2 * (x * y + w * z),
+            1 - 2 * (x * x + z * z),
+            2 * (y * z - w * x),
+            2 * (x * z - w * y),
+            2 * (y * z + w * x),
+            1 - 2 * (x * x + y * y),
+        ],
+        dim=1,
+    ).unflatten(1, (3, 3))
+
+
 class TorchFK(torch.nn.Module):
     """Batched, differentiable forward kinematics of one skeleton.
 
@@ -103,30 +122,40 @@ class TorchFK(torch.nn.Module):
     -----
     Equals :func:`vhuman.skeleton.forward_kinematics` (tested); the offsets are
     a buffer, so they move with ``.to(device)`` and are saved with the model.
+    Joints are processed one tree level at a time (11 steps on the CMU
+    skeleton, not 38), each step one batched operation over the level's
+    joints, with the batch as the last, contiguous axis: the 3 × 3 products
+    are then elementwise operations over long rows rather than many tiny
+    matrix products, which is what makes them fast on a CPU core.
     """
 
     def __init__(self, parents: ArrayLike, offsets: ArrayLike) -> None:
         super().__init__()
         self.parents: list[int] = [int(p) for p in parents]
         self.register_buffer("offsets", torch.tensor(np.array(offsets, dtype=np.float32)))
-        # Joints grouped by depth in the tree: one batched step per level, not per joint.
         depth = [0] * len(self.parents)
         for j in range(1, len(self.parents)):
             depth[j] = depth[self.parents[j]] + 1
-        self._levels: list[list[int]] = [
-            [j for j in range(len(depth)) if depth[j] == d] for d in range(max(depth) + 1)
-        ]
-        place = {j: (d, i) for d, level in enumerate(self._levels) for i, j in enumerate(level)}
-        self._parent_slot: list[list[int]] = [
-            [place[self.parents[j]][1] for j in level] for level in self._levels[1:]
-        ]
-        order = [j for level in self._levels for j in level]
-        self._unsort: list[int] = [int(i) for i in np.argsort(order)]
+        levels = [[j for j in range(len(depth)) if depth[j] == d] for d in range(max(depth) + 1)]
+        place = {j: i for level in levels for i, j in enumerate(level)}
+        order = [j for level in levels for j in level]
+        # Index buffers (not saved: derived from the parents) so that they follow .to(device).
+        for d, level in enumerate(levels):
+            self.register_buffer(f"_level{d}", torch.tensor(level), persistent=False)
+            if d:
+                slots = [place[self.parents[j]] for j in level]
+                self.register_buffer(f"_slot{d}", torch.tensor(slots), persistent=False)
+        self.n_levels = len(levels)
+        self.register_buffer(
+            "_parent", torch.tensor([max(p, 0) for p in self.parents]), persistent=False
+        )
+        self.register_buffer("_unsort", torch.from_numpy(np.argsort(order)), persistent=False)
         ancestor = np.zeros((len(self.parents), len(self.parents)), dtype=bool)
         for j in range(1, len(self.parents)):
             ancestor[:, j] = ancestor[:, self.parents[j]]
             ancestor[self.parents[j], j] = True
-        self._ancestor = torch.from_numpy(ancestor)  # [a, i]: a is a strict ancestor of i
+        # [a, i]: a is a strict ancestor of i
+        self.register_buffer("_ancestor", torch.from_numpy(ancestor), persistent=False)
 
     def forward(
         self, local_rotations: torch.Tensor, root_positions: torch.Tensor | None = None
@@ -135,7 +164,7 @@ class TorchFK(torch.nn.Module):
 
         ``root_positions`` ``(..., 3)`` defaults to the origin (root-relative positions).
         """
-        return self.frames(local_rotations, root_positions)[0]
+        return self._solve(local_rotations, root_positions, matrices=False)[0]
 
     def frames(
         self, local_rotations: torch.Tensor, root_positions: torch.Tensor | None = None
@@ -144,29 +173,44 @@ class TorchFK(torch.nn.Module):
 
         See :meth:`forward`; joint ``j``'s matrix maps its own frame to the world.
         """
-        rot = quat_to_rotmat_t(local_rotations)  # (..., J, 3, 3)
+        pos, mats = self._solve(local_rotations, root_positions, matrices=True)
+        assert mats is not None
+        return pos, mats
+
+    def _solve(
+        self, local_rotations: torch.Tensor, root_positions: torch.Tensor | None, matrices: bool
+    ) -> tuple[torch.Tensor, torch.Tensor | None]:
+        lead = local_rotations.shape[:-2]
+        n_joints = local_rotations.shape[-2]
+        q = local_rotations.reshape(-1, n_joints, 4).permute(1, 2, 0)  # (J, 4, N)
+        rot = _rotmat_batch_last(q)  # (J, 3, 3, N)
         offsets = self.offsets.to(rot.dtype)
-        lead = rot.shape[:-3]
+        n = rot.shape[-1]
         root = (
-            rot.new_zeros((*lead, 1, 3))
+            rot.new_zeros((1, 3, n))
             if root_positions is None
-            else root_positions.expand(*lead, 3).to(rot.dtype)[..., None, :]
+            else root_positions.expand(*lead, 3).reshape(n, 3).T.to(rot.dtype)[None]
         )
-        glob = rot[..., :1, :, :]
+        glob = rot[:1]
         pos, mats = [root], [glob]
-        for level, slots in zip(self._levels[1:], self._parent_slot, strict=True):
-            g_par = glob[..., slots, :, :]
-            p = pos[-1][..., slots, :] + (g_par @ offsets[level][..., None])[..., 0]
-            glob = g_par @ rot[..., level, :, :]
+        for d in range(1, self.n_levels):
+            level, slots = getattr(self, f"_level{d}"), getattr(self, f"_slot{d}")
+            g_par = glob[slots]  # (n_level, 3, 3, N)
+            p = pos[-1][slots] + (g_par * offsets[level][:, None, :, None]).sum(2)
+            glob = (g_par[:, :, :, None] * rot[level][:, None]).sum(2)
             pos.append(p)
             mats.append(glob)
-        return (
-            torch.cat(pos, dim=-2)[..., self._unsort, :],
-            torch.cat(mats, dim=-3)[..., self._unsort, :, :],
-        )
+        out = torch.cat(pos)[self._unsort].permute(2, 0, 1).reshape(*lead, n_joints, 3)
+        if not matrices:
+            return out, None
+        m = torch.cat(mats)[self._unsort].permute(3, 0, 1, 2).reshape(*lead, n_joints, 3, 3)
+        return out, m
 
     def jacobian(
-        self, local_rotations: torch.Tensor, position_joints: list[int], angle_joints: list[int]
+        self,
+        local_rotations: torch.Tensor,
+        position_joints: list[int] | torch.Tensor,
+        angle_joints: list[int] | torch.Tensor,
     ) -> torch.Tensor:
         """Jacobian ``(..., 3P, 3A)`` of joint positions with respect to joint rotation vectors.
 
@@ -182,16 +226,25 @@ class TorchFK(torch.nn.Module):
         ----------
         local_rotations : Tensor, shape (..., J, 4)
             The pose at which to differentiate.
-        position_joints, angle_joints : list of int
+        position_joints, angle_joints : list of int or Tensor of int64
+            Joint indices (tensors on the module's device need no host copy).
+
+        Notes
+        -----
+        Column ``c`` of joint ``a``'s block is ``e_c' × (p_i − p_a)`` with
+        ``e_c'`` column ``c`` of ``R_parent(a)``: one batched cross product
+        over all (A, P, 3) blocks, not A · P small matrix products.
         """
         pos, mats = self.frames(local_rotations)
         lever = pos[..., None, position_joints, :] - pos[..., angle_joints, None, :]  # (…, A, P, 3)
-        x, y, z = lever.unbind(-1)
-        zero = torch.zeros_like(x)
-        skew = torch.stack([zero, -z, y, z, zero, -x, -y, x, zero], -1).unflatten(-1, (3, 3))
-        parent_mats = mats[..., [self.parents[a] for a in angle_joints], None, :, :]
-        below = self._ancestor[angle_joints][:, position_joints].to(pos.device)  # (A, P)
-        block = -(skew @ parent_mats) * below[..., None, None].to(pos.dtype)  # (…, A, P, 3, 3)
+        axes = mats[..., self._parent[angle_joints], :, :].transpose(-1, -2)
+        # e × l = e[yzx] l[zxy] − e[zxy] l[yzx], written out: faster than linalg.cross when
+        # broadcasting (A, 3 axes) against (A, P levers)
+        e, lev = axes[..., :, None, :, :], lever[..., None, :]
+        yzx, zxy = [1, 2, 0], [2, 0, 1]
+        block = e[..., yzx] * lev[..., zxy] - e[..., zxy] * lev[..., yzx]
+        below = self._ancestor[angle_joints][:, position_joints]  # (A, P)
+        block = block * below[..., None, None].to(pos.dtype)  # (…, A, P, 3 columns, 3 rows)
         lead = block.shape[:-4]
         n_a, n_p = len(angle_joints), len(position_joints)
-        return block.movedim(-4, -2).reshape(*lead, n_p * 3, n_a * 3)
+        return block.permute(*range(len(lead)), -3, -1, -4, -2).reshape(*lead, n_p * 3, n_a * 3)

@@ -131,6 +131,10 @@ Mao, W., Liu, M., Salzmann, M., Li, H. (2019). Learning trajectory
 dependencies for human motion prediction (LTD). ICCV.
 Wu, K., Peng, H., Chen, M., Fu, J., Chao, H. (2021). Rethinking and improving
 relative position encoding for vision transformer (iRPE). ICCV.
+Shaw, P., Uszkoreit, J., Vaswani, A. (2018). Self-attention with relative
+position representations. NAACL.
+Vaswani, A., Shazeer, N., Parmar, N., Uszkoreit, J., Jones, L., Gomez, A. N.,
+Kaiser, Ł., Polosukhin, I. (2017). Attention is all you need. NeurIPS.
 """
 
 from __future__ import annotations
@@ -142,7 +146,6 @@ import numpy as np
 import torch
 from numpy.typing import ArrayLike
 from torch import nn
-from torch.nn.functional import scaled_dot_product_attention
 
 from vhuman.errors import InputError
 from vhuman.prediction.kinematics import (
@@ -225,6 +228,10 @@ class MotionPredictor(nn.Module):
         self.n_joints = len(self.fk.parents)
         self.position_joints = [int(j) for j in position_joints]
         self.angle_joints = [int(j) for j in angle_joints]
+        # The joint sets as index tensors on the model's device (derived, not saved): indexing
+        # with them needs no host-to-device copy in a training step.
+        self.register_buffer("position_index", torch.tensor(self.position_joints), persistent=False)
+        self.register_buffer("angle_index", torch.tensor(self.angle_joints), persistent=False)
         self.n_observed = int(n_observed)
         self.n_future = int(n_future)
 
@@ -238,7 +245,7 @@ class MotionPredictor(nn.Module):
 
     def loss(self, pred: Prediction, q_true: torch.Tensor, p_true: torch.Tensor) -> torch.Tensor:
         """Training loss: mean per-joint position error [m] over position joints and frames."""
-        j = self.position_joints
+        j = self.position_index
         return (pred.positions[..., j, :] - p_true[..., j, :]).norm(dim=-1).mean()
 
     def _hold(self, q_last: torch.Tensor) -> torch.Tensor:
@@ -276,6 +283,30 @@ def _check_dropout(rate: float) -> None:
         raise InputError(f"dropout must be in [0, 1), got {rate}")
 
 
+def _attend(
+    q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, bias: torch.Tensor | None = None
+) -> torch.Tensor:
+    """Scaled dot-product attention ``softmax(q kᵀ / √d + bias) v`` (Vaswani et al. 2017).
+
+    ``q`` (..., n, d), ``k`` and ``v`` (..., m, d), ``bias`` broadcastable to
+    (..., n, m). The same maths as :func:`torch.nn.functional.scaled_dot_product_attention`,
+    written out: for the few tokens per sequence here (7 in time, about 25
+    joints) batched products are faster on a CPU than the fused kernel, and
+    their backward pass is deterministic on a GPU, which the fused kernels'
+    with an additive bias are not. Rows of fewer than 16 keys take the
+    softmax as ``exp(x − max) / Σ exp(x − max)`` in elementwise operations,
+    about three times faster on a CPU than :func:`torch.softmax`'s kernel
+    for rows that short.
+    """
+    logits = (q * q.shape[-1] ** -0.5) @ k.transpose(-1, -2)
+    if bias is not None:
+        logits = logits + bias
+    if logits.shape[-1] >= 16:
+        return logits.softmax(-1) @ v
+    e = (logits - logits.detach().amax(-1, keepdim=True)).exp()
+    return (e / e.sum(-1, keepdim=True)) @ v
+
+
 def _velocity(x: torch.Tensor) -> torch.Tensor:
     """Frame-to-frame differences along axis 1, the first frame's set to zero."""
     return torch.cat([torch.zeros_like(x[:, :1]), torch.diff(x, dim=1)], dim=1)
@@ -298,9 +329,11 @@ class _TemporalAttention(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         b, n, _ = x.shape
         q, k, v = self.qkv(x).view(b, n, 3, self.heads, self.head_dim).permute(2, 0, 3, 1, 4)
-        qw = torch.einsum("bhid,hdk->bhik", q, self.rpe)
-        bias = torch.einsum("bhik,ijk->bhij", qw, self.phi)
-        y = scaled_dot_product_attention(q, k, v, attn_mask=bias)
+        # q_i·W φ(i − j) = q_i·R_ij with R = W φ, the relative keys (Shaw et al. 2018): one
+        # (heads, L, L, d) tensor per call instead of a product over the whole batch
+        rel = torch.einsum("hdk,ijk->hijd", self.rpe, self.phi)
+        bias = torch.einsum("bhid,hijd->bhij", q, rel)
+        y = _attend(q, k, v, bias)
         return self.out(y.transpose(1, 2).reshape(b, n, -1))
 
 
@@ -320,7 +353,7 @@ class _Attention(nn.Module):
         k, v = (
             self.kv(ctx).view(b, ctx.shape[1], 2, self.heads, self.head_dim).permute(2, 0, 3, 1, 4)
         )
-        y = scaled_dot_product_attention(q, k, v)
+        y = _attend(q, k, v)
         return self.out(y.transpose(1, 2).reshape(b, n, -1))
 
 
@@ -505,18 +538,24 @@ class SeedTransformer(MotionPredictor):
 
         ``(JᵀJ + λI)⁻¹ Jᵀ dp`` with ``J`` the FK Jacobian at the last observed
         pose ``q_last`` (B, J, 4): the seed's linear map between positions and
-        Lie-algebra angles near the last pose (its eqs. 11–13), inverted.
+        Lie-algebra angles near the last pose (its eqs. 11–13), inverted. The
+        positions are inputs, so no gradient flows through this map.
         """
-        jac = self.fk.jacobian(q_last, self.position_joints, self.angle_joints)
-        normal = jac.transpose(-1, -2) @ jac
-        eye = torch.eye(normal.shape[-1], dtype=normal.dtype, device=normal.device)
-        inverse = torch.linalg.solve(normal + self.JACOBIAN_DAMPING * eye, jac.transpose(-1, -2))
         b, n = dp.shape[:2]
-        return torch.einsum("bap,blp->bla", inverse, dp.reshape(b, n, -1)).reshape(b, n, -1, 3)
+        with torch.no_grad():  # a feature of the input pose: nothing to learn through it
+            jac = self.fk.jacobian(q_last, self.position_index, self.angle_index)
+            normal = jac.transpose(-1, -2) @ jac
+            normal.diagonal(dim1=-2, dim2=-1).add_(self.JACOBIAN_DAMPING)
+            # JᵀJ + λI is symmetric positive definite: a Cholesky solve with the window's
+            # L right-hand sides Jᵀ dp instead of an LU inverse (the factor is not checked,
+            # which on a GPU would wait for the device: λ > 0 makes it exist).
+            rhs = jac.transpose(-1, -2) @ dp.reshape(b, n, -1).transpose(1, 2)  # (B, 3A, L)
+            x = torch.cholesky_solve(rhs, torch.linalg.cholesky_ex(normal).L)
+        return x.transpose(1, 2).reshape(b, n, -1, 3)
 
     def forward(self, q_obs: torch.Tensor, p_obs: torch.Tensor) -> Prediction:
         """See :meth:`MotionPredictor.forward`."""
-        pj, aj = self.position_joints, self.angle_joints
+        pj, aj = self.position_index, self.angle_index
         q_last = q_obs[:, -1]
         p = self._pad(p_obs[:, :, pj])  # (B, L, P, 3)
         p_last = p[:, -1:].expand_as(p)
@@ -560,14 +599,14 @@ class SeedTransformer(MotionPredictor):
 
     def loss(self, pred: Prediction, q_true: torch.Tensor, p_true: torch.Tensor) -> torch.Tensor:
         """Position error [m] plus ``angle_weight`` × mean geodesic rotation error [rad]."""
-        aj = self.angle_joints
+        aj = self.angle_index
         if pred.rotations is None:
             return super().loss(pred, q_true, p_true)
         err = quat_multiply_t(pred.rotations[:, :, aj], quat_conjugate_t(q_true[:, :, aj]))
         angle = quat_to_rotvec_t(err).norm(dim=-1).mean()
         loss = super().loss(pred, q_true, p_true) + self.angle_weight * angle
         if self.velocity_weight:
-            j = self.position_joints
+            j = self.position_index
             v_hat = torch.diff(pred.positions[..., j, :], dim=1)
             loss = (
                 loss

@@ -35,6 +35,13 @@ to every model kind alike:
   from its first one (rotations interpolated between the two nearest frames
   by normalised linear interpolation, positions by FK); a window near its
   trial's end is sped up only as far as the trial reaches.
+
+Device: on ``device="cuda"`` the whole step runs on the GPU
+(:class:`WindowSampler` keeps the rotations there, the epoch's order, flips
+and speeds are copied once per pass), and nothing is read back within a step
+but the loss every ``progress_every`` steps. The same seed gives the same
+weights on the same device (tested on the CPU; ``benchmarks/prediction_gpu.sh``
+checks it on a GPU, with the difference from the CPU's weights).
 """
 
 from __future__ import annotations
@@ -70,12 +77,13 @@ __all__ = [
     "MODEL_FORMAT",
     "ModelInfo",
     "TrainConfig",
+    "WindowSampler",
     "batch_tensors",
     "build_model",
+    "check_device",
     "load_model",
     "lr_at",
-    "mirror_batch",
-    "resample_batch",
+    "mirror_rotations",
     "save_model",
     "train",
 ]
@@ -240,6 +248,20 @@ def batch_tensors(
     return q.to(device), p.to(device)
 
 
+def check_device(device: str) -> None:
+    """Refuse a training device other than ``cpu`` or an available ``cuda``.
+
+    Raises
+    ------
+    InputError
+        For another name, or ``cuda`` where torch sees no CUDA device.
+    """
+    if device not in ("cpu", "cuda"):
+        raise InputError(f"device must be cpu or cuda, got {device!r}")
+    if device == "cuda" and not torch.cuda.is_available():
+        raise InputError("device cuda asked for, but torch sees no CUDA device; use --device cpu")
+
+
 def _config_of(model: MotionPredictor, info: ModelInfo) -> dict[str, Any]:
     return {
         "kind": model.kind,
@@ -366,94 +388,136 @@ def _epoch_order(
     return order.numpy(), flip.numpy(), back.numpy(), factor.numpy()
 
 
-def resample_batch(
-    sequences: PoseSequences,
-    windows: Windows,
-    index: np.ndarray,
-    factors: np.ndarray,
-    fk: TorchFK,
-    device: str = "cpu",
-) -> tuple[torch.Tensor, torch.Tensor]:
-    """Windows ``index`` played at speed ``factors`` (see the module notes).
+class WindowSampler:
+    """Training windows kept on the training device, drawn and augmented there.
+
+    The rotations of all frames live on ``device`` (float64, root the
+    identity); a batch is a gather by window index and speed factor, the
+    augmentations are elementwise selections and the positions one FK pass,
+    so a training step needs nothing from the host but the step's slice of the
+    epoch's window order, itself on the device.
 
     Parameters
     ----------
     sequences : PoseSequences
     windows : Windows
-    index : ndarray of int, shape (B,)
-        Windows to take.
-    factors : ndarray, shape (B,)
-        Speed factors (> 0): pose ``k`` of a window is taken at frame
-        ``start + factor · k``; a factor that would run past the trial's last
-        frame is reduced to reach it exactly.
     fk : TorchFK
-        The skeleton's forward kinematics (on ``device``).
-    device : str
-
-    Returns
-    -------
-    q, p : Tensor, shapes (B, L, J, 4) and (B, L, J, 3)
-        Local rotations (root the identity) and root-relative positions [m].
+        The skeleton's forward kinematics, on ``device``.
+    swap : tuple of int, optional
+        :func:`~vhuman.prediction.data.mirror_joints` of the skeleton (needed to mirror).
+    device : str or torch.device
     """
-    starts = windows.starts[index]
-    last = sequences.trial_starts[windows.trial[index] + 1] - 1
-    span = windows.length - 1
-    factor = np.minimum(factors, (last - starts) / span)
-    t = starts[:, None] + factor[:, None] * np.arange(windows.length)
-    lo = np.minimum(np.floor(t).astype(np.intp), last[:, None])
-    hi = np.minimum(lo + 1, last[:, None])
-    w = (t - lo)[..., None, None]
-    q0, q1 = sequences.local_rotations[lo], sequences.local_rotations[hi]
-    q1 = np.where((q0 * q1).sum(-1, keepdims=True) < 0.0, -q1, q1)
-    q = (1.0 - w) * q0 + w * q1
-    q = torch.from_numpy((q / np.linalg.norm(q, axis=-1, keepdims=True)).astype(np.float32))
-    q[..., 0, :] = q.new_tensor([1.0, 0.0, 0.0, 0.0])
-    q = q.to(device)
-    with torch.no_grad():
-        return q, fk(q)
+
+    def __init__(
+        self,
+        sequences: PoseSequences,
+        windows: Windows,
+        fk: TorchFK,
+        swap: tuple[int, ...] | None = None,
+        device: str | torch.device = "cpu",
+    ) -> None:
+        q = torch.from_numpy(np.ascontiguousarray(sequences.local_rotations, dtype=np.float64))
+        q = q.clone()
+        q[..., 0, :] = q.new_tensor([1.0, 0.0, 0.0, 0.0])
+        self.rotations = q.to(device)  # (F, J, 4)
+        self.starts = torch.from_numpy(windows.starts.astype(np.int64)).to(device)
+        last = sequences.trial_starts[windows.trial + 1] - 1
+        self.last = torch.from_numpy(last.astype(np.int64)).to(device)
+        self.length = windows.length
+        self.fk = fk
+        self.swap = None if swap is None else torch.tensor(swap, device=device)
+        self._steps = torch.arange(self.length, dtype=torch.float64, device=device)
+
+    def rotations_at(self, index: torch.Tensor, factors: torch.Tensor) -> torch.Tensor:
+        """Local rotations ``(B, L, J, 4)`` float32 of windows ``index`` played at ``factors``.
+
+        Parameters
+        ----------
+        index : Tensor of int64, shape (B,)
+            Windows to take.
+        factors : Tensor of float64, shape (B,)
+            Speed factors (> 0): pose ``k`` of a window is taken at frame
+            ``start + factor · k`` (rotations interpolated by normalised linear
+            interpolation between the two nearest frames); a factor that would
+            run past the trial's last frame is reduced to reach it exactly.
+        """
+        starts, last = self.starts[index], self.last[index]
+        factor = torch.minimum(factors, (last - starts).double() / (self.length - 1))
+        t = starts[:, None] + factor[:, None] * self._steps  # (B, L) frame times
+        lo = torch.minimum(t.floor().long(), last[:, None])
+        hi = torch.minimum(lo + 1, last[:, None])
+        w = (t - lo)[..., None, None]
+        q0, q1 = self.rotations[lo], self.rotations[hi]
+        q1 = torch.where((q0 * q1).sum(-1, keepdim=True) < 0.0, -q1, q1)
+        q = torch.lerp(q0, q1, w)
+        return (q / torch.linalg.vector_norm(q, dim=-1, keepdim=True)).float()
+
+    def batch(
+        self,
+        index: torch.Tensor,
+        factors: torch.Tensor,
+        flip: torch.Tensor,
+        back: torch.Tensor,
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """Augmented windows: ``(q (B, L, J, 4), p (B, L, J, 3))``, see the module notes.
+
+        Parameters
+        ----------
+        index, factors : Tensor, shape (B,)
+            See :meth:`rotations_at`.
+        flip, back : Tensor of bool, shape (B,)
+            Windows to mirror left/right (needs ``swap``) and to play backwards.
+        """
+        with torch.no_grad():
+            q = self.rotations_at(index, factors)
+            if self.swap is not None:
+                q = torch.where(flip[:, None, None, None], mirror_rotations(q, self.swap), q)
+            q = torch.where(back[:, None, None, None], q.flip(1), q)
+            return q, self.fk(q)
 
 
-def mirror_batch(
-    q: torch.Tensor, swap: tuple[int, ...], fk: TorchFK
-) -> tuple[torch.Tensor, torch.Tensor]:
+def mirror_rotations(q: torch.Tensor, swap: tuple[int, ...] | torch.Tensor) -> torch.Tensor:
     """Left/right mirror images of poses (see the module notes).
 
     Parameters
     ----------
     q : Tensor, shape (..., J, 4)
         Local rotations, root the identity.
-    swap : tuple of int, length J
+    swap : tuple of int or Tensor, length J
         :func:`~vhuman.prediction.data.mirror_joints` of the skeleton.
-    fk : TorchFK
-        The skeleton's forward kinematics.
 
     Returns
     -------
-    q, p : Tensor, shapes (..., J, 4) and (..., J, 3)
-        Mirrored local rotations and their root-relative positions [m].
+    Tensor, shape (..., J, 4)
+        The mirrored local rotations; their FK gives the mirrored positions
+        (``y → −y``, left and right swapped; tested).
     """
-    qm = q[..., list(swap), :] * q.new_tensor([1.0, -1.0, 1.0, -1.0])
-    with torch.no_grad():
-        return qm, fk(qm)
+    index = swap if isinstance(swap, torch.Tensor) else torch.tensor(swap, device=q.device)
+    w, x, y, z = q[..., index, :].unbind(-1)
+    return torch.stack([w, -x, y, -z], dim=-1)
 
 
 def _optimizer(model: MotionPredictor, config: TrainConfig) -> torch.optim.Optimizer:
+    """Adam, or AdamW with weight decay; the fused implementation (one kernel for all the
+    parameters, on the CPU and the GPU alike), the same update up to rounding."""
     if not config.weight_decay:
-        return torch.optim.Adam(model.parameters(), lr=config.learning_rate)
+        return torch.optim.Adam(model.parameters(), lr=config.learning_rate, fused=True)
     params = list(model.parameters())
     groups = [
         {"params": [p for p in params if p.ndim >= 2], "weight_decay": config.weight_decay},
         {"params": [p for p in params if p.ndim < 2], "weight_decay": 0.0},
     ]
-    return torch.optim.AdamW(groups, lr=config.learning_rate)
+    return torch.optim.AdamW(groups, lr=config.learning_rate, fused=True)
 
 
-def _ema_update(ema: dict[str, torch.Tensor], model: MotionPredictor, decay: float) -> None:
+def _ema_update(ema: dict[str, torch.Tensor], state: dict[str, torch.Tensor], decay: float) -> None:
+    """``ema ← ema + (1 − decay)(state − ema)`` for the floating-point entries, in one
+    multi-tensor operation; other entries copied."""
     with torch.no_grad():
-        for k, v in model.state_dict().items():
-            if v.is_floating_point():
-                ema[k].lerp_(v, 1.0 - decay)
-            else:
+        floats = [k for k, v in state.items() if v.is_floating_point()]
+        torch._foreach_lerp_([ema[k] for k in floats], [state[k] for k in floats], 1.0 - decay)
+        for k, v in state.items():
+            if not v.is_floating_point():
                 ema[k].copy_(v)
 
 
@@ -467,6 +531,7 @@ def train(
     device: str = "cpu",
     stop_after: int | None = None,
     progress: Callable[[int, int, float], None] | None = None,
+    progress_every: int = 50,
 ) -> tuple[MotionPredictor, ModelInfo, list[float]]:
     """Train a predictor on the training trials of ``sequences``; write it to ``output``.
 
@@ -485,7 +550,11 @@ def train(
         Stop after this many epochs in total (the checkpoint stays; for tests
         and time-boxed runs); the model file is written as it is then.
     progress : callable, optional
-        Called after every batch with ``(step, total_steps, loss)``.
+        Called with ``(step, total_steps, loss)`` after every ``progress_every``-th
+        step and the last of each epoch, ``loss`` that step's batch loss.
+    progress_every : int
+        Steps between progress calls: each reads the loss back from the
+        device, the only host read of a step.
 
     Returns
     -------
@@ -498,10 +567,7 @@ def train(
         For a device that is not available, no training windows, or a
         checkpoint of another configuration.
     """
-    if device not in ("cpu", "cuda"):
-        raise InputError(f"device must be cpu or cuda, got {device!r}")
-    if device == "cuda" and not torch.cuda.is_available():
-        raise InputError("device cuda asked for, but torch sees no CUDA device; use --device cpu")
+    check_device(device)
     windows = sequences.windows(
         split="train", stride=config.stride, n_observed=config.n_observed, n_future=N_FUTURE
     )
@@ -539,39 +605,36 @@ def train(
     total = n_batches * config.epochs if config.steps is None else int(config.steps)
     n_epochs = math.ceil(total / n_batches)
     last = n_epochs if stop_after is None else min(n_epochs, stop_after)
+    sampler = WindowSampler(sequences, windows, model.fk, swap, device)
+    state = model.state_dict()
+    params = list(model.parameters())
+    n = model.n_observed
     for epoch in range(start, last):
         model.train()
         torch.manual_seed(config.seed * 7_919 + epoch)
-        order, flip, back, factor = _epoch_order(len(windows), config, epoch)
-        losses = []
-        for b in range(min(n_batches, total - epoch * n_batches)):
+        order, flip, back, factor = (
+            torch.from_numpy(x).to(device) for x in _epoch_order(len(windows), config, epoch)
+        )
+        loss_sum = torch.zeros((), dtype=torch.float64, device=device)
+        steps_done = min(n_batches, total - epoch * n_batches)
+        for b in range(steps_done):
             step = epoch * n_batches + b
             for group in opt.param_groups:
                 group["lr"] = lr_at(step, total, config.learning_rate, int(config.warmup))
             batch = slice(b * config.batch_size, (b + 1) * config.batch_size)
-            if config.speed:
-                q, p = resample_batch(
-                    sequences, windows, order[batch], factor[batch], model.fk, device
-                )
-            else:
-                q, p = batch_tensors(sequences, windows, order[batch], device)
-            if swap is not None and (f := torch.from_numpy(flip[batch]).to(device)).any():
-                q[f], p[f] = mirror_batch(q[f], swap, model.fk)
-            if config.reverse and (r := torch.from_numpy(back[batch]).to(device)).any():
-                q[r], p[r] = q[r].flip(1), p[r].flip(1)
-            n = model.n_observed
+            q, p = sampler.batch(order[batch], factor[batch], flip[batch], back[batch])
             pred = model(q[:, :n], p[:, :n])
             loss = model.loss(pred, q[:, n:], p[:, n:])
             opt.zero_grad()
             loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            torch.nn.utils.clip_grad_norm_(params, 1.0, foreach=True)
             opt.step()
             if ema is not None:
-                _ema_update(ema, model, min(config.ema, (1 + step) / (10 + step)))
-            losses.append(loss.item())
-            if progress is not None:
-                progress(step + 1, total, losses[-1])
-        history.append(float(np.mean(losses)))
+                _ema_update(ema, state, min(config.ema, (1 + step) / (10 + step)))
+            loss_sum += loss.detach()
+            if progress is not None and ((step + 1) % progress_every == 0 or b == steps_done - 1):
+                progress(step + 1, total, loss.item())  # the only host read within an epoch
+        history.append(loss_sum.item() / steps_done)
         payload = {
             "format": MODEL_FORMAT,
             "config": json.dumps(_config_of(model, info)),
