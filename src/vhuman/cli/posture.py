@@ -1,4 +1,4 @@
-"""`vhuman posture`: a maintenance posture in a narrow space (seed 001)."""
+"""`vhuman posture`: a maintenance posture in a narrow space (Luo et al.)."""
 
 from __future__ import annotations
 

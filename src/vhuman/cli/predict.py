@@ -1,4 +1,4 @@
-"""`vhuman predict train|evaluate|run`: motion prediction (seed 002) from the command line."""
+"""`vhuman predict train|evaluate|run`: motion prediction (Ueda et al. 2022) at the CLI."""
 
 from __future__ import annotations
 
