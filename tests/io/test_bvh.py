@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import time
 from pathlib import Path
 
 import numpy as np
@@ -198,16 +197,12 @@ def test_write_is_atomic(tmp_path: Path) -> None:
         write_bvh(random_motion(2), tmp_path / "missing" / "m.bvh")
 
 
-def test_reading_10000_frames_is_fast() -> None:
-    text = format_bvh(random_motion(10_000), scale=0.01)
-    best = np.inf
-    for _ in range(2):
-        start = time.perf_counter()
-        m = parse_bvh(text, scale=0.01)
-        best = min(best, time.perf_counter() - start)
+def test_10000_frames_round_trip() -> None:
+    # Speed is measured by benchmarks/bvh.py; here the long file only has to come back whole.
+    motion = random_motion(10_000)
+    m = parse_bvh(format_bvh(motion, scale=0.01), scale=0.01)
     assert m.n_frames == 10_000
-    # Target 0.5 s (measured ~0.4 s on a 2-core machine); slack for loaded test runners.
-    assert best < 1.0
+    np.testing.assert_allclose(m.global_positions, motion.global_positions, atol=1e-5)
 
 
 # -- other readers ------------------------------------------------------------------
