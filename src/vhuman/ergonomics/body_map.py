@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from vhuman.ergonomics._yaml import read_yaml_mapping
 from vhuman.errors import InputError, UnknownJointError
 from vhuman.skeleton.skeleton import Skeleton
 
@@ -302,18 +303,5 @@ def read_body_map(spec: str | os.PathLike[str]) -> BodyMap:
             f"unknown body map {name!r}: neither a built-in map "
             f"({', '.join(BUILT_IN_BODY_MAPS)}) nor an existing YAML file"
         )
-    if p.stat().st_size > 1_000_000:
-        raise InputError(f"{p}: body map file larger than 1000000 bytes")
-    try:
-        import yaml
-    except ImportError:  # pragma: no cover - pyyaml ships with the scene extra
-        raise InputError(
-            "reading a body map file needs pyyaml: pip install 'vhuman[scene]'"
-        ) from None
-    try:
-        doc = yaml.safe_load(p.read_text(encoding="utf-8"))
-    except (yaml.YAMLError, UnicodeDecodeError) as exc:
-        raise InputError(f"{p}: not valid YAML ({str(exc).splitlines()[0]})") from None
-    if not isinstance(doc, dict):
-        raise InputError(f"{p}: expected a mapping of body part: joint name(s)")
+    doc = read_yaml_mapping(p, "a body map file", "a mapping of body part: joint name(s)")
     return BodyMap.from_mapping(doc, source=str(p))

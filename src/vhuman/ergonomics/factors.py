@@ -30,14 +30,13 @@ from pathlib import Path
 from typing import Any
 
 from vhuman.ergonomics._inputs import check_flag, check_load
+from vhuman.ergonomics._yaml import read_yaml_mapping
 from vhuman.ergonomics.reba import Coupling, REBAConditions
 from vhuman.ergonomics.rula import LoadPattern, RULAConditions
 from vhuman.ergonomics.thresholds import PostureThresholds
 from vhuman.errors import InputError
 
 __all__ = ["WorkFactors", "read_factors"]
-
-_MAX_FILE_BYTES = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -178,20 +177,7 @@ def read_factors(path: str | os.PathLike[str]) -> tuple[dict[str, Any], PostureT
     p = Path(path)
     if not p.is_file():
         raise InputError(f"{p}: factors file not found")
-    if p.stat().st_size > _MAX_FILE_BYTES:
-        raise InputError(f"{p}: factors file larger than {_MAX_FILE_BYTES} bytes")
-    try:
-        import yaml
-    except ImportError:  # pragma: no cover - pyyaml ships with the scene extra
-        raise InputError(
-            "reading a factors file needs pyyaml: pip install 'vhuman[scene]'"
-        ) from None
-    try:
-        doc = yaml.safe_load(p.read_text(encoding="utf-8"))
-    except (yaml.YAMLError, UnicodeDecodeError) as exc:
-        raise InputError(f"{p}: not valid YAML ({str(exc).splitlines()[0]})") from None
-    if not isinstance(doc, dict):
-        raise InputError(f"{p}: expected a mapping of factors, got {type(doc).__name__}")
+    doc = read_yaml_mapping(p, "a factors file", "a mapping of factors")
     values = dict(doc)
     raw = values.pop("thresholds", None) or {}
     if not isinstance(raw, dict):
