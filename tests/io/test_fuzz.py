@@ -9,6 +9,7 @@ another exception.
 from __future__ import annotations
 
 import json
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -63,24 +64,16 @@ def _clean(read: Callable[[Path], Motion], path: Path) -> None:
         assert np.all(np.isfinite(motion.root_positions))
 
 
-def _valid(suffix: str) -> bytes:
-    motion = Motion.rest(standard_humanoid(), n_frames=3)
-    buffer = Path(f"/tmp/vhuman-fuzz-valid{suffix}")
-    save_motion(motion, buffer)
-    data = buffer.read_bytes()
-    buffer.unlink()
-    return data
+def _written(write: Callable[[Path], object], suffix: str) -> bytes:
+    """The bytes ``write`` puts in a file of ``suffix`` (in a private temporary folder)."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / f"valid{suffix}"
+        write(path)
+        return path.read_bytes()
 
 
-def _cmu_valid() -> bytes:
-    path = Path("/tmp/vhuman-fuzz-valid-cmu.txt")
-    write_cmu(cmu_walking_example()[:4], path)
-    data = path.read_bytes()
-    path.unlink()
-    return data
-
-
-NPZ, CMU = _valid(".npz"), _cmu_valid()
+NPZ = _written(lambda p: save_motion(Motion.rest(standard_humanoid(), n_frames=3), p), ".npz")
+CMU = _written(lambda p: write_cmu(cmu_walking_example()[:4], p), ".txt")
 
 
 def _deepmimic_valid() -> bytes:
@@ -120,14 +113,12 @@ def test_deepmimic_reader(tmp_path: Path, data: bytes) -> None:
     _clean(read_deepmimic, path)
 
 
-def test_the_valid_files_read() -> None:
+def test_the_valid_files_read(tmp_path: Path) -> None:
     for data, suffix, read in ((NPZ, ".npz", load_motion), (CMU, ".txt", read_cmu)):
-        path = Path(f"/tmp/vhuman-fuzz-check{suffix}")
+        path = tmp_path / f"check{suffix}"
         path.write_bytes(data)
         assert isinstance(read(path), Motion)
-        path.unlink()
     if DEEPMIMIC:
-        path = Path("/tmp/vhuman-fuzz-check-deepmimic.txt")
+        path = tmp_path / "check-deepmimic.txt"
         path.write_bytes(DEEPMIMIC)
         assert read_deepmimic(path).n_frames == 3
-        path.unlink()
