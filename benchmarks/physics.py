@@ -17,7 +17,8 @@ and after, simulations, CPU time; then the shipped controller walking 20 cycles 
 (clip) targets and with the refined ones (feedback unchanged): tracking RMSE overall, of the
 refined hinges and of the rest, cycles and speed.
 
-Run: ``python benchmarks/physics.py`` runs every part (about N minutes on one core); each
+Run: ``python benchmarks/physics.py`` runs every part (9 minutes here at load 4-5: 1 for
+speed, pushes and refinement, 8 for the ablation); each
 ``--skip-{speed,pushes,refine,ablation}`` leaves one out, ``--budget``, ``--seeds``,
 ``--target`` size the ablation. Prints the tables, then one JSON line.
 """
