@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 from pathlib import Path
@@ -11,7 +12,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from vhuman.cli.errors import user_errors
+from vhuman.cli.errors import stderr, user_errors
 from vhuman.cli.tables import print_table
 from vhuman.errors import InputError, UnknownJointError
 
@@ -207,9 +208,11 @@ def ergo(
         for path, suffixes in ((plot, (".png",)), (report, (".html", ".htm"))):
             if path is not None and path.suffix.lower() not in suffixes:
                 raise InputError(f"{path}: must end in {' or '.join(suffixes)}")
-        motion = load_motion(motion_file)
-        mapping = _body_map(motion, body_map, motion_file)
-        result = assess_motion(motion, work, thresholds=thresholds, body_map=mapping)
+        busy = contextlib.nullcontext() if as_json else stderr.status(f"scoring {motion_file}")
+        with busy:
+            motion = load_motion(motion_file)
+            mapping = _body_map(motion, body_map, motion_file)
+            result = assess_motion(motion, work, thresholds=thresholds, body_map=mapping)
         if csv is not None:
             atomic_write(csv, result.to_csv())
         png = plot
