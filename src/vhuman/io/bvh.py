@@ -57,12 +57,13 @@ same way backwards. Memory stays near the file's bytes plus the quaternions.
 
 from __future__ import annotations
 
+import math
 import mmap
 import os
 import re
 import warnings
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -147,7 +148,11 @@ class _Node:
 
 
 class _Tokens:
-    """The hierarchy's whitespace-separated tokens with their line numbers."""
+    """The hierarchy's whitespace-separated tokens with their line numbers.
+
+    What was expected is given as text or, on the hot path, as a function that
+    builds the text: the message is made only when the file ends early.
+    """
 
     def __init__(self, tokens: list[tuple[str, int]], source: str, last_line: int) -> None:
         self._tokens = tokens
@@ -164,51 +169,53 @@ class _Tokens:
     def at_end(self) -> bool:
         return self._pos >= len(self._tokens)
 
-    def next(self, expected: str) -> tuple[str, int]:
-        if self.at_end():
-            raise self.error(self._last_line, f"file ends where {expected} was expected")
-        tok = self._tokens[self._pos]
+    def next(self, expected: str | Callable[[], str]) -> tuple[str, int]:
+        try:
+            tok = self._tokens[self._pos]
+        except IndexError:
+            what = expected if isinstance(expected, str) else expected()
+            raise self.error(self._last_line, f"file ends where {what} was expected") from None
         self._pos += 1
         return tok
 
     def expect(self, word: str, context: str) -> int:
-        tok, line = self.next(f"{word!r} {context}")
+        tok, line = self.next(lambda: f"{word!r} {context}")
         if tok != word:
             raise self.error(line, f"expected {word!r} {context}, got {tok!r}")
         return line
 
-    def number(self, what: str) -> float:
+    def number(self, what: Callable[[], str]) -> float:
         tok, line = self.next(what)
         try:
             value = float(tok)
         except ValueError:
-            raise self.error(line, f"{what} must be a number, got {tok!r}") from None
-        if not np.isfinite(value):
-            raise self.error(line, f"{what} must be finite, got {tok!r}")
+            raise self.error(line, f"{what()} must be a number, got {tok!r}") from None
+        if not math.isfinite(value):
+            raise self.error(line, f"{what()} must be finite, got {tok!r}")
         return value
 
     def offset(self, owner: str) -> NDArray[np.float64]:
-        return np.array([self.number(f"OFFSET {a} of {owner}") for a in _AXES])
+        return np.array([self.number(lambda a=a: f"OFFSET {a} of {owner}") for a in _AXES])
 
     def channels(self, owner: str) -> list[tuple[str, int]]:
-        tok, line = self.next(f"the channel count of {owner}")
+        tok, line = self.next(lambda: f"the channel count of {owner}")
         if not (tok.isdecimal() and len(tok) <= 2 and int(tok) <= _MAX_CHANNELS):
             raise self.error(
                 line, f"CHANNELS of {owner} must start with a count from 0 to 6, got {tok!r}"
             )
         out: list[tuple[str, int]] = []
         for _ in range(int(tok)):
-            name, line = self.next(f"a channel name of {owner}")
-            key = name.lower()
-            if key not in _CHANNELS:
+            name, line = self.next(lambda: f"a channel name of {owner}")
+            channel = _CHANNELS.get(name.lower())
+            if channel is None:
                 raise self.error(
                     line,
                     f"unknown channel {name!r} in {owner} (or fewer names than the CHANNELS "
                     f"count); allowed: {_ALLOWED_CHANNELS}",
                 )
-            if _CHANNELS[key] in out:
+            if channel in out:
                 raise self.error(line, f"channel {name!r} repeated in {owner}")
-            out.append(_CHANNELS[key])
+            out.append(channel)
         return out
 
 
@@ -232,7 +239,9 @@ def _parse_hierarchy(tok: _Tokens) -> list[_Node]:
         current = nodes[stack[-1]]
         owner = f"joint {current.name!r}"
         word, line = tok.next(
-            f"'}}' closing {owner} (opened at line {current.line}); braces are unbalanced"
+            lambda c=current: (
+                f"'}}' closing joint {c.name!r} (opened at line {c.line}); braces are unbalanced"
+            )
         )
         if word == "OFFSET":
             if current.offset is not None:
