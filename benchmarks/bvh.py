@@ -41,6 +41,7 @@ import numpy as np
 from rich.console import Console
 from rich.table import Table
 
+from headline import figure
 from vhuman.geometry import euler_to_quat
 from vhuman.io import cmu_skeleton, read_bvh, write_bvh
 from vhuman.skeleton import Motion
@@ -136,6 +137,40 @@ def measure(n_frames: int, repeats: int, bvhio_max: int, tmp: Path) -> dict:
     }
 
 
+def headline(rows: list[dict]) -> list[dict]:
+    """Read and write time per file size beside the fastest peer; peak memory of the largest."""
+    out = []
+    for r in rows:
+        for kind in ("read", "write"):
+            times = r[f"{kind}_s"]
+            peers = {k: v for k, v in times.items() if k in ("pybvh", "bvhio")}
+            best = min(peers, key=peers.__getitem__)
+            out.append(
+                figure(
+                    "BVH",
+                    f"{kind} {r['frames']:,} frames",
+                    1e3 * times["vhuman"],
+                    "ms",
+                    peer=best,
+                    peer_value=1e3 * peers[best],
+                    target=2.0,
+                    higher_is_better=False,
+                )
+            )
+    largest = rows[-1]
+    out.append(
+        figure(
+            "BVH",
+            f"read peak memory, {largest['frames']:,} frames",
+            largest["peak_memory_over_decoded"],
+            "× decoded",
+            target=3.0,
+            higher_is_better=False,
+        )
+    )
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--frames", type=int, nargs="+", default=[500, 5000, 20_000, 100_000])
@@ -170,7 +205,7 @@ def main() -> None:
         "read × / write ×: fastest peer's time over vhuman's (target ≥ 2); peak mem: "
         "read_bvh's peak traced memory over the decoded float array (target ≤ 3)."
     )
-    print(json.dumps({"benchmark": "bvh", "rows": rows}))
+    print(json.dumps({"benchmark": "bvh", "rows": rows, "headline": headline(rows)}))
 
 
 if __name__ == "__main__":

@@ -27,6 +27,7 @@ import numpy as np
 from rich.console import Console
 from rich.table import Table
 
+from headline import figure
 from vhuman.geometry import euler_to_quat, quat_to_rotmat
 from vhuman.io import read_bvh, write_bvh
 from vhuman.skeleton import Motion, forward_kinematics, standard_humanoid
@@ -72,10 +73,79 @@ def smooth_motion(n_frames: int, seed: int = 0) -> tuple[Motion, np.ndarray]:
     return Motion(sk, 60.0, root, euler_to_quat(euler, "ZXY")), euler
 
 
+def growth(sizes: list[int], repeats: int) -> list[dict]:
+    """Batched FK rate over motion lengths, beside copying the rotations at each length.
+
+    The copy reads 32 and writes 32 bytes per joint-frame, more than FK's least
+    traffic (32 bytes of rotation in, 24 of position out): FK cannot run faster
+    than it, so it is the memory bound.
+    """
+    out = []
+    for n in sizes:
+        motion, _ = smooth_motion(n)
+        sk = motion.skeleton
+        dst = np.empty_like(motion.local_rotations)
+        fk = best_time(
+            lambda m=motion, s=sk: forward_kinematics(
+                s.parents, s.offsets, m.root_positions, m.local_rotations
+            ),
+            repeats,
+        )
+        copy = best_time(lambda m=motion, d=dst: np.copyto(d, m.local_rotations), repeats)
+        jf = n * sk.n_joints
+        out.append(
+            {"frames": n, "fk_joint_frames_per_s": jf / fk, "copy_joint_frames_per_s": jf / copy}
+        )
+    return out
+
+
+def headline(rows: list[dict], grown: list[dict], frames: int) -> list[dict]:
+    """Batched FK beside the Python loop and pybvh; its rate over lengths beside the copy."""
+    rate = {r["implementation"]: r.get("joint_frames_per_s") for r in rows}
+    ours = rate["vhuman batched (quaternions)"]
+    out = [
+        figure(
+            "FK",
+            f"{frames:,} frames",
+            ours,
+            "joint-frames/s",
+            peer="Python loop",
+            peer_value=rate["Python loop over frames and joints (1 run)"],
+        ),
+        figure(
+            "FK",
+            f"{frames:,} frames",
+            ours,
+            "joint-frames/s",
+            peer="pybvh",
+            peer_value=rate["pybvh frames_to_node_positions (Euler)"],
+        ),
+    ]
+    out += [
+        figure(
+            "FK",
+            f"{g['frames']:,} frames",
+            g["fk_joint_frames_per_s"],
+            "joint-frames/s",
+            peer="memory bound",
+            peer_value=g["copy_joint_frames_per_s"],
+        )
+        for g in grown
+    ]
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--frames", type=int, default=10_000)
     parser.add_argument("--repeats", type=int, default=7)
+    parser.add_argument(
+        "--growth",
+        type=int,
+        nargs="*",
+        default=[1000, 10_000, 100_000, 1_000_000],
+        help="motion lengths [frames] for FK's rate beside the memory bound",
+    )
     args = parser.parse_args()
     motion, euler = smooth_motion(args.frames)
     sk = motion.skeleton
@@ -148,13 +218,21 @@ def main() -> None:
         rate = (f"{r['joint_frames_per_s'] / 1e6:.2f} M joint-frames/s" if "joint_frames_per_s" in r
                 else f"{r['frames_per_s']:,.0f} frames/s")  # fmt: skip
         table.add_row(r["task"], r["implementation"], f"{r['seconds'] * 1e3:.1f}", rate)
+    grown = growth(args.growth, args.repeats)
     console = Console()
     console.print(table)
+    for g in grown:
+        console.print(
+            f"FK over {g['frames']:>9,} frames: "
+            f"{g['fk_joint_frames_per_s'] / 1e6:6.2f} M joint-frames/s; copying the "
+            f"rotations (memory bound) {g['copy_joint_frames_per_s'] / 1e6:6.1f} M"
+        )
     console.print(f"vhuman FK vs Python loop, first 50 frames: max |Δp| = {loop_diff:.1e} m; "
                   f"BVH written then read: max |Δp| = {max_diff_read:.1e} m")  # fmt: skip
     print(json.dumps({"benchmark": "fk", "frames": args.frames, "joints": sk.n_joints,
                       "rows": rows, "max_diff_python_loop_m": loop_diff,
-                      "max_diff_bvh_round_trip_m": max_diff_read}))  # fmt: skip
+                      "max_diff_bvh_round_trip_m": max_diff_read, "growth": grown,
+                      "headline": headline(rows, grown, args.frames)}))  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -22,6 +22,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from headline import figure
 from vhuman.io import save_motion
 from vhuman.skeleton import Motion, standard_humanoid
 
@@ -57,8 +58,13 @@ def main() -> None:
         met = "-" if target is None else ("yes" if times[name] <= target else "NO")
         table.add_row(name, f"{times[name]:.3f}", "-" if target is None else f"{target}", met)
     Console(highlight=False).print(table)
+    headline = [
+        figure("start-up", name, times[name], "s", target=target, higher_is_better=False)
+        for name, _, target in rows
+        if target is not None
+    ]
     print(json.dumps({"benchmark": "startup", "wall_s": times,
-                      "load_average_1min": os.getloadavg()[0]}))  # fmt: skip
+                      "load_average_1min": os.getloadavg()[0], "headline": headline}))  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -1,0 +1,67 @@
+"""The headline figures a benchmark script puts in its JSON line, for ``benchmarks/table.py``.
+
+Every script prints, as its last line, one JSON object; its ``"headline"`` entry
+lists the figures that matter to a user, each beside the peer or the limit it
+is judged against, measured in the same run.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def figure(
+    engine: str,
+    name: str,
+    value: float,
+    unit: str,
+    *,
+    peer: str | None = None,
+    peer_value: float | None = None,
+    target: float | None = None,
+    higher_is_better: bool = True,
+) -> dict[str, Any]:
+    """One headline figure.
+
+    Parameters
+    ----------
+    engine, name : str
+        What is measured (``"BVH"``, ``"read 5,000 frames"``).
+    value : float
+        vhuman's figure, in ``unit``.
+    peer, peer_value : str, float, optional
+        The named peer (another library, a plain loop, a bound) and its figure
+        in the same unit, measured in the same run.
+    target : float, optional
+        The limit the figure is held to: a ratio to the peer when a peer is
+        given (e.g. ``2.0`` for "twice as fast"), else a value in ``unit``.
+    higher_is_better : bool
+        Whether a larger ``value`` is better (a rate) or worse (a time).
+
+    Returns
+    -------
+    dict
+        The fields above, plus ``ratio`` (how many times better than the peer;
+        ``None`` without one) and ``met`` (``None`` without a target).
+    """
+    ratio = None
+    if peer_value is not None and value > 0 and peer_value > 0:
+        ratio = value / peer_value if higher_is_better else peer_value / value
+    met = None
+    if target is not None:
+        if ratio is not None:
+            met = ratio >= target
+        else:
+            met = value >= target if higher_is_better else value <= target
+    return {
+        "engine": engine,
+        "figure": name,
+        "value": value,
+        "unit": unit,
+        "peer": peer,
+        "peer_value": peer_value,
+        "ratio": ratio,
+        "target": target,
+        "higher_is_better": higher_is_better,
+        "met": met,
+    }
