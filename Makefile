@@ -25,11 +25,9 @@ lint: $(STAMP)
 test: $(STAMP) lint
 	$(BIN)/python -m pytest -n 2 -q
 
-# Every benchmark the README quotes, each with its defaults (witnesses.py is the suite's tool).
-BENCHMARKS := $(filter-out benchmarks/witnesses.py,$(wildcard benchmarks/*.py))
-
+# Every benchmark in one run, one table of headline figures beside their peers (outputs in out/bench).
 bench: $(STAMP)
-	@for script in $(BENCHMARKS); do echo "== $$script"; $(BIN)/python $$script || exit 1; done
+	$(BIN)/python benchmarks/table.py
 
 clean:
 	rm -rf $(VENV) $(DEMO_DIR) .pytest_cache .ruff_cache .hypothesis

@@ -23,6 +23,7 @@ import numpy as np
 from rich.console import Console
 from rich.table import Table
 
+from headline import figure
 from vhuman.ergonomics import WorkFactors, assess_motion, body_angles
 from vhuman.ergonomics.validation import check_case, published_cases
 from vhuman.io import cmu_walking_example
@@ -89,6 +90,21 @@ def speed(frames: int, loop_frames: int) -> dict[str, Any]:
     }
 
 
+def headline(summary: dict[str, Any]) -> list[dict[str, Any]]:
+    """Agreement with the published cases; batched scoring beside frame-by-frame scoring."""
+    rows = [
+        figure("ergonomics", f"{m.upper()} published cases ({summary['cases'][m]})",
+               100 * summary["agree"][m] / max(summary["cases"][m], 1), "%", target=100.0)
+        for m in ("reba", "rula")
+    ]  # fmt: skip
+    rows.append(
+        figure("ergonomics", f"REBA + RULA, {summary['frames']:,} frames",
+               summary["batched_frames_per_s"], "frames/s", peer="frame by frame",
+               peer_value=summary["loop_frames_per_s"])
+    )  # fmt: skip
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--frames", type=int, default=100_000)
@@ -106,6 +122,7 @@ def main() -> None:
         },
         **perf,
     }
+    summary["headline"] = headline(summary)
     if not args.json:
         console = Console(width=160, highlight=False)
         table = Table(title="Published REBA/RULA cases scored by vhuman")

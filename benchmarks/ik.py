@@ -18,9 +18,11 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import argparse
 import json
+from typing import Any
 
 from rich.console import Console
 
+from headline import figure
 from vhuman.cli.app import print_ik_tables
 from vhuman.ik.benchmark import run_benchmark
 
@@ -34,7 +36,49 @@ def main() -> None:
     args = parser.parse_args()
     result = run_benchmark(args.targets, args.batch, args.seed, sweep=args.sweep_switch)
     print_ik_tables(result, Console(width=150, highlight=False))
-    print(json.dumps({"benchmark": "ik", **result}, default=str))
+    print(json.dumps({"benchmark": "ik", **result, "headline": headline(result)}, default=str))
+
+
+def headline(result: dict[str, Any]) -> list[dict[str, Any]]:
+    """CCD beside ikpy on the 7-DOF arm; two-stage CCD's joint updates beside full CCD's."""
+    by = {(r["solver"], r["problem"]): r for r in result["rows"]}
+    ccd, body_ccd, two = by["CCD", "arm7"], by["CCD", "body"], by["two-stage CCD", "body"]
+    rows = [
+        figure(
+            "IK",
+            "two-stage CCD updates, body batch",
+            two["batch_mean_joint_updates"],
+            "updates",
+            peer="full CCD",
+            peer_value=body_ccd["batch_mean_joint_updates"],
+            target=1 / (1 - 0.4),
+            higher_is_better=False,
+        ),
+    ]
+    if ("ikpy", "arm7") in by:
+        ikpy = by["ikpy", "arm7"]
+        rows += [
+            figure(
+                "IK",
+                "CCD solve, 7-DOF arm, median",
+                ccd["median_ms"],
+                "ms",
+                peer="ikpy",
+                peer_value=ikpy["median_ms"],
+                target=5.0,
+                higher_is_better=False,
+            ),
+            figure(
+                "IK",
+                "CCD batched solves, 7-DOF arm",
+                ccd["batch_solves_per_s"],
+                "solves/s",
+                peer="ikpy",
+                peer_value=ikpy["batch_solves_per_s"],
+                target=100.0,
+            ),
+        ]
+    return rows
 
 
 if __name__ == "__main__":

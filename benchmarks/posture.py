@@ -16,13 +16,13 @@ the joints within their limits and the centre of mass over the support
 when our solver says ``unreachable`` with the expected reason (the baseline
 gives no reason: it counts when it does not claim ``reached``).
 
-With ``--clutter N`` it times instead one suite scene with N extra objects
+With ``--clutter N ...`` it times instead one suite scene with N extra objects
 strewn over a 30 m hall: written to a file, read back and solved (the
 occupancy grid covers 4 m around the target; the exact queries prune object
 pairs by bounding boxes).
 
 Run: ``.venv/bin/python benchmarks/posture.py [--seed N] [--no-baseline] [--only NAME ...]
-[--json FILE] [--clutter N]``
+[--json FILE] [--clutter N ...]``
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ import time
 
 import numpy as np
 
+from headline import figure
 from vhuman.posture import PostureSettings, solve_posture, solve_posture_ga, worker_skeleton
 from vhuman.posture.check import check_posture
 from vhuman.posture.suite import hand_error, load_suite
@@ -60,13 +61,14 @@ def main() -> None:
     ap.add_argument(
         "--clutter",
         type=int,
-        default=0,
-        help="also time a scene of this many extra objects (written and read back)",
+        nargs="+",
+        default=[],
+        help="instead time a scene with each of these numbers of extra objects (growth)",
     )
     args = ap.parse_args()
     if args.clutter:
-        clutter = _cluttered(args.clutter, args.seed)
-        print(json.dumps(clutter))
+        grown = [_cluttered(n, args.seed) for n in args.clutter]
+        print(json.dumps({"benchmark": "posture", "clutter": grown, "headline": _grown(grown)}))
         return
     rows = []
     for case in load_suite():
@@ -121,11 +123,38 @@ def main() -> None:
               f"({100 * s['fraction_solved']:.0f} %), infeasible correct "
               f"{s['infeasible_correct']}/{s['infeasible']}, median {s['median_time_s']:.1f} s, "
               f"max {s['max_time_s']:.1f} s")  # fmt: skip
-    out = {"seed": args.seed, "summary": summary, "rows": rows}
+    out = {"benchmark": "posture", "seed": args.seed, "summary": summary, "rows": rows,
+           "headline": _headline(summary)}  # fmt: skip
     print(json.dumps(out))
     if args.json:
         with open(args.json, "w", encoding="utf-8") as fh:
             json.dump(out, fh, indent=1)
+
+
+def _headline(summary: dict) -> list[dict]:
+    """Share of feasible scenes solved and median solve time, beside the whole-body GA."""
+    ours = summary["ours"]
+    base = summary.get("whole-body GA")
+    peer = {"peer": "whole-body GA"} if base else {}
+    n = f"{ours['feasible']} scenes"
+    return [
+        figure("posture", f"solved and verified ({n})", 100 * ours["fraction_solved"], "%",
+               peer_value=100 * base["fraction_solved"] if base else None, **peer),
+        figure("posture", "median solve time, scene suite", ours["median_time_s"], "s",
+               peer_value=base["median_time_s"] if base else None, higher_is_better=False,
+               **peer),
+    ]  # fmt: skip
+
+
+def _grown(grown: list[dict]) -> list[dict]:
+    """Load + solve time of the largest cluttered scene beside the smallest (cost growth)."""
+    small, large = grown[0], grown[-1]
+    cost = large["load_s"] + large["solve_s"]
+    return [
+        figure("posture", f"load + solve, {large['objects']:,} objects", cost, "s",
+               peer=f"{small['objects']:,} objects",
+               peer_value=small["load_s"] + small["solve_s"], higher_is_better=False),
+    ]  # fmt: skip
 
 
 def _cluttered(n: int, seed: int) -> dict:

@@ -51,6 +51,15 @@ PARTS = (
     ),
     Part("bvh", "bvh.py", ("--frames", "500", "5000", "--repeats", "2", "--bvhio-max", "5000")),
     Part("startup", "startup.py", ("--repeats", "3")),
+    Part("ik", "ik.py", ("--targets", "20", "--batch", "100")),
+    Part("posture", "posture.py", ("--only", "low-valve-duct", "overhead-panel", "beyond-reach")),
+    Part(
+        "posture-growth",
+        "posture.py",
+        ("--clutter", "10", "1000"),
+        ("--clutter", "10", "100", "1000", "10000"),
+    ),
+    Part("ergonomics", "ergonomics.py", ("--frames", "20000", "--loop-frames", "200")),
 )
 
 
@@ -101,11 +110,12 @@ def number(value: float) -> str:
     return f"{value:.3g}"
 
 
-def with_unit(value: float, unit: str) -> str:
-    """``value`` and its unit, large rates in millions."""
+def with_unit(value: float, unit: str, *, show_unit: bool = True) -> str:
+    """``value`` and its unit (or only the value), large rates in millions."""
+    shown = unit if show_unit else ""
     if abs(value) >= 1e6 and unit.endswith("/s"):
-        return f"{value / 1e6:.3g} M {unit}"
-    return f"{number(value)} {unit}".strip()
+        return f"{value / 1e6:.3g} M {shown}".strip()
+    return f"{number(value)} {shown}".strip()
 
 
 def target_text(row: dict[str, Any]) -> str:
@@ -114,7 +124,7 @@ def target_text(row: dict[str, Any]) -> str:
         return ""
     sign = "≥" if row["higher_is_better"] or row.get("peer") is not None else "≤"
     if row.get("peer") is not None:
-        return f"{sign} {row['target']:g}×"
+        return f"{sign} {row['target']:.3g}×"
     return f"{sign} {with_unit(row['target'], row['unit'])}"
 
 
@@ -127,8 +137,8 @@ def build_table(figures: list[dict[str, Any]], parts: dict[str, dict[str, Any]])
         peer = ""
         if row.get("peer") is not None:
             peer = row["peer"]
-            if row.get("peer_value") is not None:
-                peer += f" {with_unit(row['peer_value'], row['unit'])}"
+            if row.get("peer_value") is not None:  # in the unit of the vhuman column
+                peer += f" {with_unit(row['peer_value'], row['unit'], show_unit=False)}"
         ratio = "" if row.get("ratio") is None else f"{row['ratio']:.2f}"
         met = {True: "yes", False: "NO", None: ""}[row.get("met")]
         value = with_unit(row["value"], row["unit"])
