@@ -154,7 +154,9 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="smaller workloads (< 2 min)")
     names = [p.name for p in PARTS]
     parser.add_argument("--only", nargs="+", choices=names, help="run only these parts")
-    parser.add_argument("--out", type=Path, default=Path("out/bench"), help="full outputs")
+    parser.add_argument(
+        "--out", type=Path, default=HERE.parent / "out" / "bench", help="full outputs"
+    )
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     console = Console(stderr=True)
