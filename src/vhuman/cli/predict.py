@@ -195,6 +195,18 @@ def _table(result: dict[str, Any]) -> Table:
     return table
 
 
+def _literature_table(result: dict[str, Any]) -> Table:
+    table = Table(title=f"CMU, published protocol, {result['windows']} windows")
+    table.add_column("model")
+    for h, t in zip(result["horizons_ms"], result["horizons_true_ms"], strict=True):
+        table.add_column(f"{h} ms\n({t:.0f})", justify="right")
+    for name, s in result["models"].items():
+        table.add_row(name, *(f"{v:.1f}" for v in s["mpjpe_mm"]))
+    for name, row in result["published"].items():
+        table.add_row(name, *(f"{v:.1f}" for v in row))
+    return table
+
+
 @predict_app.command()
 def evaluate(
     data: DataOption,
@@ -209,13 +221,33 @@ def evaluate(
         Path | None,
         typer.Option("--ltd", help="LTD model file, evaluated too (none is shipped)."),
     ] = None,
+    protocol: Annotated[
+        str,
+        typer.Option(
+            "--protocol",
+            help="validation: the held-out trials of --data, windows every 5 frames, with "
+            "Euler error, foot skating and timing; literature: every file of --data by the "
+            "published CMU protocol (LTD, MSR-GCN, PGBIG), 38-joint MPJPE.",
+        ),
+    ] = "validation",
+    windows: Annotated[
+        str,
+        typer.Option(
+            "--windows",
+            help="With --protocol literature: all (every window, MSR-GCN/PGBIG) or ltd8 "
+            "(8 seeded windows per file, LTD).",
+        ),
+    ] = "all",
     as_json: JsonOption = False,
 ) -> None:
     """MPJPE (mm) and Euler error at 80…1000 ms for the model and every baseline."""
     with user_errors():
         from vhuman.prediction import build_model, load_model, load_sequences
         from vhuman.prediction import evaluate as evaluate_models
+        from vhuman.prediction.literature import EvaluationProtocol, WindowRule, parse_choice
 
+        chosen = parse_choice(EvaluationProtocol, protocol, "--protocol")
+        rule = parse_choice(WindowRule, windows, "--windows")
         sequences = load_sequences(data)
         files = {"seed": model or default_model_path("seed")}
         files["simlpe"] = simlpe or default_model_path("simlpe")
@@ -244,8 +276,25 @@ def evaluate(
             def report(name: str) -> None:
                 progress.update(task, advance=1, info=name)
 
-            result = evaluate_models(models, sequences, progress=report).to_dict()
+            if chosen is EvaluationProtocol.LITERATURE:
+                from vhuman.prediction.literature import evaluate_literature
+
+                scored = evaluate_literature(models, sequences, rule, progress=report)
+                result = scored.to_dict()
+            else:
+                result = evaluate_models(models, sequences, progress=report).to_dict()
     if as_json:
+        print(json.dumps(result))
+        return
+    if chosen is EvaluationProtocol.LITERATURE:
+        print_table(_literature_table(result), console)
+        console.print(
+            f"MPJPE in mm over all {result['joints']} joints (13 filled in as the reference "
+            f"code does), mean over the {len(result['windows_per_action'])} actions of "
+            f"{result['windows']} windows ({result['windows_rule']}); labels as at 25 fps, "
+            "true times in brackets; published rows as printed in the papers"
+        )
+        return
         print(json.dumps(result))
         return
     print_table(_table(result), console)
