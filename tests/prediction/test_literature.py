@@ -127,7 +127,7 @@ def test_mean_over_actions_of_the_mean_over_windows(cmu_folder):
 
 
 def test_cli_literature_protocol(cmu_folder, toy, tmp_path):
-    model = build_model("seed", toy, options={"dim": 16, "heads": 2, "ff": 32})
+    model = build_model("lie-transformer", toy, options={"dim": 16, "heads": 2, "ff": 32})
     path = tmp_path / "m.pt"
     save_model(model, ModelInfo(toy.skeleton.names, 60.0), path)
     args = ["evaluate", "--data", str(cmu_folder), "--model", str(path), "--protocol", "literature"]
@@ -135,7 +135,7 @@ def test_cli_literature_protocol(cmu_folder, toy, tmp_path):
     assert res.exit_code == 0, res.output
     out = json.loads(res.stdout)
     assert out["windows"] == 46 + 27
-    assert set(out["models"]["seed"]["per_action"]) == {"jumping", "walking"}
+    assert set(out["models"]["lie-transformer"]["per_action"]) == {"jumping", "walking"}
     assert len(out["models"]["zero_velocity"]["per_action"]["walking"]["mpjpe_mm"]) == 6
     res = runner.invoke(predict_app, [*args, "--windows", "every"])
     assert res.exit_code == 2
