@@ -8,8 +8,9 @@ actions in the shared training data, the highest-numbered one, which no
 shipped model was trained or chosen on; ``washwindow`` has no file there).
 Scores the shipped Lie-algebra Transformer (Ueda et al. 2022) and siMLPe
 (Guo et al. 2023), LTD (Mao et al. 2019) re-implemented when its file is
-given (none is shipped), zero and constant velocity; once with every window
-(MSR-GCN, PGBIG) and once with LTD's eight windows per file. Prints the
+given (none is shipped), each also with test-time mirror averaging
+(:mod:`vhuman.prediction.mirror`), zero and constant velocity; once with every
+window (MSR-GCN, PGBIG) and once with LTD's eight windows per file. Prints the
 tables and one JSON line.
 
 Run: ``.venv/bin/python benchmarks/prediction_literature.py [--data FOLDER] [--ltd LTD.pt]``
@@ -27,8 +28,10 @@ from rich.console import Console
 from rich.table import Table
 
 from vhuman.prediction import build_model, load_cmu_sequences, load_model
+from vhuman.prediction.data import mirror_joints
 from vhuman.prediction.files import default_model_path
 from vhuman.prediction.literature import PUBLISHED_MPJPE_MM, WindowRule, evaluate_literature
+from vhuman.prediction.mirror import MirrorAveraged
 
 CMU = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "cmu_mocap"
 ACTIONS = ("basketball", "jumping", "running", "soccer", "walking", "washwindow")
@@ -65,6 +68,9 @@ def main() -> None:
         models[kind], _ = load_model(default_model_path(kind))
     if args.ltd is not None:
         models["ltd"], _ = load_model(args.ltd)
+    swap = mirror_joints(sequences.skeleton)
+    for name in list(models):
+        models[f"{name}, mirror-averaged"] = MirrorAveraged(models[name], swap)
     for kind in ("zero_velocity", "constant_velocity"):
         models[kind] = build_model(kind, sequences, None, n_observed=10, n_future=25)
     console = Console(width=150)

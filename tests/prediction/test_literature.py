@@ -137,6 +137,13 @@ def test_cli_literature_protocol(cmu_folder, toy, tmp_path):
     assert out["windows"] == 46 + 27
     assert set(out["models"]["lie-transformer"]["per_action"]) == {"jumping", "walking"}
     assert len(out["models"]["zero_velocity"]["per_action"]["walking"]["mpjpe_mm"]) == 6
+    res = runner.invoke(predict_app, [*args, "--mirror-average", "--json"])
+    assert res.exit_code == 0, res.output
+    mirrored = json.loads(res.stdout)
+    assert mirrored["mirror_average"]
+    assert not out["mirror_average"]
+    assert mirrored["models"]["zero_velocity"] == out["models"]["zero_velocity"]
+    assert mirrored["models"]["lie-transformer"] != out["models"]["lie-transformer"]
     res = runner.invoke(predict_app, [*args, "--windows", "every"])
     assert res.exit_code == 2
     assert "--windows must be one of all, ltd8; got 'every'" in res.output
