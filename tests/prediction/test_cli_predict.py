@@ -83,7 +83,7 @@ def test_train_and_evaluate_bad_data(tmp_path):
     assert "--data" in res.stderr
     res = runner.invoke(predict_app, ["train", "--data", str(tmp_path), "-o", "m.pt"])
     assert res.exit_code == 2
-    assert "no .bvh files" in res.stderr
+    assert "no motion files; --data needs CMU exp-map files" in res.stderr
     res = runner.invoke(
         predict_app, ["train", "--data", "deepmimic", "--model", "lstm", "-o", str(tmp_path / "m")]
     )

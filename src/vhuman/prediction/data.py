@@ -585,4 +585,9 @@ def load_sequences(data: PathLike, *, cache: bool = True) -> PoseSequences:
         )
     if _cmu_files(root):
         return load_cmu_sequences(root, cache=cache)
+    if not any(root.rglob("*.bvh")):
+        raise InputError(
+            f"{root}: no motion files; --data needs CMU exp-map files ([train/]<action>/*.txt "
+            "or *.txt) or .bvh files"
+        )
     return load_bvh_sequences(root, cache=cache)
