@@ -114,19 +114,20 @@ class WindowRule(StrEnum):
 
 
 def literature_actions(sequences: PoseSequences) -> tuple[str, ...]:
-    """The action of each trial: its folder, or for a flat folder its name without ``_<k>``.
+    """The action of each trial: its folder, or its name without ``_<k>`` if all share one.
+
+    Files in one folder whose names (without the trailing ``_<k>``) differ are
+    a flat folder of several actions; otherwise the folder is the action.
 
     Returns
     -------
     tuple of str, length K
     """
-    folders = {t.split("/", 1)[0] for t in sequences.trials}
-    flat = len(folders) == 1 and all(
-        t.split("/", 1)[0] == a for t, a in zip(sequences.trials, sequences.actions, strict=True)
-    )
-    names = [t.rsplit("/", 1)[-1] for t in sequences.trials]
-    if flat and len({_TRIAL_NUMBER.sub("", n) for n in names}) > 1:
-        return tuple(_TRIAL_NUMBER.sub("", n) or n for n in names)
+    folders = set(sequences.actions)
+    stems = [_TRIAL_NUMBER.sub("", t.rsplit("/", 1)[-1]) for t in sequences.trials]
+    if len(folders) == 1 and len(set(stems)) > 1:
+        names = [t.rsplit("/", 1)[-1] for t in sequences.trials]
+        return tuple(s or n for s, n in zip(stems, names, strict=True))
     return tuple(sequences.actions)
 
 
