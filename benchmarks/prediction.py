@@ -1,18 +1,18 @@
-"""Motion prediction on the CMU validation trials: the seed's model against the baselines.
+"""Motion prediction on the CMU validation trials: the Lie-algebra Transformer and baselines.
 
 One run on the held-out trials (the highest-numbered trial of each action, see
-``vhuman.prediction.data``): the seed's Transformer and siMLPe (the shipped
+``vhuman.prediction.data``): the Lie-algebra Transformer (Ueda et al. 2022) and siMLPe (the shipped
 models, or the files given), LTD when its file is given (none is shipped),
 zero velocity and constant velocity; MPJPE [mm]
 at 80/160/320/400/560/1000 ms (protocol labels, as at 25 fps: frames 2 … 25
 after the last observed one, every second frame of the 120 fps files kept, so
 truly 33/67/133/167/233/417 ms, which the table shows too) and their mean,
 the Euler-angle error at 400 ms, bone-length drift, and inference time per
-sequence (batch of one) on one core; then the issue's two checks (the seed's
-gain over zero velocity at 400 ms, its mean MPJPE minus siMLPe's and LTD's)
+sequence (batch of one) on one core; then the Transformer's gain over zero
+velocity at 400 ms and its mean MPJPE minus siMLPe's and LTD's,
 and how each model was trained. Prints a table and one JSON line.
 
-Run: ``.venv/bin/python benchmarks/prediction.py [SEED.pt [SIMLPE.pt [LTD.pt]]]``
+Run: ``.venv/bin/python benchmarks/prediction.py [LIE_TRANSFORMER.pt [SIMLPE.pt [LTD.pt]]]``
 """
 
 from __future__ import annotations
@@ -25,9 +25,10 @@ import torch
 from rich.console import Console
 from rich.table import Table
 
-from vhuman.cli.predict import default_model_path
 from vhuman.prediction import build_model, evaluate, load_cmu_sequences, load_model
+from vhuman.prediction.files import default_model_path
 
+MAIN = "lie-transformer"
 CMU = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "cmu_mocap"
 
 
@@ -37,8 +38,8 @@ def main() -> None:
     if not CMU.is_dir():
         print(json.dumps({"skipped": f"needs the CMU data in {CMU}"}))
         return
-    seed_path = Path(sys.argv[1]) if len(sys.argv) > 1 else default_model_path("seed")
-    files = {"seed": seed_path}
+    main_path = Path(sys.argv[1]) if len(sys.argv) > 1 else default_model_path(MAIN)
+    files = {MAIN: main_path}
     files["simlpe"] = Path(sys.argv[2]) if len(sys.argv) > 2 else default_model_path("simlpe")
     if len(sys.argv) > 3:
         files["ltd"] = Path(sys.argv[3])
@@ -77,18 +78,18 @@ def main() -> None:
         )
     console = Console(width=150)
     console.print(table)
-    seed_400 = result["models"]["seed"]["mpjpe_mm"][i400]
-    result["seed_gain_vs_zero_velocity_at_400ms"] = 1.0 - seed_400 / zero_400
-    gain = 100 * result["seed_gain_vs_zero_velocity_at_400ms"]
+    main_400 = result["models"][MAIN]["mpjpe_mm"][i400]
+    result["gain_vs_zero_velocity_at_400ms"] = 1.0 - main_400 / zero_400
+    gain = 100 * result["gain_vs_zero_velocity_at_400ms"]
     mean = {k: s["mpjpe_mean_mm"] for k, s in result["models"].items()}
     gaps = ""
     for kind, label in (("simlpe", "siMLPe"), ("ltd", "LTD")):
         if kind in files:
-            result[f"seed_minus_{kind}_mean_mm"] = mean["seed"] - mean[kind]
-            gaps += f"; seed − {label} mean MPJPE: {mean['seed'] - mean[kind]:+.1f} mm"
+            result[f"minus_{kind}_mean_mm"] = mean[MAIN] - mean[kind]
+            gaps += f"; {MAIN} − {label} mean MPJPE: {mean[MAIN] - mean[kind]:+.1f} mm"
     result["training"] = {k: info.train for k, info in infos.items()}
     console.print(
-        f"seed vs zero velocity at 400 ms: {gain:.1f}% better{gaps}; {result['protocol']}"
+        f"{MAIN} vs zero velocity at 400 ms: {gain:.1f}% better{gaps}; {result['protocol']}"
     )
     print(json.dumps(result))
 

@@ -29,7 +29,7 @@ to ``--out``):
    width, feed-forward width, heads and depth (encoder + decoder layers),
    over the same token count per window (7 time tokens × the position and
    angle joints), trained with Adam on the same batch: the framework's own
-   figure for a model of this size, and the seed model's windows/s as a
+   figure for a model of this size, and the Lie-algebra Transformer's windows/s as a
    ratio of it.
 
 Run (CPU; ``--device cuda`` on a GPU; ``--data`` also takes a preprocessed
@@ -67,7 +67,7 @@ VARIANTS: dict[str, dict[str, int]] = {
     "shipped": {},
     "1m": {"dim": 128, "ff": 256, "heads": 4, "encoder_layers": 2, "decoder_layers": 2},
 }
-"""Model options: the shipped seed model (53 k weights) and a 1.0 M-weight variant."""
+"""Model options: the shipped Lie-algebra Transformer (53 k weights) and a 1.0 M-weight variant."""
 
 
 def load(data: str) -> Any:
@@ -91,7 +91,7 @@ def throughput(
 
     sequences = load(data)
     config = TrainConfig(
-        kind="seed", steps=warmup + steps, batch_size=batch, seed=0,
+        kind="lie-transformer", steps=warmup + steps, batch_size=batch, seed=0,
         options=VARIANTS[variant], **RECIPE,
     )  # fmt: skip
     marks: list[tuple[int, float, float, float]] = []
@@ -193,15 +193,15 @@ def stage_labels() -> Iterator[None]:
     patches = [
         (kinematics.TorchFK, "forward", fk),
         (training.WindowSampler, "batch", data),
-        (models.SeedTransformer, "_position_rotvecs",
-         _labelled("jacobian features", models.SeedTransformer._position_rotvecs)),
+        (models.LieTransformer, "_position_rotvecs",
+         _labelled("jacobian features", models.LieTransformer._position_rotvecs)),
         (models._TemporalAttention, "forward",
          _labelled("attention", models._TemporalAttention.forward)),
         (models._Attention, "forward", _labelled("attention", models._Attention.forward)),
-        (models.SeedTransformer, "forward",
-         _labelled("forward and loss", models.SeedTransformer.forward)),
-        (models.SeedTransformer, "loss",
-         _labelled("forward and loss", models.SeedTransformer.loss)),
+        (models.LieTransformer, "forward",
+         _labelled("forward and loss", models.LieTransformer.forward)),
+        (models.LieTransformer, "loss",
+         _labelled("forward and loss", models.LieTransformer.loss)),
         (torch.Tensor, "backward", _labelled("backward", torch.Tensor.backward)),
         (torch.nn.utils, "clip_grad_norm_", _labelled("clip", torch.nn.utils.clip_grad_norm_)),
         (training, "_ema_update", _labelled("ema", training._ema_update)),
@@ -232,7 +232,7 @@ def profile(data: str, variant: str, batch: int, device: str, steps: int) -> dic
     sequences = load(data)
     warm = 5
     config = TrainConfig(
-        kind="seed", steps=warm + steps, batch_size=batch, seed=0,
+        kind="lie-transformer", steps=warm + steps, batch_size=batch, seed=0,
         options=VARIANTS[variant], **RECIPE,
     )  # fmt: skip
     activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if device == "cuda" else [])
@@ -295,7 +295,7 @@ def check(data: str, device: str, steps: int) -> dict[str, Any]:
     sequences = load(data)
 
     def run(n: int, on: str) -> dict[str, torch.Tensor]:
-        config = TrainConfig(kind="seed", steps=n, batch_size=16, seed=0, **RECIPE)
+        config = TrainConfig(kind="lie-transformer", steps=n, batch_size=16, seed=0, **RECIPE)
         with tempfile.TemporaryDirectory() as tmp:
             model, _, _ = train(sequences, config, output=Path(tmp) / "m.pt", device=on)
         return {k: v.detach().cpu() for k, v in model.state_dict().items()}
@@ -326,11 +326,11 @@ def check(data: str, device: str, steps: int) -> dict[str, Any]:
 
 def peer(batch: int, variant: str, device: str, steps: int, tokens: int) -> dict[str, Any]:
     """Windows/s of a plain ``nn.TransformerEncoder`` of the variant's size, trained with Adam."""
-    from vhuman.prediction.models import SeedTransformer
+    from vhuman.prediction.models import LieTransformer
 
     defaults = {
         k: v.default
-        for k, v in __import__("inspect").signature(SeedTransformer.__init__).parameters.items()
+        for k, v in __import__("inspect").signature(LieTransformer.__init__).parameters.items()
     }
     opts = {**{k: defaults[k] for k in ("dim", "ff", "heads")}, **VARIANTS[variant]}
     depth = VARIANTS[variant].get("encoder_layers", 1) + VARIANTS[variant].get("decoder_layers", 1)
@@ -508,8 +508,15 @@ def main() -> None:
         joints = seq.joint_sets()
         tokens = 7 * (len(joints.position) + len(joints.angle))
         torch.set_num_threads(1)
-        qtable = Table(title=f"seed model against nn.TransformerEncoder ({args.device})")
-        for col in ("variant", "batch", "tokens", "encoder w/s", "seed w/s", "seed / encoder"):
+        qtable = Table(title=f"lie-transformer against nn.TransformerEncoder ({args.device})")
+        for col in (
+            "variant",
+            "batch",
+            "tokens",
+            "encoder w/s",
+            "lie-transformer w/s",
+            "lie-transformer / encoder",
+        ):
             qtable.add_column(col, justify="right")
         for v in variants:
             for b in _ints(args.batches):
@@ -522,7 +529,7 @@ def main() -> None:
                     ),
                     None,
                 )  # fmt: skip
-                p.update(variant=v, batch=b, seed_windows_per_s=mine)
+                p.update(variant=v, batch=b, lie_transformer_windows_per_s=mine)
                 p["ratio"] = None if mine is None else mine / p["windows_per_s"]
                 result["peer"].append(p)
                 qtable.add_row(

@@ -18,7 +18,7 @@ runner = CliRunner()
 
 @pytest.fixture
 def model_file(toy, tmp_path):
-    model = build_model("seed", toy, options={"dim": 16, "heads": 2, "ff": 32})
+    model = build_model("lie-transformer", toy, options={"dim": 16, "heads": 2, "ff": 32})
     path = tmp_path / "m.pt"
     save_model(model, ModelInfo(toy.skeleton.names, 60.0), path)
     return path
@@ -83,12 +83,12 @@ def test_train_and_evaluate_bad_data(tmp_path):
     assert "--data" in res.stderr
     res = runner.invoke(predict_app, ["train", "--data", str(tmp_path), "-o", "m.pt"])
     assert res.exit_code == 2
-    assert "no .bvh files" in res.stderr
+    assert "no motion files; --data needs CMU exp-map files" in res.stderr
     res = runner.invoke(
         predict_app, ["train", "--data", "deepmimic", "--model", "lstm", "-o", str(tmp_path / "m")]
     )
     assert res.exit_code == 2
-    assert "seed, simlpe" in res.stderr
+    assert "model kind must be one of lie-transformer, ltd, simlpe; got 'lstm'" in res.stderr
 
 
 def _bvh_folder(tmp_path, frames):
@@ -103,7 +103,7 @@ def _bvh_folder(tmp_path, frames):
 def test_train_on_bvh_folder_then_evaluate(tmp_path):
     _bvh_folder(tmp_path, 300)
     files = {}
-    for kind in ("seed", "simlpe", "ltd"):
+    for kind in ("seed", "simlpe", "ltd"):  # "seed": the former spelling of lie-transformer
         files[kind] = tmp_path / f"{kind}.pt"
         res = runner.invoke(
             predict_app,
@@ -121,7 +121,8 @@ def test_train_on_bvh_folder_then_evaluate(tmp_path):
     )  # fmt: skip
     assert res.exit_code == 0, res.output
     d = json.loads(res.stdout)
-    assert set(d["models"]) == {"seed", "zero_velocity", "constant_velocity", "simlpe", "ltd"}
+    kinds = {"lie-transformer", "zero_velocity", "constant_velocity", "simlpe", "ltd"}
+    assert set(d["models"]) == kinds
     assert d["horizons_ms"] == [80, 160, 320, 400, 560, 1000]
     assert d["windows"] > 0
     assert np.all(np.isfinite(d["models"]["zero_velocity"]["mpjpe_mm"]))

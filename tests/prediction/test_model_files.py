@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from vhuman.cli.predict import default_model_path
-from vhuman.errors import FileFormatError
-from vhuman.prediction import load_model, save_model
+from vhuman.errors import FileFormatError, InputError
+from vhuman.prediction import TrainConfig, build_model, load_model, save_model
+from vhuman.prediction.files import default_model_path
 
 
 def test_an_empty_model_file_says_so(tmp_path: Path) -> None:
@@ -21,14 +21,26 @@ def test_an_empty_model_file_says_so(tmp_path: Path) -> None:
 @pytest.mark.parametrize("keep", [1, 100, 10_000])
 def test_a_truncated_model_file_is_one_line(tmp_path: Path, keep: int) -> None:
     path = tmp_path / "model.pt"
-    path.write_bytes(default_model_path("seed").read_bytes()[:keep])
+    path.write_bytes(default_model_path("lie-transformer").read_bytes()[:keep])
     with pytest.raises(FileFormatError, match="not a vhuman prediction model") as info:
         load_model(path)
     assert "\n" not in str(info.value)
 
 
 def test_the_same_model_gives_the_same_bytes(tmp_path: Path) -> None:
-    model, info = load_model(default_model_path("seed"))
+    model, info = load_model(default_model_path("lie-transformer"))
     save_model(model, info, tmp_path / "a.pt")
     save_model(model, info, tmp_path / "b.pt")
     assert (tmp_path / "a.pt").read_bytes() == (tmp_path / "b.pt").read_bytes()
+
+
+def test_former_kind_spelling_still_reads_and_builds(toy, tmp_path: Path) -> None:
+    shipped, _ = load_model(default_model_path("lie-transformer"))
+    assert shipped.kind == "lie-transformer"
+    assert default_model_path("seed") == default_model_path("lie-transformer")
+    assert type(build_model("seed", toy)) is type(build_model("lie-transformer", toy))
+    assert TrainConfig(kind="seed").kind == "lie-transformer"
+    with pytest.raises(
+        InputError, match="no shipped model of kind 'ltd'; shipped: lie-transformer"
+    ):
+        default_model_path("ltd")

@@ -89,8 +89,8 @@ def test_torch_fk_jacobian_equals_finite_differences():
     torch.testing.assert_close(mats @ mats.transpose(-1, -2), torch.eye(3).double().expand_as(mats))
 
 
-def test_seed_jacobian_features_recover_a_single_joint_turn(toy):
-    model = build_model("seed", toy, options={**SMALL, "jacobian_features": True})
+def test_lie_transformer_jacobian_features_recover_a_single_joint_turn(toy):
+    model = build_model("lie-transformer", toy, options={**SMALL, "jacobian_features": True})
     q, _ = batch_tensors(toy, toy.windows(split="train"), slice(0, 3))
     q_last = q[:, 9]
     knee = toy.skeleton.index("lknee")
@@ -128,9 +128,11 @@ def test_windows_shapes_and_split(toy):
         toy.windows(split="test")
 
 
-@pytest.mark.parametrize("kind", ["seed", "simlpe", "ltd", "zero_velocity", "constant_velocity"])
+@pytest.mark.parametrize(
+    "kind", ["lie-transformer", "simlpe", "ltd", "zero_velocity", "constant_velocity"]
+)
 def test_model_output_shapes(toy, kind):
-    options = {"seed": SMALL, "ltd": SMALL_LTD}.get(kind)
+    options = {"lie-transformer": SMALL, "ltd": SMALL_LTD}.get(kind)
     model = build_model(kind, toy, options=options)
     q, p = batch_tensors(toy, toy.windows(), slice(0, 3))
     out = model(q[:, :10], p[:, :10])
@@ -194,9 +196,9 @@ def test_ltd_adjacency_mixes_nodes_and_dropout_only_in_training(toy):
         build_model("ltd", toy, options={**SMALL_LTD, "dropout": 1.0})
 
 
-def test_seed_dct_head_gives_low_pass_offsets(toy):
+def test_lie_transformer_dct_head_gives_low_pass_offsets(toy):
     torch.manual_seed(1)
-    model = build_model("seed", toy, options={**SMALL, "n_dct": 6})
+    model = build_model("lie-transformer", toy, options={**SMALL, "n_dct": 6})
     for prm in (model.head.weight, model.head.bias, model.skip.weight):
         torch.nn.init.normal_(prm, std=0.05)
     q, p = batch_tensors(toy, toy.windows(), slice(0, 2))
@@ -211,17 +213,17 @@ def test_seed_dct_head_gives_low_pass_offsets(toy):
     coef = torch.einsum("km,bmac->bkac", dct_matrix(25), r)
     assert coef[:, 6:].abs().max() < 1e-4 * coef[:, :6].abs().max()
     # The first version's per-token head is still available.
-    legacy = build_model("seed", toy, options={**SMALL, "n_dct": 0})
+    legacy = build_model("lie-transformer", toy, options={**SMALL, "n_dct": 0})
     assert legacy(q[:, :10], p[:, :10]).positions.shape == (2, 25, toy.skeleton.n_joints, 3)
     with pytest.raises(InputError, match="n_dct"):
-        build_model("seed", toy, options={**SMALL, "n_dct": 26})
+        build_model("lie-transformer", toy, options={**SMALL, "n_dct": 26})
 
 
 @pytest.mark.parametrize(
     ("kind", "options"),
     [
-        ("seed", {**SMALL, "jacobian_features": False}),
-        ("seed", {**SMALL, "jacobian_features": True}),
+        ("lie-transformer", {**SMALL, "jacobian_features": False}),
+        ("lie-transformer", {**SMALL, "jacobian_features": True}),
         ("ltd", {**SMALL_LTD, "dropout": 0.0}),
     ],
 )
@@ -286,7 +288,9 @@ def test_evaluate_baselines(toy):
 
 
 def _config(**kw):
-    return TrainConfig(kind="seed", epochs=2, batch_size=8, seed=3, stride=4, options=SMALL, **kw)
+    return TrainConfig(
+        kind="lie-transformer", epochs=2, batch_size=8, seed=3, stride=4, options=SMALL, **kw
+    )
 
 
 def _resume_equals_uninterrupted(toy, tmp_path, config):
@@ -323,7 +327,7 @@ def test_model_file_loads_without_code(tmp_path):
 
 
 def test_predict_motion_and_bad_input(toy, tmp_path):
-    model = build_model("seed", toy, options=SMALL)
+    model = build_model("lie-transformer", toy, options=SMALL)
     from vhuman.prediction import ModelInfo
 
     info = ModelInfo(toy.skeleton.names, 25.0)
@@ -377,7 +381,9 @@ def test_loader_on_real_cmu_files(shared_data, tmp_path):
 def test_train_config_observed_length(toy, tmp_path):
     with pytest.raises(InputError, match="n_observed"):
         TrainConfig(n_observed=0)
-    config = TrainConfig(kind="seed", epochs=1, batch_size=8, stride=8, n_observed=5, options=SMALL)
+    config = TrainConfig(
+        kind="lie-transformer", epochs=1, batch_size=8, stride=8, n_observed=5, options=SMALL
+    )
     model, _, history = train(toy, config, output=tmp_path / "m5.pt")
     assert model.n_observed == 5
     assert len(history) == 1
@@ -386,7 +392,7 @@ def test_train_config_observed_length(toy, tmp_path):
 
 def test_train_steps_budget(toy, tmp_path):
     config = TrainConfig(
-        kind="seed", epochs=1, steps=5, batch_size=8, stride=4, warmup=10, options=SMALL
+        kind="lie-transformer", epochs=1, steps=5, batch_size=8, stride=4, warmup=10, options=SMALL
     )
     n_batches = -(-len(toy.windows(split="train", stride=4)) // 8)
     assert 5 % n_batches  # the last pass is cut short
@@ -444,8 +450,8 @@ def test_mirror_batch_reflects_poses_in_the_sagittal_plane():
 
 
 def test_mirror_and_reverse_flags_are_seeded_and_leave_the_order(toy):
-    plain = TrainConfig(kind="seed", seed=4)
-    both = TrainConfig(kind="seed", seed=4, mirror=True, reverse=True)
+    plain = TrainConfig(kind="lie-transformer", seed=4)
+    both = TrainConfig(kind="lie-transformer", seed=4, mirror=True, reverse=True)
     order, flip, back, _ = _epoch_order(500, plain, 2)
     order_b, flip_b, back_b, _ = _epoch_order(500, both, 2)
     np.testing.assert_array_equal(order, order_b)
@@ -457,13 +463,13 @@ def test_mirror_and_reverse_flags_are_seeded_and_leave_the_order(toy):
     np.testing.assert_array_equal(flip_b, _epoch_order(500, both, 2)[1])
     np.testing.assert_array_equal(back_b, _epoch_order(500, both, 2)[2])
     assert (flip_b != _epoch_order(500, both, 3)[1]).any()
-    mirror_only = TrainConfig(kind="seed", seed=4, mirror=True)
+    mirror_only = TrainConfig(kind="lie-transformer", seed=4, mirror=True)
     np.testing.assert_array_equal(flip_b, _epoch_order(500, mirror_only, 2)[1])
 
 
 def test_speed_factors_are_seeded_log_uniform_and_leave_the_order():
-    plain = TrainConfig(kind="seed", seed=4, mirror=True)
-    fast = TrainConfig(kind="seed", seed=4, mirror=True, speed=0.25)
+    plain = TrainConfig(kind="lie-transformer", seed=4, mirror=True)
+    fast = TrainConfig(kind="lie-transformer", seed=4, mirror=True, speed=0.25)
     order, flip, _, factor = _epoch_order(2000, plain, 2)
     order_s, flip_s, _, factor_s = _epoch_order(2000, fast, 2)
     np.testing.assert_array_equal(order, order_s)
@@ -569,12 +575,12 @@ def test_regularisation_options_checked(toy):
         with pytest.raises(InputError):
             TrainConfig(**bad)
     with pytest.raises(InputError, match="dropout"):
-        build_model("seed", toy, options={**SMALL, "dropout": 1.0})
+        build_model("lie-transformer", toy, options={**SMALL, "dropout": 1.0})
 
 
-def test_seed_dropout_only_in_training(toy):
+def test_lie_transformer_dropout_only_in_training(toy):
     torch.manual_seed(0)
-    model = build_model("seed", toy, options={**SMALL, "dropout": 0.5})
+    model = build_model("lie-transformer", toy, options={**SMALL, "dropout": 0.5})
     assert model.options()["dropout"] == 0.5
     for p in model.head.parameters():
         torch.nn.init.normal_(p, std=0.1)
@@ -624,7 +630,7 @@ def test_temporal_attention_relative_keys_equal_the_bias_of_the_definition():
 
 
 def test_jacobian_features_by_cholesky_equal_the_damped_least_squares(toy):
-    model = build_model("seed", toy, options=SMALL).double()
+    model = build_model("lie-transformer", toy, options=SMALL).double()
     g = torch.Generator().manual_seed(2)
     q = rotvec_to_quat_t(0.5 * torch.randn(4, toy.skeleton.n_joints, 3, generator=g).double())
     q[:, 0] = q.new_tensor([1.0, 0.0, 0.0, 0.0])

@@ -332,12 +332,12 @@ def _posture_section(report, out: Path, step: Callable[[], None]) -> dict:
 
 def _prediction_section(report, out: Path, step: Callable[[], None]) -> dict:
     """The shipped Transformer continuing the CMU walk, beside zero velocity and the truth."""
-    from vhuman.cli.predict import default_model_path
     from vhuman.io import cmu_walking_example, save_motion
     from vhuman.prediction import load_model, mpjpe, predict_motion
+    from vhuman.prediction.files import default_model_path
     from vhuman.viz import motion_figure, plot_curves, save_figure
 
-    model, info = load_model(default_model_path("seed"))
+    model, info = load_model(default_model_path("lie-transformer"))
     clip = cmu_walking_example().resample(info.sample_fps)
     horizon = model.n_future
     cut = clip.n_frames - horizon - 1
@@ -374,7 +374,7 @@ def _prediction_section(report, out: Path, step: Callable[[], None]) -> dict:
     )
     step()
     figures = {
-        "model": "seed",
+        "model": "lie-transformer",
         "sample_fps": info.sample_fps,
         "observed_frames": model.n_observed,
         "predicted_frames": horizon,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from importlib import resources
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -16,7 +15,7 @@ from vhuman.cli.errors import command_line, interruptible, user_errors
 from vhuman.cli.tables import print_table
 from vhuman.errors import InputError
 
-__all__ = ["default_model_path", "predict_app"]
+__all__ = ["predict_app"]
 
 predict_app = typer.Typer(
     name="predict",
@@ -26,8 +25,6 @@ predict_app = typer.Typer(
     add_completion=False,
 )
 console = Console(highlight=False)
-
-_SHIPPED = {"seed": "prediction_seed.pt", "simlpe": "prediction_simlpe.pt"}
 
 DataOption = Annotated[
     str,
@@ -39,11 +36,6 @@ DataOption = Annotated[
     ),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
-
-
-def default_model_path(kind: str = "seed") -> Path:
-    """The shipped model of ``kind`` (``"seed"`` or ``"simlpe"``), trained on the CMU files."""
-    return Path(str(resources.files("vhuman").joinpath("data", "models", _SHIPPED[kind])))
 
 
 def _progress(enabled: bool) -> Progress:
@@ -59,7 +51,9 @@ def train(
     output: Annotated[
         Path, typer.Option("-o", "--output", help="Model file to write (.pt).")
     ] = Path("prediction.pt"),
-    model: Annotated[str, typer.Option("--model", help="seed, simlpe or ltd.")] = "seed",
+    model: Annotated[
+        str, typer.Option("--model", help="lie-transformer, simlpe or ltd.")
+    ] = "lie-transformer",
     epochs: Annotated[int, typer.Option("--epochs", help="Passes over the windows.")] = 8,
     steps: Annotated[
         int | None,
@@ -123,7 +117,9 @@ def train(
     ] = 0,
     dropout: Annotated[
         float | None,
-        typer.Option("--dropout", help="Dropout rate (seed: default 0; ltd: default 0.5)."),
+        typer.Option(
+            "--dropout", help="Dropout rate (lie-transformer: default 0; ltd: default 0.5)."
+        ),
     ] = None,
     resume: Annotated[
         bool, typer.Option("--resume", help="Continue from <output>.ckpt if it is there.")
@@ -195,11 +191,24 @@ def _table(result: dict[str, Any]) -> Table:
     return table
 
 
+def _literature_table(result: dict[str, Any]) -> Table:
+    table = Table(title=f"CMU, published protocol, {result['windows']} windows")
+    table.add_column("model")
+    for h, t in zip(result["horizons_ms"], result["horizons_true_ms"], strict=True):
+        table.add_column(f"{h} ms\n({t:.0f})", justify="right")
+    for name, s in result["models"].items():
+        table.add_row(name, *(f"{v:.1f}" for v in s["mpjpe_mm"]))
+    for name, row in result["published"].items():
+        table.add_row(name, *(f"{v:.1f}" for v in row))
+    return table
+
+
 @predict_app.command()
 def evaluate(
     data: DataOption,
     model: Annotated[
-        Path | None, typer.Option("--model", help="Seed model file (default: the shipped one).")
+        Path | None,
+        typer.Option("--model", help="Lie-transformer model file (default: the shipped one)."),
     ] = None,
     simlpe: Annotated[
         Path | None,
@@ -209,15 +218,44 @@ def evaluate(
         Path | None,
         typer.Option("--ltd", help="LTD model file, evaluated too (none is shipped)."),
     ] = None,
+    protocol: Annotated[
+        str,
+        typer.Option(
+            "--protocol",
+            help="validation: the held-out trials of --data, windows every 5 frames, with "
+            "Euler error, foot skating and timing; literature: every file of --data by the "
+            "published CMU protocol (LTD, MSR-GCN, PGBIG), 38-joint MPJPE.",
+        ),
+    ] = "validation",
+    windows: Annotated[
+        str,
+        typer.Option(
+            "--windows",
+            help="With --protocol literature: all (every window, MSR-GCN/PGBIG) or ltd8 "
+            "(8 seeded windows per file, LTD).",
+        ),
+    ] = "all",
+    mirror_average: Annotated[
+        bool,
+        typer.Option(
+            "--mirror-average",
+            help="Average each trained model's forecast with its mirrored forecast of the "
+            "left/right mirrored input.",
+        ),
+    ] = False,
     as_json: JsonOption = False,
 ) -> None:
     """MPJPE (mm) and Euler error at 80…1000 ms for the model and every baseline."""
     with user_errors():
         from vhuman.prediction import build_model, load_model, load_sequences
         from vhuman.prediction import evaluate as evaluate_models
+        from vhuman.prediction.files import default_model_path
+        from vhuman.prediction.literature import EvaluationProtocol, WindowRule, parse_choice
 
+        chosen = parse_choice(EvaluationProtocol, protocol, "--protocol")
+        rule = parse_choice(WindowRule, windows, "--windows")
         sequences = load_sequences(data)
-        files = {"seed": model or default_model_path("seed")}
+        files = {"lie-transformer": model or default_model_path("lie-transformer")}
         files["simlpe"] = simlpe or default_model_path("simlpe")
         if ltd is not None:
             files["ltd"] = ltd
@@ -225,17 +263,23 @@ def evaluate(
         for kind, path in files.items():
             trained[kind], _ = load_model(path)
             if trained[kind].kind != kind:
-                option = "--model" if kind == "seed" else f"--{kind}"
+                option = "--model" if kind == "lie-transformer" else f"--{kind}"
                 raise InputError(
                     f"{option} needs a model of kind {kind!r}; {path} holds one of kind "
                     f"{trained[kind].kind!r}"
                 )
-        seed_model = trained.pop("seed")
-        models = {"seed": seed_model}
+        if mirror_average:
+            from vhuman.prediction.data import mirror_joints
+            from vhuman.prediction.mirror import MirrorAveraged
+
+            swap = mirror_joints(sequences.skeleton)
+            trained = {k: MirrorAveraged(m, swap) for k, m in trained.items()}
+        main_model = trained.pop("lie-transformer")
+        models = {"lie-transformer": main_model}
         for kind in ("zero_velocity", "constant_velocity"):
             models[kind] = build_model(
-                kind, sequences, None, n_observed=seed_model.n_observed,
-                n_future=seed_model.n_future,
+                kind, sequences, None, n_observed=main_model.n_observed,
+                n_future=main_model.n_future,
             )  # fmt: skip
         models.update(trained)
         with _progress(not as_json) as progress:
@@ -244,8 +288,28 @@ def evaluate(
             def report(name: str) -> None:
                 progress.update(task, advance=1, info=name)
 
-            result = evaluate_models(models, sequences, progress=report).to_dict()
+            if chosen is EvaluationProtocol.LITERATURE:
+                from vhuman.prediction.literature import evaluate_literature
+
+                scored = evaluate_literature(models, sequences, rule, progress=report)
+                result = scored.to_dict()
+            else:
+                result = evaluate_models(models, sequences, progress=report).to_dict()
+            result["mirror_average"] = mirror_average
     if as_json:
+        print(json.dumps(result))
+        return
+    if chosen is EvaluationProtocol.LITERATURE:
+        print_table(_literature_table(result), console)
+        console.print(
+            f"MPJPE in mm over all {result['joints']} joints (13 filled in as the reference "
+            f"code does), mean over the {len(result['windows_per_action'])} actions of "
+            f"{result['windows']} windows ({result['windows_rule']})"
+            + ("; trained models mirror-averaged" if mirror_average else "")
+            + "; labels as at 25 fps, "
+            "true times in brackets; published rows as printed in the papers"
+        )
+        return
         print(json.dumps(result))
         return
     print_table(_table(result), console)
@@ -274,9 +338,10 @@ def run(
     with user_errors():
         from vhuman.io import load_motion, save_motion
         from vhuman.prediction import load_model, predict_motion
+        from vhuman.prediction.files import default_model_path
         from vhuman.prediction.root import ROOT_WINDOW_S
 
-        predictor, info = load_model(model or default_model_path("seed"))
+        predictor, info = load_model(model or default_model_path("lie-transformer"))
         motion = load_motion(input)
         future = predict_motion(predictor, info, motion, frames)
         save_motion(future, output)

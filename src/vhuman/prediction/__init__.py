@@ -1,4 +1,4 @@
-"""Human motion prediction: the seed's Transformer, siMLPe, LTD, simple baselines, metrics."""
+"""Human motion prediction: a Lie-algebra Transformer, siMLPe, LTD, simple baselines, metrics."""
 
 from vhuman.prediction.data import (
     HORIZON_FRAMES,
@@ -21,9 +21,9 @@ from vhuman.prediction.models import (
     LTD,
     MODEL_KINDS,
     ConstantVelocity,
+    LieTransformer,
     MotionPredictor,
     Prediction,
-    SeedTransformer,
     SiMLPe,
     ZeroVelocity,
 )
@@ -46,12 +46,12 @@ __all__ = [
     "ConstantVelocity",
     "EvaluationResult",
     "JointSets",
+    "LieTransformer",
     "ModelInfo",
     "ModelScores",
     "MotionPredictor",
     "PoseSequences",
     "Prediction",
-    "SeedTransformer",
     "SiMLPe",
     "TorchFK",
     "TrainConfig",

@@ -440,14 +440,15 @@ def _cached(
                 return _sequences_from_arrays({k: data[k] for k in data.files}, skeleton)
         except (OSError, ValueError, KeyError):
             pass  # a damaged cache file is rebuilt below
-    seqs = build()
+    arrays = build().to_arrays()
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with atomic_path(path) as tmp, open(tmp, "wb") as fh:
-            np.savez(fh, **seqs.to_arrays())
+            np.savez(fh, **arrays)
     except (OSError, InputError):
         pass  # an unwritable cache only costs time
-    return seqs
+    # The values as stored (float32), so a first run sees what later runs read back.
+    return _sequences_from_arrays(arrays, skeleton)
 
 
 def _cmu_files(root: Path) -> list[Path]:
@@ -584,4 +585,9 @@ def load_sequences(data: PathLike, *, cache: bool = True) -> PoseSequences:
         )
     if _cmu_files(root):
         return load_cmu_sequences(root, cache=cache)
+    if not any(root.rglob("*.bvh")):
+        raise InputError(
+            f"{root}: no motion files; --data needs CMU exp-map files ([train/]<action>/*.txt "
+            "or *.txt) or .bvh files"
+        )
     return load_bvh_sequences(root, cache=cache)

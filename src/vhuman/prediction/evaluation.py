@@ -41,7 +41,14 @@ from vhuman.prediction.root import extrapolate_root
 from vhuman.prediction.training import ModelInfo, batch_tensors
 from vhuman.skeleton import Motion
 
-__all__ = ["EvaluationResult", "ModelScores", "evaluate", "predict_motion", "validation_windows"]
+__all__ = [
+    "EvaluationResult",
+    "ModelScores",
+    "evaluate",
+    "predict_motion",
+    "predict_windows",
+    "validation_windows",
+]
 
 VALIDATION_STRIDE = 5
 """Validation windows start every 5 kept frames (deterministic, all trials held out)."""
@@ -158,9 +165,18 @@ def validation_windows(sequences: PoseSequences, model: MotionPredictor) -> Wind
 
 
 @torch.no_grad()
-def _predict_all(
-    model: MotionPredictor, sequences: PoseSequences, windows: Windows, batch: int
+def predict_windows(
+    model: MotionPredictor, sequences: PoseSequences, windows: Windows, batch: int = 256
 ) -> tuple[NDArray | None, NDArray]:
+    """The model's predictions for ``windows``, ``batch`` windows at a time.
+
+    Returns
+    -------
+    rotations : ndarray, shape (W, n_future, J, 4), or None
+        Local rotations; None for a model that predicts positions only.
+    positions : ndarray, shape (W, n_future, J, 3)
+        Root-relative positions [m].
+    """
     model.eval()
     qs, ps = [], []
     n = model.n_observed
@@ -247,7 +263,7 @@ def evaluate(
     for name, model in models.items():
         if progress is not None:
             progress(name)
-        q_pred, p_pred = _predict_all(model, sequences, windows, batch)
+        q_pred, p_pred = predict_windows(model, sequences, windows, batch)
         per_action = {}
         for a in sorted(set(actions)):
             sel = actions == a

@@ -1,12 +1,12 @@
-"""Motion predictors: the seed's spatio-temporal Transformer, siMLPe, LTD, two simple baselines.
+"""Motion predictors: a Lie-algebra spatio-temporal Transformer, siMLPe, LTD, two baselines.
 
 Every predictor maps the observed body poses of a window to the future ones:
 ``forward(q_obs (B, N, J, 4), p_obs (B, N, J, 3)) → Prediction``, with local
 rotations (root the identity) and root-relative positions [m] as produced by
 :mod:`vhuman.prediction.data`.
 
-The seed's model (Ueda et al. 2022), and what we chose where the paper is vague
--------------------------------------------------------------------------------
+The Lie-algebra Transformer (Ueda et al. 2022), and what we chose where the paper is vague
+-----------------------------------------------------------------------------------------
 - **Descriptions.** Both are taken relative to the last observed pose (paper
   §3.1) and the window is padded to ``N + M`` frames by repeating that pose (as
   LTD does). Position tokens, one per *position joint* and frame: ``p_t − p_N``
@@ -76,7 +76,7 @@ The seed's model (Ueda et al. 2022), and what we chose where the paper is vague
 - **Training options** (:mod:`vhuman.prediction.training`; full-budget runs,
   9,000 steps of 16 windows, validation mean MPJPE): left/right mirroring of
   the training windows with an exponential moving average of the weights
-  (decay 0.999) took the seed from 49.3 to 45.4 mm (400 ms: 47.5 → 43.8 mm;
+  (decay 0.999) took the model from 49.3 to 45.4 mm (400 ms: 47.5 → 43.8 mm;
   mirroring alone: 45.6 mm), playing half the windows backwards on top to
   44.3 mm (400 ms 42.6), and a learning rate of 3e-3 to 43.9 mm (400 ms
   42.1). Playing each window at a random speed (``--speed 0.2``) gave 43.05
@@ -124,7 +124,7 @@ default. Its file (2.7 M parameters and 1 M batch-norm statistics, about
 References
 ----------
 Ueda, I., Shishido, H., Kitahara, I. (2022). Spatio-temporal aggregation of
-skeletal motion features for human motion prediction. Array 15, 100212 (seed 002).
+skeletal motion features for human motion prediction. Array 15, 100212.
 Guo, W., Du, Y., Shen, X., Lepetit, V., Alameda-Pineda, X., Moreno-Noguer, F.
 (2023). Back to MLP: a simple baseline for human motion prediction. WACV.
 Mao, W., Liu, M., Salzmann, M., Li, H. (2019). Learning trajectory
@@ -157,14 +157,16 @@ from vhuman.prediction.kinematics import (
 )
 
 __all__ = [
+    "KIND_ALIASES",
     "LTD",
     "MODEL_KINDS",
     "ConstantVelocity",
+    "LieTransformer",
     "MotionPredictor",
     "Prediction",
-    "SeedTransformer",
     "SiMLPe",
     "ZeroVelocity",
+    "canonical_kind",
     "dct_matrix",
 ]
 
@@ -396,8 +398,10 @@ class _Layer(nn.Module):
         return x + self.drop(self.ff(self.norm_f(x)))
 
 
-class SeedTransformer(MotionPredictor):
-    """The seed's position-encoder / angle-decoder Transformer (see the module notes).
+class LieTransformer(MotionPredictor):
+    """Position-encoder / angle-decoder Transformer on Lie-algebra poses (Ueda et al. 2022).
+
+    See the module notes.
 
     Parameters
     ----------
@@ -429,7 +433,7 @@ class SeedTransformer(MotionPredictor):
         Dropout rate of every residual branch (attention and feed-forward) in training.
     """
 
-    kind = "seed"
+    kind = "lie-transformer"
     trainable = True
     JACOBIAN_DAMPING: ClassVar[float] = 1e-3
     """Damping λ [m²] of the Jacobian features' least squares (a lever arm of about 3 cm)."""
@@ -537,7 +541,7 @@ class SeedTransformer(MotionPredictor):
         """Rotation vectors ``(B, L, A, 3)`` that best explain position offsets ``dp`` (B, L, P, 3).
 
         ``(JᵀJ + λI)⁻¹ Jᵀ dp`` with ``J`` the FK Jacobian at the last observed
-        pose ``q_last`` (B, J, 4): the seed's linear map between positions and
+        pose ``q_last`` (B, J, 4): Ueda et al.'s linear map between positions and
         Lie-algebra angles near the last pose (its eqs. 11–13), inverted. The
         positions are inputs, so no gradient flows through this map.
         """
@@ -798,6 +802,13 @@ class LTD(_PositionPredictor):
 
 
 MODEL_KINDS: dict[str, type[MotionPredictor]] = {
-    cls.kind: cls for cls in (SeedTransformer, SiMLPe, LTD, ZeroVelocity, ConstantVelocity)
+    cls.kind: cls for cls in (LieTransformer, SiMLPe, LTD, ZeroVelocity, ConstantVelocity)
 }
 """Predictor classes by ``kind``."""
+KIND_ALIASES: dict[str, str] = {"seed": "lie-transformer"}
+"""Former spellings of model kinds, still accepted (``--model``, model files)."""
+
+
+def canonical_kind(kind: str) -> str:
+    """``kind`` with a former spelling (:data:`KIND_ALIASES`) replaced by the current one."""
+    return KIND_ALIASES.get(kind, kind)

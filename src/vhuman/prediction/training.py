@@ -70,7 +70,7 @@ from vhuman.prediction.data import (
     mirror_joints,
 )
 from vhuman.prediction.kinematics import TorchFK
-from vhuman.prediction.models import MODEL_KINDS, MotionPredictor
+from vhuman.prediction.models import MODEL_KINDS, MotionPredictor, canonical_kind
 
 __all__ = [
     "DEFAULT_LR",
@@ -91,7 +91,7 @@ __all__ = [
 MODEL_FORMAT = "vhuman.prediction/1"
 """The ``format`` entry of model and checkpoint files."""
 
-DEFAULT_LR = {"seed": 2e-3, "simlpe": 3e-4, "ltd": 5e-4}
+DEFAULT_LR = {"lie-transformer": 2e-3, "simlpe": 3e-4, "ltd": 5e-4}
 """Initial learning rate by model kind (siMLPe's paper uses 3e-4, LTD's 5e-4)."""
 
 
@@ -102,7 +102,8 @@ class TrainConfig:
     Attributes
     ----------
     kind : str
-        ``"seed"``, ``"simlpe"`` or ``"ltd"``.
+        ``"lie-transformer"``, ``"simlpe"`` or ``"ltd"`` (``"seed"``: a former
+        spelling of ``"lie-transformer"``).
     epochs : int
         Passes over the training windows.
     steps : int or None
@@ -138,7 +139,7 @@ class TrainConfig:
         Steps over which the learning rate ramps up linearly (0: none).
     """
 
-    kind: str = "seed"
+    kind: str = "lie-transformer"
     epochs: int = 8
     steps: int | None = None
     batch_size: int = 64
@@ -156,6 +157,7 @@ class TrainConfig:
     warmup: int = 0
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "kind", canonical_kind(self.kind))
         trainable = sorted(k for k, c in MODEL_KINDS.items() if c.trainable)
         if self.kind not in trainable:
             raise InputError(f"model kind must be one of {', '.join(trainable)}; got {self.kind!r}")
@@ -224,6 +226,7 @@ def build_model(
     InputError
         For an unknown kind or bad options.
     """
+    kind = canonical_kind(kind)
     if kind not in MODEL_KINDS:
         raise InputError(f"model kind must be one of {', '.join(MODEL_KINDS)}; got {kind!r}")
     joints = joints or sequences.joint_sets()
@@ -277,7 +280,7 @@ def _config_of(model: MotionPredictor, info: ModelInfo) -> dict[str, Any]:
 
 
 def _model_from_config(config: dict[str, Any]) -> tuple[MotionPredictor, ModelInfo]:
-    model = MODEL_KINDS[config["kind"]](
+    model = MODEL_KINDS[canonical_kind(config["kind"])](
         config["parents"], config["offsets"], config["position_joints"], config["angle_joints"],
         config["n_observed"], config["n_future"], **config["options"],
     )  # fmt: skip
