@@ -25,6 +25,7 @@ import torch
 from rich.console import Console
 from rich.table import Table
 
+from headline import figure
 from vhuman.prediction import build_model, evaluate, load_cmu_sequences, load_model
 from vhuman.prediction.files import default_model_path
 
@@ -91,6 +92,14 @@ def main() -> None:
     console.print(
         f"{MAIN} vs zero velocity at 400 ms: {gain:.1f}% better{gaps}; {result['protocol']}"
     )
+    result["headline"] = [
+        figure("prediction", f"MPJPE at 400 ms, {result['windows']} validation windows",
+               result["models"][MAIN]["mpjpe_mm"][i400], "mm", peer="zero velocity",
+               peer_value=zero_400, higher_is_better=False),
+        figure("prediction", "inference, one sequence, one core",
+               result["models"][MAIN]["inference_ms"], "ms", target=10.0,
+               higher_is_better=False),
+    ]  # fmt: skip
     print(json.dumps(result))
 
 

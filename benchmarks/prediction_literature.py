@@ -27,6 +27,7 @@ import torch
 from rich.console import Console
 from rich.table import Table
 
+from headline import figure
 from vhuman.prediction import build_model, load_cmu_sequences, load_model
 from vhuman.prediction.data import mirror_joints
 from vhuman.prediction.files import default_model_path
@@ -92,7 +93,23 @@ def main() -> None:
             table.add_row(f"{name}, published", *(f"{v:.1f}" for v in row))
         console.print(table)
         out[rule.value] = d
+    out["headline"] = headline(out["all"])
     print(json.dumps(out))
+
+
+def headline(result: dict) -> list[dict]:
+    """The shipped model (mirror-averaged) at 400 and 1000 ms beside the published LTD."""
+    ours = result["models"]["lie-transformer, mirror-averaged"]["mpjpe_mm"]
+    ltd = PUBLISHED_MPJPE_MM["LTD (Mao et al. 2019)"]
+    rows = []
+    for label in (400, 1000):
+        k = result["horizons_ms"].index(label)
+        rows.append(
+            figure("prediction", f"MPJPE at {label} ms, literature protocol", ours[k], "mm",
+                   peer="LTD (published)", peer_value=ltd[k], target=1.0,
+                   higher_is_better=False)
+        )  # fmt: skip
+    return rows
 
 
 if __name__ == "__main__":

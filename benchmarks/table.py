@@ -60,6 +60,8 @@ PARTS = (
         ("--clutter", "10", "100", "1000", "10000"),
     ),
     Part("ergonomics", "ergonomics.py", ("--frames", "20000", "--loop-frames", "200")),
+    Part("prediction", "prediction.py", ()),
+    Part("prediction-literature", "prediction_literature.py", ()),
 )
 
 
