@@ -342,9 +342,22 @@ class _Reader:
             start_heading=math.radians(
                 self.number(start.get("heading", 0.0), "start.heading", -360, 360, "deg")
             ),
-            steps=tuple(self.step(s, f"steps[{i}]") for i, s in enumerate(steps)),
+            steps=self.order(tuple(self.step(s, f"steps[{i}]") for i, s in enumerate(steps))),
             source=self.source,
         )
+
+    def order(self, steps: tuple[Step, ...]) -> tuple[Step, ...]:
+        """The steps, checked to be in a doable order (standing ↔ in the posture)."""
+        down = False
+        needs = {"walk_to": False, "posture": False, "reach": True, "turn": True, "stand_up": True}
+        for i, step in enumerate(steps):
+            want = needs.get(step.kind)
+            if want is not None and want != down:
+                where = "in a posture (after posture)" if want else "standing (not after posture "
+                where += "" if want else "without stand_up)"
+                raise self.fail(f"steps[{i}].{step.kind}", f"{step.kind} is done {where}")
+            down = {"posture": True, "stand_up": False}.get(step.kind, down)
+        return steps
 
 
 def parse_task(text: str, *, source: str = "task", folder: str | os.PathLike[str] | None = None
