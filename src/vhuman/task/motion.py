@@ -29,6 +29,7 @@ from vhuman.skeleton import Motion, Skeleton
 __all__ = [
     "ArmUnreachable",
     "arm_path",
+    "arm_solutions",
     "hand_arc",
     "hand_line",
     "ground",
@@ -44,7 +45,14 @@ WALK_SPEED = 1.0
 
 
 class ArmUnreachable(Exception):
-    """The arm has no joint solution for a hand frame on the path; the message says where."""
+    """The arm has no joint solution for a hand frame on the path; the message says where.
+
+    ``frame`` is the index of that hand frame on the path.
+    """
+
+    def __init__(self, message: str, frame: int) -> None:
+        super().__init__(message)
+        self.frame = frame
 
 
 def _wxyz(q: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -146,11 +154,9 @@ def transition(
         key = Rotation.from_quat(_xyzw(np.stack([q0[j], q1[j]])))
         local[:, j] = _wxyz(Slerp([0.0, 1.0], key)(s).as_quat())
     roots = r0 + s[:, None] * (r1 - r0)
-    grounded = ground(body, roots, local, floor)
-    # Keep the ends exact; in between, the grounded height blended in and out.
-    w = np.sin(np.pi * np.linspace(0.0, 1.0, n)) ** 2
-    roots[:, 2] = (1 - w) * roots[:, 2] + w * grounded[:, 2]
-    roots[0], roots[-1] = r0, r1
+    grounded = ground(body, roots, local, floor)[:, 2]
+    # The ends kept exact: the grounded height plus the ends' own offsets from it, blended.
+    roots[:, 2] = grounded + (1.0 - s) * (r0[2] - grounded[0]) + s * (r1[2] - grounded[-1])
     local[0], local[-1] = q0, q1
     return Motion(body.skeleton, fps, roots, local)
 
@@ -172,13 +178,15 @@ def arm_path(
     approach: NDArray[np.float64],
     fps: float,
     previous: NDArray[np.float64] | None = None,
+    max_step: float = np.radians(20.0),
 ) -> tuple[Motion, NDArray[np.float64]]:
     """The arm following hand frames ``positions (N, 3)``, ``rotations (N, 4)`` from ``pose``.
 
-    The rest of the body keeps ``pose``. Each frame takes the closed-form IK
-    solution within the joint ranges nearest the previous frame's joint
-    angles (``previous (7,)`` for the first frame, else the most comfortable
-    ordering of the solver).
+    The rest of the body keeps ``pose``. Each frame's candidates are the
+    closed-form IK solutions over 72 swivel angles within the joint ranges;
+    the chain through them with the least total joint travel, no joint angle
+    changing by more than ``max_step`` [rad] between frames (nor from
+    ``previous (7,)`` at the first), is found by dynamic programming.
 
     Returns
     -------
@@ -188,27 +196,55 @@ def arm_path(
     Raises
     ------
     ArmUnreachable
-        Naming the first frame and hand position without a solution.
+        Naming the first frame the chain cannot reach and its hand position.
     """
     root, local = pose
-    s = Side.parse(side)
-    frames, qs = [], []
-    prev = previous
-    for k, (p, r) in enumerate(zip(positions, rotations, strict=True)):
-        setting = ArmSetting(body, root, local, s, Target(p, r, approach))
-        q, ok = setting.ik_seeds()
-        if not ok.any():
+    settings = [ArmSetting(body, root, local, Side.parse(side), Target(p, r, approach))
+                for p, r in zip(positions, rotations, strict=True)]  # fmt: skip
+    cost = None
+    back: list[NDArray[np.intp]] = []
+    cands: list[NDArray[np.float64]] = []
+    for k, setting in enumerate(settings):
+        q = arm_solutions(setting)
+        if len(q):
+            if cost is None:
+                jump = (np.zeros((1, len(q))) if previous is None
+                        else np.abs(q - previous).max(axis=-1)[None])  # fmt: skip
+                prior = np.zeros(1)
+            else:
+                jump = np.abs(cands[-1][:, None, :] - q[None, :, :]).max(axis=-1)
+                prior = cost
+            total = prior[:, None] + jump
+            total[jump > max_step] = np.inf
+            back.append(np.argmin(total, axis=0))
+            cost = total.min(axis=0)
+        if not len(q) or not np.isfinite(cost).any():  # type: ignore[union-attr]
+            p = positions[k]
             raise ArmUnreachable(
-                f"no arm solution for the hand at ({p[0]:.3f}, {p[1]:.3f}, {p[2]:.3f}) m "
-                f"(frame {k} of {len(positions)})"
+                f"no continuous arm motion within the joint ranges brings the hand to "
+                f"({p[0]:.3f}, {p[1]:.3f}, {p[2]:.3f}) m (frame {k} of {len(positions)})",
+                k,
             )
-        q = q[ok]
-        i = 0 if prev is None else int(np.argmin(np.linalg.norm(q - prev, axis=-1)))
-        prev = q[i]
-        qs.append(prev)
-        frames.append(setting.poses(prev))
+        cands.append(q)
+    assert cost is not None
+    pick = [int(np.argmin(cost))]
+    for k in range(len(cands) - 1, 0, -1):
+        pick.append(int(back[k][pick[-1]]))
+    qs = np.array([c[i] for c, i in zip(cands, pick[::-1], strict=True)])
+    frames = np.array([s.poses(q) for s, q in zip(settings, qs, strict=True)])
     n = len(frames)
-    return Motion(body.skeleton, fps, np.tile(root, (n, 1)), np.array(frames)), np.array(qs)
+    return Motion(body.skeleton, fps, np.tile(root, (n, 1)), frames), qs
+
+
+def arm_solutions(setting: ArmSetting, tolerance: float = 1e-3) -> NDArray[np.float64]:
+    """Closed-form arm solutions ``(K, 7)`` over 72 swivel angles whose whole-body pose keeps
+    every joint of the skeleton within its range (``tolerance`` [rad] of rounding)."""
+    q, ok = setting.ik_seeds()
+    q = q[ok]
+    if not len(q):
+        return q
+    excess = setting.skeleton.limit_violation(setting.poses(q)).max(axis=-1)
+    return q[excess <= tolerance]
 
 
 def hand_line(

@@ -20,6 +20,7 @@ from vhuman.ergonomics import (
     assess_rula,
 )
 from vhuman.errors import InputError
+from vhuman.animation import Easing, ease
 from vhuman.geometry import quat_angle
 from vhuman.posture import ArmSetting, PostureResult, solve_posture, worker_skeleton
 from vhuman.reaching import Side
@@ -29,6 +30,7 @@ from vhuman.task.check import MotionCheck, check_motion
 from vhuman.task.motion import (
     ArmUnreachable,
     arm_path,
+    arm_solutions,
     hand_arc,
     hand_line,
     hold,
@@ -54,8 +56,11 @@ __all__ = ["PRE_GRASP", "StepRecord", "TaskResult", "builtin_tasks", "load_task"
 
 PRE_GRASP = 0.12
 """Distance [m] back along the approach where the hand waits before a reach."""
-BODY_RADIUS = 0.25
-"""Half the body's width that walking paths keep clear of solids [m]."""
+BODY_RADIUS = 0.38
+"""Distance [m] walking paths keep the pelvis from solids: half the shoulders' width and
+the arms' swing."""
+MAX_STROKES = 12
+"""Most strokes of one turn step."""
 _POSE_TOL = (np.radians(1.0), 0.005)  # joint angle [rad] and root [m] below which poses match
 
 
@@ -211,6 +216,8 @@ class _Composer:
         self.hand: Target | None = None
         self.arm_q: NDArray[np.float64] | None = None
         self.goal: Target = scene.target
+        self._arm_start: NDArray[np.float64] | None = None
+        self.turn_strokes: list[int] = []
 
     @property
     def frames(self) -> int:
@@ -237,17 +244,20 @@ class _Composer:
     def motion(self) -> Motion:
         return Motion(self.sk, self.fps, np.concatenate(self.roots), np.concatenate(self.locals))
 
-    def walk_to(self, xy: NDArray[np.float64], heading: float | None) -> None:
+    def walk_to(self, xy: NDArray[np.float64], heading: float | None, *, exact: bool = True
+                ) -> None:  # fmt: skip
+        """Walk to ``xy`` (with ``exact`` False: to the free floor nearest it), then face
+        ``heading``."""
         here = self.pose[0][:2]
         start = here if self.grid.is_free(here) else _nearest_free(self.grid, here)
-        goal = xy if self.grid.is_free(xy) else _nearest_free(self.grid, xy)
+        goal = xy if exact or self.grid.is_free(xy) else _nearest_free(self.grid, xy)
         try:
             path = plan_path(self.grid, start, goal, start_heading=self.heading,
                              goal_heading=heading)  # fmt: skip
         except PathBlocked as exc:
             raise _Stop(f"no walking path from ({here[0]:.2f}, {here[1]:.2f}) to "
                         f"({xy[0]:.2f}, {xy[1]:.2f}) m: {exc}") from None  # fmt: skip
-        path = np.concatenate([here[None], path, xy[None]])
+        path = np.concatenate([here[None], path])
         keep = np.concatenate([[True], np.linalg.norm(np.diff(path, axis=0), axis=-1) > 1e-3])
         path = path[keep]
         if len(path) >= 2 and np.linalg.norm(path[-1] - path[0]) > 0.05:
@@ -271,7 +281,7 @@ class _Composer:
             raise _Stop(f"no valid posture reaches the target ({result.reason})")
         self.postures.append(result)
         place = result.placement
-        self.walk_to(place.root_position[:2], place.yaw)
+        self.walk_to(place.root_position[:2], place.yaw, exact=False)
         final = (result.motion.root_positions[0], result.motion.local_rotations[0])
         target = scene.target
         side = Side.parse(self.spec.side)
@@ -279,9 +289,8 @@ class _Composer:
         q_final = result.arm.q
         back = Target(target.position - PRE_GRASP * target.approach, target.rotation,
                       target.approach)  # fmt: skip
-        q, ok = ArmSetting(self.body, final[0], final[1], side, back).ik_seeds()
-        if ok.any():
-            q = q[ok]
+        q = arm_solutions(ArmSetting(self.body, final[0], final[1], side, back))
+        if len(q):
             q_ready = q[int(np.argmin(np.linalg.norm(q - q_final, axis=-1)))]
             ready = (final[0], setting.poses(q_ready))
             self.hand, self.arm_q = back, q_ready
@@ -310,22 +319,65 @@ class _Composer:
         if abs(off_axis - step.radius) > 0.08:
             raise _Stop(f"the hand is {off_axis:.3f} m from the wheel's axis, its rim is at "
                         f"{step.radius:.3f} m: the hand is not on the rim")  # fmt: skip
-        pos, rot = hand_arc(p0, self.hand.rotation, step.centre, step.axis, step.angle,
-                            step.duration, self.fps)  # fmt: skip
-        self._arm(pos, rot, self.hand.approach)
+        # In strokes as far as the arm's ranges allow, the hand sliding back along the rim
+        # between them (Bernstein 1967's regrasping of a crank, one hand).
+        left, duration = step.angle, step.duration
+        strokes = 0
+        while abs(left) > np.radians(0.5):
+            pos, rot = hand_arc(p0, self.hand.rotation, step.centre, step.axis, left,
+                                duration * abs(left / step.angle), self.fps)  # fmt: skip
+            try:
+                self._arm(pos, rot, self.hand.approach, stop=False)
+                left = 0.0
+            except ArmUnreachable as exc:
+                s = ease(Easing.MINIMUM_JERK, np.array([max(exc.frame - 1, 0) / (len(pos) - 1)]))
+                stroke = 0.8 * left * float(s[0])
+                if abs(stroke) < np.radians(5.0) or strokes >= MAX_STROKES:
+                    raise _Stop(f"the wheel turned {np.degrees(step.angle - left):.0f} of "
+                                f"{np.degrees(step.angle):.0f} deg: {exc}") from None  # fmt: skip
+                pos, rot = hand_arc(p0, self.hand.rotation, step.centre, step.axis, stroke,
+                                    duration * abs(stroke / step.angle), self.fps)  # fmt: skip
+                self._arm(pos, rot, self.hand.approach)
+                back = Motion(self.sk, self.fps, self.roots[-1][::-1].copy(),
+                              self.locals[-1][::-1].copy())  # fmt: skip
+                self._append_raw(back)
+                self.arm_q = self._arm_start
+                left -= stroke
+            strokes += 1
         self.hand = Target(pos[-1], rot[-1], self.hand.approach)
+        self.turn_strokes.append(strokes)
 
     def _arm(self, pos: NDArray[np.float64], rot: NDArray[np.float64],
-             approach: NDArray[np.float64]) -> None:  # fmt: skip
+             approach: NDArray[np.float64], *, stop: bool = True) -> None:  # fmt: skip
+        """The arm along hand frames; ArmUnreachable is re-raised (``stop`` False) or stops."""
         try:
             motion, q = arm_path(self.body, self.pose, self.spec.side, pos, rot, approach,
                                  self.fps, previous=self.arm_q)  # fmt: skip
         except ArmUnreachable as exc:
+            if not stop:
+                raise
             raise _Stop(str(exc)) from None
+        self._arm_start = q[0]
         self.arm_q = q[-1]
         self.append(motion)
 
+    def _append_raw(self, motion: Motion) -> None:
+        """Add ``motion``, whose first frame is the current pose (dropped)."""
+        self.roots.append(motion.root_positions[1:])
+        self.locals.append(motion.local_rotations[1:])
+        self.walking.append(np.zeros(motion.n_frames - 1, dtype=bool))
+        self.pose = (motion.root_positions[-1].copy(), motion.local_rotations[-1].copy())
+
     def stand_up(self, step: StandUp) -> None:
+        if self.hand is not None:  # the hand first back off the work, along the approach
+            back = self.hand.position - PRE_GRASP * self.hand.approach
+            pos, rot = hand_line(self.hand.position, self.hand.rotation, back,
+                                 self.hand.rotation, 0.6, self.fps)  # fmt: skip
+            try:
+                self._arm(pos, rot, self.hand.approach, stop=False)
+            except ArmUnreachable as exc:  # as far back as the arm's ranges allow
+                if exc.frame > 1:
+                    self._arm(pos[: exc.frame], rot[: exc.frame], self.hand.approach)
         stand = standing_pose(self.sk, self.pose[0][:2], self.heading, self.fps)
         self.append(transition(self.body, self.pose, stand, step.duration, self.fps,
                                self.scene.floor))  # fmt: skip
