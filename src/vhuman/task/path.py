@@ -187,14 +187,13 @@ def plan_path(
     start: ArrayLike,
     goal: ArrayLike,
     *,
-    start_heading: float | None = None,
     goal_heading: float | None = None,
     lead: float = 0.4,
 ) -> NDArray[np.float64]:
     """A smooth free walking path ``(K, 2)`` [m] from ``start`` to ``goal`` on the floor.
 
-    With headings [rad], the path leaves ``start`` and arrives at ``goal``
-    straight along them for ``lead`` metres where that is free.
+    With ``goal_heading`` [rad], the path arrives at ``goal`` straight along it
+    for ``lead`` metres where that is free.
 
     Raises
     ------
@@ -210,10 +209,6 @@ def plan_path(
                 f"or off the floor"
             )
     head, tail = [a], [b]
-    if start_heading is not None:
-        p = a + lead * np.array([np.cos(start_heading), np.sin(start_heading)])
-        if grid.segment_free(a, p) and np.linalg.norm(b - a) > 2.0 * lead:
-            head.append(p)
     if goal_heading is not None:
         p = b - lead * np.array([np.cos(goal_heading), np.sin(goal_heading)])
         if grid.segment_free(p, b) and np.linalg.norm(b - head[-1]) > 2.0 * lead:

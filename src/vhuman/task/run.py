@@ -252,8 +252,7 @@ class _Composer:
         start = here if self.grid.is_free(here) else _nearest_free(self.grid, here)
         goal = xy if exact or self.grid.is_free(xy) else _nearest_free(self.grid, xy)
         try:
-            path = plan_path(self.grid, start, goal, start_heading=self.heading,
-                             goal_heading=heading)  # fmt: skip
+            path = plan_path(self.grid, start, goal, goal_heading=heading)
         except PathBlocked as exc:
             raise _Stop(f"no walking path from ({here[0]:.2f}, {here[1]:.2f}) to "
                         f"({xy[0]:.2f}, {xy[1]:.2f}) m: {exc}") from None  # fmt: skip
@@ -263,10 +262,17 @@ class _Composer:
         if len(path) >= 2 and np.linalg.norm(path[-1] - path[0]) > 0.05:
             self.paths.append(path)
             walk = walk_along(self.sk, path, self.fps)
+            d = path[1] - path[0]
+            self.face(float(np.arctan2(d[1], d[0])))
             d = np.diff(path[-2:], axis=0)[0]
             self.heading = float(np.arctan2(d[1], d[0]))
             self.append(walk, walking=True)
-        if heading is not None and abs(_wrap(heading - self.heading)) > np.radians(2.0):
+        if heading is not None:
+            self.face(heading)
+
+    def face(self, heading: float) -> None:
+        """Turn on the spot to ``heading`` [rad] (nothing within 2°)."""
+        if abs(_wrap(heading - self.heading)) > np.radians(2.0):
             self.heading = heading
             self.append(_still(standing_pose(self.sk, self.pose[0][:2], heading, self.fps),
                                self.sk, self.fps))  # fmt: skip
