@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 
@@ -30,7 +31,8 @@ def ship_valve() -> TaskResult:
 
 def test_steps_done_in_order_and_contiguous(ship_valve: TaskResult) -> None:
     r = ship_valve
-    assert r.done and r.reason == ""
+    assert r.done
+    assert r.reason == ""
     assert [s.kind for s in r.steps] == [s.kind for s in r.spec.steps]
     assert r.steps[0].start_s == 0.0
     for a, b in zip(r.steps[:-1], r.steps[1:], strict=True):
@@ -76,7 +78,7 @@ def test_paths_avoid_the_pump(ship_valve: TaskResult) -> None:
     lo, hi = pump.bounds()
     for path in ship_valve.paths:
         s = np.linspace(0, 1, 20)[:, None]
-        dense = np.concatenate([a + s * (b - a) for a, b in zip(path[:-1], path[1:], strict=True)])
+        dense = np.concatenate([a + s * (b - a) for a, b in itertools.pairwise(path)])
         gap = np.maximum(np.maximum(lo[:2] - dense, dense - hi[:2]), 0.0)
         assert np.linalg.norm(gap, axis=-1).min() >= 0.3  # the body radius less a grid cell
     # The way in passes beside the pump, not through its footprint's line.
@@ -86,8 +88,10 @@ def test_paths_avoid_the_pump(ship_valve: TaskResult) -> None:
 def test_summary_and_outputs(ship_valve: TaskResult, tmp_path: Path) -> None:
     files = write_task_outputs(ship_valve, tmp_path)
     d = json.loads(Path(files["json"]).read_text())
-    assert d["status"] == "done" and d["reason"] is None
-    assert d["frames"] == ship_valve.motion.n_frames and d["fps"] == 30
+    assert d["status"] == "done"
+    assert d["reason"] is None
+    assert d["frames"] == ship_valve.motion.n_frames
+    assert d["fps"] == 30
     assert d["first_contact"] is None
     assert {s["kind"] for s in d["steps"]} == {"walk_to", "posture", "reach", "turn", "hold",
                                                 "stand_up"}  # fmt: skip
@@ -126,7 +130,7 @@ def test_first_contact_is_named(tmp_path: Path) -> None:
     r = run_task(load_task(f))
     c = r.check.first_contact
     assert c is not None
-    assert c["solid"] == "ceiling" and c["body_part"] == "head" and c["time_s"] == 0.0
+    assert (c["solid"], c["body_part"], c["time_s"]) == ("ceiling", "head", 0.0)
 
 
 def test_bad_file_exits_2_with_one_line(tmp_path: Path) -> None:

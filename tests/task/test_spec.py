@@ -30,7 +30,7 @@ def test_builtin_tasks_parse() -> None:
     assert {"ship-valve", "pipe-alley"} <= set(names)
     for name in names:
         spec = load_task(name)
-        assert spec.steps and spec.steps[0].kind == "walk_to"
+        assert spec.steps[0].kind == "walk_to"
         assert Path(spec.scene).is_file()
 
 
@@ -53,8 +53,11 @@ def test_fields_are_read_in_si_units() -> None:
         ("worker: p50-female", "worker: giant", "t.yaml:3: worker: unknown worker"),
         ("heading: 90}", "heading: .nan}", "t.yaml:4: start.heading: expected a number"),
         ("  - posture: {}\n", "", "steps[1].reach: reach is done in a posture"),
-        ("  - stand_up: {}\n", "  - stand_up: {}\n  - stand_up: {}\n",
-         "steps[6].stand_up: stand_up is done in a posture"),
+        (
+            "  - stand_up: {}\n",
+            "  - stand_up: {}\n  - stand_up: {}\n",
+            "steps[6].stand_up: stand_up is done in a posture",
+        ),
         ("steps:", "stepz:", "t.yaml:5: stepz: unknown field"),
         ("name: t\n", "name: [t\n", "t.yaml:2: not valid YAML"),
     ],
@@ -69,7 +72,7 @@ def test_bad_fields_fail_with_file_line_and_field(old: str, new: str, message: s
 
 
 def test_empty_file_and_unknown_name() -> None:
-    with pytest.raises(FileFormatError, match="t.yaml:1: .*empty"):
+    with pytest.raises(FileFormatError, match=r"t\.yaml:1: .*empty"):
         parse_task("", source="t.yaml")
-    with pytest.raises(InputError, match="built-in tasks: .*ship-valve"):
+    with pytest.raises(InputError, match=r"built-in tasks: .*ship-valve"):
         load_task("no-such-task")

@@ -108,9 +108,9 @@ class GaitParameters:
     swing_knee: float = np.radians(63.0)
     fps: float = 60.0
     leg_ik: str = "analytic"
-    path: Callable[[NDArray[np.float64]], tuple[NDArray[np.float64], NDArray[np.float64]]] | None = (
-        field(default=None, compare=False)
-    )
+    path: (
+        Callable[[NDArray[np.float64]], tuple[NDArray[np.float64], NDArray[np.float64]]] | None
+    ) = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         checks = {

@@ -53,8 +53,11 @@ def task(
                           "yes" if s.done else "no")  # fmt: skip
         print_table(table, console)
         contact = doc["first_contact"]
-        verdict = ("none" if contact is None else
-                   f"{contact['body_part']} in {contact['solid']} at {contact['time_s']:.2f} s")
+        verdict = (
+            "none"
+            if contact is None
+            else f"{contact['body_part']} in {contact['solid']} at {contact['time_s']:.2f} s"
+        )
         console.print(f"status: {doc['status']}" + (f" ({doc['reason']})" if doc["reason"] else ""))
         console.print(f"first contact: {verdict} ({doc['check']['frames_checked']} frames)")
         console.print(f"REBA max {doc['reba']['max']}, RULA max {doc['rula']['max']}")

@@ -1,7 +1,7 @@
 """Whole maintenance tasks: walk in, get into a posture, reach, turn, hold, stand up, walk out."""
 
 from vhuman.task.check import MotionCheck, check_motion
-from vhuman.task.path import FloorGrid, PathBlocked, floor_grid, plan_path
+from vhuman.task.path import FloorGrid, PathBlockedError, floor_grid, plan_path
 from vhuman.task.run import StepRecord, TaskResult, builtin_tasks, load_task, run_task
 from vhuman.task.spec import STEP_KINDS, TaskSpec, parse_task
 
@@ -9,7 +9,7 @@ __all__ = [
     "STEP_KINDS",
     "FloorGrid",
     "MotionCheck",
-    "PathBlocked",
+    "PathBlockedError",
     "StepRecord",
     "TaskResult",
     "TaskSpec",

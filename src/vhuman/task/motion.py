@@ -27,12 +27,12 @@ from vhuman.scene import BodyModel, Target
 from vhuman.skeleton import Motion, Skeleton
 
 __all__ = [
-    "ArmUnreachable",
+    "ArmUnreachableError",
     "arm_path",
     "arm_solutions",
+    "ground",
     "hand_arc",
     "hand_line",
-    "ground",
     "hold",
     "standing_pose",
     "stature",
@@ -44,7 +44,7 @@ WALK_SPEED = 1.0
 """Walking speed that sets the cadence with the default step length [m/s]."""
 
 
-class ArmUnreachable(Exception):
+class ArmUnreachableError(Exception):
     """The arm has no joint solution for a hand frame on the path; the message says where.
 
     ``frame`` is the index of that hand frame on the path.
@@ -66,7 +66,7 @@ def _xyzw(q: NDArray[np.float64]) -> NDArray[np.float64]:
 def ground(
     body: BodyModel, roots: NDArray[np.float64], local: NDArray[np.float64], floor: float
 ) -> NDArray[np.float64]:
-    """Roots ``(N, 3)`` moved up or down so the lowest capsule point of each pose is on ``floor``."""
+    """Roots ``(N, 3)`` moved up or down: the lowest capsule point of each pose on ``floor``."""
     a, b = body.capsules(roots, local)
     lowest = np.minimum(a[..., 2], b[..., 2]) - body.radii
     out = np.array(roots, dtype=np.float64)
@@ -145,7 +145,7 @@ def transition(
     point stays on ``floor`` (the two end poses are kept as given).
     The first frame is ``start``, the last ``end``.
     """
-    n = max(2, int(round(duration * fps)) + 1)
+    n = max(2, round(duration * fps) + 1)
     s = ease(Easing.MINIMUM_JERK, np.linspace(0.0, 1.0, n))
     (r0, q0), (r1, q1) = start, end
     joints = q0.shape[0]
@@ -164,7 +164,7 @@ def transition(
 def hold(pose: tuple[NDArray[np.float64], NDArray[np.float64]], seconds: float, fps: float,
          skeleton: Skeleton) -> Motion:  # fmt: skip
     """The pose kept still for ``seconds`` (at least two frames)."""
-    n = max(2, int(round(seconds * fps)) + 1)
+    n = max(2, round(seconds * fps) + 1)
     root, local = pose
     return Motion(skeleton, fps, np.tile(root, (n, 1)), np.tile(local, (n, 1, 1)))
 
@@ -195,7 +195,7 @@ def arm_path(
 
     Raises
     ------
-    ArmUnreachable
+    ArmUnreachableError
         Naming the first frame the chain cannot reach and its hand position.
     """
     root, local = pose
@@ -220,7 +220,7 @@ def arm_path(
             cost = total.min(axis=0)
         if not len(q) or not np.isfinite(cost).any():  # type: ignore[union-attr]
             p = positions[k]
-            raise ArmUnreachable(
+            raise ArmUnreachableError(
                 f"no continuous arm motion within the joint ranges brings the hand to "
                 f"({p[0]:.3f}, {p[1]:.3f}, {p[2]:.3f}) m (frame {k} of {len(positions)})",
                 k,
@@ -256,7 +256,7 @@ def hand_line(
     fps: float,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Hand frames from ``(p0, r0)`` to ``(p1, r1)``: minimum-jerk straight line and slerp."""
-    n = max(2, int(round(duration * fps)) + 1)
+    n = max(2, round(duration * fps) + 1)
     s = ease(Easing.MINIMUM_JERK, np.linspace(0.0, 1.0, n))
     key = Rotation.from_quat(_xyzw(np.stack([r0, r1])))
     return p0 + s[:, None] * (p1 - p0), _wxyz(Slerp([0.0, 1.0], key)(s).as_quat())
@@ -273,7 +273,7 @@ def hand_arc(
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Hand frames turned with a wheel: ``(p0, r0)`` rotated about ``axis`` through ``centre``
     by a minimum-jerk angle from 0 to ``angle`` [rad]."""
-    n = max(2, int(round(duration * fps)) + 1)
+    n = max(2, round(duration * fps) + 1)
     phi = angle * ease(Easing.MINIMUM_JERK, np.linspace(0.0, 1.0, n))
     turn = Rotation.from_rotvec(phi[:, None] * axis)
     pos = centre + turn.apply(p0 - centre)

@@ -23,13 +23,13 @@ from scipy.sparse.csgraph import dijkstra
 from vhuman.errors import InputError
 from vhuman.scene import Scene
 
-__all__ = ["FloorGrid", "PathBlocked", "floor_grid", "plan_path"]
+__all__ = ["FloorGrid", "PathBlockedError", "floor_grid", "plan_path"]
 
 MAX_CELLS = 2_000_000
 """Most cells of a floor grid."""
 
 
-class PathBlocked(Exception):
+class PathBlockedError(Exception):
     """No walking path joins the two floor points; the message says why."""
 
 
@@ -145,7 +145,7 @@ def _dijkstra_cells(grid: FloorGrid, a: NDArray[np.intp], b: NDArray[np.intp]) -
     start, goal = int(idx[a[0], a[1]]), int(idx[b[0], b[1]])
     dist, pred = dijkstra(graph, indices=start, return_predecessors=True)
     if not np.isfinite(dist[goal]):
-        raise PathBlocked("no free floor path joins them")
+        raise PathBlockedError("no free floor path joins them")
     cells = [goal]
     while cells[-1] != start:
         cells.append(int(pred[cells[-1]]))
@@ -197,14 +197,14 @@ def plan_path(
 
     Raises
     ------
-    PathBlocked
+    PathBlockedError
         When ``start`` or ``goal`` lies within the body's radius of a solid, or
         no free path joins them.
     """
     a, b = np.asarray(start, dtype=np.float64), np.asarray(goal, dtype=np.float64)
     for name, p in (("start", a), ("goal", b)):
         if not grid.is_free(p):
-            raise PathBlocked(
+            raise PathBlockedError(
                 f"the {name} ({p[0]:.2f}, {p[1]:.2f}) m is within {grid.radius:.2f} m of a solid "
                 f"or off the floor"
             )

@@ -112,9 +112,9 @@ def write_task_outputs(result: TaskResult, folder: str | Path) -> dict[str, str]
 
     out = Path(folder)
     out.mkdir(parents=True, exist_ok=True)
-    paths = {k: out / name for k, name in (
-        ("bvh", "task.bvh"), ("npz", "task.npz"), ("frames", "frames.npz"),
-        ("json", "task.json"), ("timeline", "timeline.png"), ("report", "report.html"))}  # fmt: skip
+    names = {"bvh": "task.bvh", "npz": "task.npz", "frames": "frames.npz", "json": "task.json",
+             "timeline": "timeline.png", "report": "report.html"}  # fmt: skip
+    paths = {k: out / name for k, name in names.items()}
     save_motion(result.motion, paths["bvh"])
     save_motion(result.motion, paths["npz"])
     with atomic_path(paths["frames"]) as tmp, open(tmp, "wb") as fh:
@@ -140,15 +140,21 @@ def write_task_outputs(result: TaskResult, folder: str | Path) -> dict[str, str]
     head.add_table(rows, caption="Steps")
     view = report.add_section("The worker in the scene")
     view.add_plotly(
-        motion_figure(result.motion, scene=_scene_meshes(result), follow=False,
-                      title=f"{result.spec.name}: {result.spec.worker}"),  # fmt: skip
+        motion_figure(
+            result.motion,
+            scene=_scene_meshes(result),
+            follow=False,
+            title=f"{result.spec.name}: {result.spec.worker}",
+        ),
         caption="The whole task, body capsules in the scene (walls drawn faint)",
     )
     time_section = report.add_section("Ergonomics over time")
     time_section.add_image(paths["timeline"], caption="Steps, REBA and RULA scores per frame")
-    levels = [{"method": name, "max": doc[key]["max"],
-               **{f"level {a} s": f"{v:.1f}" for a, v in doc[key]["time_by_action_level_s"].items()}}
-              for name, key in (("REBA", "reba"), ("RULA", "rula"))]  # fmt: skip
+    levels = []
+    for name, key in (("REBA", "reba"), ("RULA", "rula")):
+        spent = doc[key]["time_by_action_level_s"].items()
+        levels.append({"method": name, "max": doc[key]["max"],
+                       **{f"level {a} s": f"{v:.1f}" for a, v in spent}})  # fmt: skip
     time_section.add_table(levels, caption="Time in each action level [s]")
     worst = doc["reba"]["worst_frame"]
     m = result.motion
@@ -158,9 +164,12 @@ def write_task_outputs(result: TaskResult, folder: str | Path) -> dict[str, str]
     from vhuman.scene import BodyModel
 
     pose_section.add_plotly(
-        scene_figure(result.scene, body=BodyModel.from_skeleton(m.skeleton, samples_per_segment=1),
-                     pose=(m.root_positions[worst], m.local_rotations[worst]),
-                     title=f"worst moment, {doc['reba']['worst_time_s']:.2f} s"),  # fmt: skip
+        scene_figure(
+            result.scene,
+            body=BodyModel.from_skeleton(m.skeleton, samples_per_segment=1),
+            pose=(m.root_positions[worst], m.local_rotations[worst]),
+            title=f"worst moment, {doc['reba']['worst_time_s']:.2f} s",
+        ),
         caption="The pose with the highest REBA score",
     )
     checks = report.add_section("Checks", _verdict(result) + ".")

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from vhuman.animation import Easing, ease
 from vhuman.ergonomics import (
     REBAConditions,
     REBAResult,
@@ -20,7 +21,6 @@ from vhuman.ergonomics import (
     assess_rula,
 )
 from vhuman.errors import InputError
-from vhuman.animation import Easing, ease
 from vhuman.geometry import quat_angle
 from vhuman.posture import ArmSetting, PostureResult, solve_posture, worker_skeleton
 from vhuman.reaching import Side
@@ -28,7 +28,7 @@ from vhuman.scene import BodyModel, CollisionWorld, Scene, Target, load_scene
 from vhuman.skeleton import Motion
 from vhuman.task.check import MotionCheck, check_motion
 from vhuman.task.motion import (
-    ArmUnreachable,
+    ArmUnreachableError,
     arm_path,
     arm_solutions,
     hand_arc,
@@ -39,7 +39,7 @@ from vhuman.task.motion import (
     transition,
     walk_along,
 )
-from vhuman.task.path import FloorGrid, PathBlocked, floor_grid, plan_path
+from vhuman.task.path import FloorGrid, PathBlockedError, floor_grid, plan_path
 from vhuman.task.spec import (
     Hold,
     PostureStep,
@@ -193,7 +193,7 @@ def _score_summary(score: NDArray[np.int64], level: NDArray[np.int64], fps: floa
     }
 
 
-class _Stop(Exception):
+class _StepError(Exception):
     """A step that cannot be done; the message is the reason."""
 
 
@@ -253,8 +253,8 @@ class _Composer:
         goal = xy if exact or self.grid.is_free(xy) else _nearest_free(self.grid, xy)
         try:
             path = plan_path(self.grid, start, goal, goal_heading=heading)
-        except PathBlocked as exc:
-            raise _Stop(f"no walking path from ({here[0]:.2f}, {here[1]:.2f}) to "
+        except PathBlockedError as exc:
+            raise _StepError(f"no walking path from ({here[0]:.2f}, {here[1]:.2f}) to "
                         f"({xy[0]:.2f}, {xy[1]:.2f}) m: {exc}") from None  # fmt: skip
         path = np.concatenate([here[None], path])
         keep = np.concatenate([[True], np.linalg.norm(np.diff(path, axis=0), axis=-1) > 1e-3])
@@ -284,7 +284,7 @@ class _Composer:
             scene = replace(scene, target=Target(t.position, t.rotation, t.approach, "posture"))
         result = solve_posture(scene, self.sk, seed=self.seed, worker=self.spec.worker)
         if not result.reached:
-            raise _Stop(f"no valid posture reaches the target ({result.reason})")
+            raise _StepError(f"no valid posture reaches the target ({result.reason})")
         self.postures.append(result)
         place = result.placement
         self.walk_to(place.root_position[:2], place.yaw, exact=False)
@@ -323,7 +323,7 @@ class _Composer:
         v = p0 - step.centre
         off_axis = float(np.linalg.norm(v - np.dot(v, step.axis) * step.axis))
         if abs(off_axis - step.radius) > 0.08:
-            raise _Stop(f"the hand is {off_axis:.3f} m from the wheel's axis, its rim is at "
+            raise _StepError(f"the hand is {off_axis:.3f} m from the wheel's axis, its rim is at "
                         f"{step.radius:.3f} m: the hand is not on the rim")  # fmt: skip
         # In strokes as far as the arm's ranges allow, the hand sliding back along the rim
         # between them (Bernstein 1967's regrasping of a crank, one hand).
@@ -335,11 +335,11 @@ class _Composer:
             try:
                 self._arm(pos, rot, self.hand.approach, stop=False)
                 left = 0.0
-            except ArmUnreachable as exc:
+            except ArmUnreachableError as exc:
                 s = ease(Easing.MINIMUM_JERK, np.array([max(exc.frame - 1, 0) / (len(pos) - 1)]))
                 stroke = 0.8 * left * float(s[0])
                 if abs(stroke) < np.radians(5.0) or strokes >= MAX_STROKES:
-                    raise _Stop(f"the wheel turned {np.degrees(step.angle - left):.0f} of "
+                    raise _StepError(f"the wheel turned {np.degrees(step.angle - left):.0f} of "
                                 f"{np.degrees(step.angle):.0f} deg: {exc}") from None  # fmt: skip
                 pos, rot = hand_arc(p0, self.hand.rotation, step.centre, step.axis, stroke,
                                     duration * abs(stroke / step.angle), self.fps)  # fmt: skip
@@ -355,14 +355,14 @@ class _Composer:
 
     def _arm(self, pos: NDArray[np.float64], rot: NDArray[np.float64],
              approach: NDArray[np.float64], *, stop: bool = True) -> None:  # fmt: skip
-        """The arm along hand frames; ArmUnreachable is re-raised (``stop`` False) or stops."""
+        """The arm along hand frames; ArmUnreachableError is re-raised (``stop`` False) or stops."""
         try:
             motion, q = arm_path(self.body, self.pose, self.spec.side, pos, rot, approach,
                                  self.fps, previous=self.arm_q)  # fmt: skip
-        except ArmUnreachable as exc:
+        except ArmUnreachableError as exc:
             if not stop:
                 raise
-            raise _Stop(str(exc)) from None
+            raise _StepError(str(exc)) from None
         self._arm_start = q[0]
         self.arm_q = q[-1]
         self.append(motion)
@@ -381,7 +381,7 @@ class _Composer:
                                  self.hand.rotation, 0.6, self.fps)  # fmt: skip
             try:
                 self._arm(pos, rot, self.hand.approach, stop=False)
-            except ArmUnreachable as exc:  # as far back as the arm's ranges allow
+            except ArmUnreachableError as exc:  # as far back as the arm's ranges allow
                 if exc.frame > 1:
                     self._arm(pos[: exc.frame], rot[: exc.frame], self.hand.approach)
         stand = standing_pose(self.sk, self.pose[0][:2], self.heading, self.fps)
@@ -448,7 +448,7 @@ def run_task(task: TaskSpec | str | Path, *, seed: int = 0) -> TaskResult:
         t0 = comp.now
         try:
             comp.run(step)
-        except _Stop as exc:
+        except _StepError as exc:
             records.append(StepRecord(step.kind, t0, comp.now, False, f"{step.kind}: {exc}"))
             break
         records.append(StepRecord(step.kind, t0, comp.now, True))
