@@ -59,7 +59,17 @@ def task(
             else f"{contact['body_part']} in {contact['solid']} at {contact['time_s']:.2f} s"
         )
         console.print(f"status: {doc['status']}" + (f" ({doc['reason']})" if doc["reason"] else ""))
-        console.print(f"first contact: {verdict} ({doc['check']['frames_checked']} frames)")
-        console.print(f"REBA max {doc['reba']['max']}, RULA max {doc['rula']['max']}")
+        c = doc["check"]
+        console.print(f"first contact: {verdict} ({c['frames_checked']} frames checked)")
+        console.print(
+            f"beyond joint limits: {c['frames_beyond_joint_limits']} frames (at most "
+            f"{c['joint_limit_violation_max_deg']:.1f}°); centre of mass outside the support: "
+            f"{c['static_frames_unbalanced']} of {c['static_frames']} frames out of walking"
+        )
+        for key in ("reba", "rula"):
+            e = doc[key]
+            spent = ", ".join(f"{a}: {v:.1f} s" for a, v in e["time_by_action_level_s"].items())
+            console.print(f"{key.upper()} max {e['max']} at {e['worst_time_s']:.2f} s; "
+                          f"time by action level {spent}")  # fmt: skip
     if not result.done:
         raise typer.Exit(EXIT_STOPPED)

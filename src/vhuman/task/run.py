@@ -173,17 +173,20 @@ class TaskResult:
             "steps": [s.to_dict() for s in self.steps],
             "first_contact": self.check.first_contact,
             "check": self.check.to_dict(),
-            "reba": _score_summary(self.reba.score, self.reba.action_level, fps),
-            "rula": _score_summary(self.rula.score, self.rula.action_level, fps),
+            "reba": _score_summary(self.reba.score, self.reba.action_level, fps, lowest=0),
+            "rula": _score_summary(self.rula.score, self.rula.action_level, fps, lowest=1),
             "postures": [p.library_posture for p in self.postures],
             "run_time_s": self.run_time_s,
         }
 
 
-def _score_summary(score: NDArray[np.int64], level: NDArray[np.int64], fps: float
-                   ) -> dict[str, Any]:  # fmt: skip
+def _score_summary(
+    score: NDArray[np.int64], level: NDArray[np.int64], fps: float, lowest: int
+) -> dict[str, Any]:
+    """Max score, its time and frame, and the time [s] in each action level from ``lowest``
+    (REBA's levels start at 0, RULA's at 1) to the highest reached."""
     worst = int(np.argmax(score))
-    levels = {str(a): float(np.sum(level == a) / fps) for a in range(int(level.max()) + 1)}
+    levels = {str(a): float(np.sum(level == a) / fps) for a in range(lowest, int(level.max()) + 1)}
     return {
         "max": int(score[worst]),
         "max_action_level": int(level.max()),
