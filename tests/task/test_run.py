@@ -139,3 +139,31 @@ def test_bad_file_exits_2_with_one_line(tmp_path: Path) -> None:
     assert res.exit_code == 2, res.output
     assert f"{f}:5: steps[0].hold.seconds: expected a number" in " ".join(res.output.split())
     assert "Traceback" not in res.output
+
+
+def test_hand_follows_the_rim_while_turning(ship_valve: TaskResult) -> None:
+    r = ship_valve
+    turn_step = next(s for s in r.spec.steps if s.kind == "turn")
+    span = next(s for s in r.steps if s.kind == "turn")
+    m = r.motion
+    frames = np.arange(round(span.start_s * m.fps), round(span.end_s * m.fps) + 1)
+    hand = m.global_positions[frames, m.skeleton.index("r_hand")]
+    v = hand - turn_step.centre
+    off_axis = np.linalg.norm(v - (v @ turn_step.axis)[:, None] * turn_step.axis, axis=-1)
+    assert np.abs(off_axis - turn_step.radius).max() < 2e-3
+    # The wheel turns by the angle asked: the hand's forward travel round the axis, summed
+    # over the strokes (between strokes it slides back without turning the wheel).
+    u = v - (v @ turn_step.axis)[:, None] * turn_step.axis
+    theta = np.arctan2(np.cross(u[0], u) @ turn_step.axis, u @ u[0])
+    forward = np.clip(np.diff(theta), 0.0, None).sum()
+    assert np.degrees(forward) == pytest.approx(np.degrees(turn_step.angle), abs=1.0)
+
+
+def test_arm_comfort_where_the_arm_is_posed(ship_valve: TaskResult) -> None:
+    c = ship_valve.arm_comfort
+    assert len(c) == ship_valve.motion.n_frames
+    assert np.all(np.isnan(c[~ship_valve.check.static]))  # walking: not posed by IK
+    span = next(s for s in ship_valve.steps if s.kind == "hold")
+    held = c[round(span.start_s * 30) + 1 : round(span.end_s * 30)]
+    assert np.all(np.isfinite(held))
+    assert np.all(held >= 0.0)

@@ -91,6 +91,7 @@ def _per_frame(result: TaskResult) -> dict[str, NDArray[Any]]:
         "joint_limit_violation_rad": c.limit_violation,
         "balance_margin_m": c.balance_margin,
         "walking": ~c.static,
+        "arm_comfort": result.arm_comfort,
     }
 
 

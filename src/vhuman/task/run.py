@@ -17,12 +17,19 @@ from vhuman.ergonomics import (
     REBAResult,
     RULAConditions,
     RULAResult,
+    arm_discomfort,
     assess_reba,
     assess_rula,
 )
 from vhuman.errors import InputError
 from vhuman.geometry import quat_angle
-from vhuman.posture import ArmSetting, PostureResult, solve_posture, worker_skeleton
+from vhuman.posture import (
+    ArmSetting,
+    PostureResult,
+    anatomical_angles,
+    solve_posture,
+    worker_skeleton,
+)
 from vhuman.reaching import Side
 from vhuman.scene import BodyModel, CollisionWorld, Scene, Target, load_scene
 from vhuman.skeleton import Motion
@@ -128,6 +135,10 @@ class TaskResult:
         Every frame checked.
     reba, rula : REBAResult, RULAResult
         Per frame.
+    arm_comfort : ndarray, shape (N,)
+        Joint discomfort Σ f_rot of the working arm's anatomical angles per frame
+        (:func:`vhuman.ergonomics.arm_discomfort`, Luo et al.) where the arm is posed by
+        inverse kinematics (reach, turn, hold and the hand's moves); NaN elsewhere.
     paths : list of ndarray
         The planned floor paths ``(K, 2)`` [m].
     postures : list of PostureResult
@@ -142,6 +153,7 @@ class TaskResult:
     check: MotionCheck
     reba: REBAResult
     rula: RULAResult
+    arm_comfort: NDArray[np.float64]
     paths: list[NDArray[np.float64]]
     postures: list[PostureResult]
     run_time_s: float
@@ -175,6 +187,7 @@ class TaskResult:
             "check": self.check.to_dict(),
             "reba": _score_summary(self.reba.score, self.reba.action_level, fps, lowest=0),
             "rula": _score_summary(self.rula.score, self.rula.action_level, fps, lowest=1),
+            "arm_comfort": _comfort_summary(self.arm_comfort, fps),
             "postures": [p.library_posture for p in self.postures],
             "run_time_s": self.run_time_s,
         }
@@ -196,6 +209,15 @@ def _score_summary(
     }
 
 
+def _comfort_summary(comfort: NDArray[np.float64], fps: float) -> dict[str, Any] | None:
+    posed = np.isfinite(comfort)
+    if not posed.any():
+        return None
+    worst = int(np.nanargmax(comfort))
+    return {"max": float(comfort[worst]), "mean": float(comfort[posed].mean()),
+            "worst_time_s": float(worst / fps), "frames": int(posed.sum())}  # fmt: skip
+
+
 class _StepError(Exception):
     """A step that cannot be done; the message is the reason."""
 
@@ -214,13 +236,12 @@ class _Composer:
         self.roots: list[NDArray[np.float64]] = [self.pose[0][None]]
         self.locals: list[NDArray[np.float64]] = [self.pose[1][None]]
         self.walking: list[NDArray[np.bool_]] = [np.zeros(1, dtype=bool)]
+        self.arm_angles: list[NDArray[np.float64]] = [np.full((1, 7), np.nan)]
         self.paths: list[NDArray[np.float64]] = []
         self.postures: list[PostureResult] = []
         self.hand: Target | None = None
         self.arm_q: NDArray[np.float64] | None = None
         self.goal: Target = scene.target
-        self._arm_start: NDArray[np.float64] | None = None
-        self.turn_strokes: list[int] = []
 
     @property
     def frames(self) -> int:
@@ -230,8 +251,13 @@ class _Composer:
     def now(self) -> float:
         return (self.frames - 1) / self.fps
 
-    def append(self, motion: Motion, walking: bool = False) -> None:
-        """Add ``motion`` after a transition from the current pose when its first frame differs."""
+    def append(
+        self, motion: Motion, walking: bool = False, arm: NDArray[np.float64] | None = None
+    ) -> None:
+        """Add ``motion`` after a transition from the current pose when its first frame differs.
+
+        ``arm (N, 7)``: the working arm's joint angles per frame where the arm is posed by IK.
+        """
         first = (motion.root_positions[0], motion.local_rotations[0])
         angle = float(quat_angle(self.pose[1], first[1]).max())
         shift = float(np.linalg.norm(first[0] - self.pose[0]))
@@ -239,10 +265,7 @@ class _Composer:
             seconds = float(np.clip(max(angle / np.radians(60.0), shift / 0.5), 0.3, 2.0))
             self.append(transition(self.body, self.pose, first, seconds, self.fps,
                                    self.scene.floor))  # fmt: skip
-        self.roots.append(motion.root_positions[1:])
-        self.locals.append(motion.local_rotations[1:])
-        self.walking.append(np.full(motion.n_frames - 1, walking))
-        self.pose = (motion.root_positions[-1].copy(), motion.local_rotations[-1].copy())
+        self._append_raw(motion, walking, arm)
 
     def motion(self) -> Motion:
         return Motion(self.sk, self.fps, np.concatenate(self.roots), np.concatenate(self.locals))
@@ -346,19 +369,22 @@ class _Composer:
                                 f"{np.degrees(step.angle):.0f} deg: {exc}") from None  # fmt: skip
                 pos, rot = hand_arc(p0, self.hand.rotation, step.centre, step.axis, stroke,
                                     duration * abs(stroke / step.angle), self.fps)  # fmt: skip
-                self._arm(pos, rot, self.hand.approach)
-                back = Motion(self.sk, self.fps, self.roots[-1][::-1].copy(),
-                              self.locals[-1][::-1].copy())  # fmt: skip
-                self._append_raw(back)
-                self.arm_q = self._arm_start
+                stroke_motion, q = self._arm(pos, rot, self.hand.approach)
+                back = Motion(self.sk, self.fps, stroke_motion.root_positions[::-1],
+                              stroke_motion.local_rotations[::-1])  # fmt: skip
+                self._append_raw(back, arm=q[::-1])
+                self.arm_q = q[0]
                 left -= stroke
             strokes += 1
         self.hand = Target(pos[-1], rot[-1], self.hand.approach)
-        self.turn_strokes.append(strokes)
 
     def _arm(self, pos: NDArray[np.float64], rot: NDArray[np.float64],
-             approach: NDArray[np.float64], *, stop: bool = True) -> None:  # fmt: skip
-        """The arm along hand frames; ArmUnreachableError is re-raised (``stop`` False) or stops."""
+             approach: NDArray[np.float64], *, stop: bool = True
+             ) -> tuple[Motion, NDArray[np.float64]]:  # fmt: skip
+        """The arm along hand frames, appended; returns its motion and joint angles ``(N, 7)``.
+
+        ArmUnreachableError is re-raised (``stop`` False) or stops the step.
+        """
         try:
             motion, q = arm_path(self.body, self.pose, self.spec.side, pos, rot, approach,
                                  self.fps, previous=self.arm_q)  # fmt: skip
@@ -366,15 +392,19 @@ class _Composer:
             if not stop:
                 raise
             raise _StepError(str(exc)) from None
-        self._arm_start = q[0]
         self.arm_q = q[-1]
-        self.append(motion)
+        self.append(motion, arm=q)
+        return motion, q
 
-    def _append_raw(self, motion: Motion) -> None:
+    def _append_raw(
+        self, motion: Motion, walking: bool = False, arm: NDArray[np.float64] | None = None
+    ) -> None:
         """Add ``motion``, whose first frame is the current pose (dropped)."""
+        n = motion.n_frames - 1
         self.roots.append(motion.root_positions[1:])
         self.locals.append(motion.local_rotations[1:])
-        self.walking.append(np.zeros(motion.n_frames - 1, dtype=bool))
+        self.walking.append(np.full(n, walking))
+        self.arm_angles.append(np.full((n, 7), np.nan) if arm is None else arm[1:])
         self.pose = (motion.root_positions[-1].copy(), motion.local_rotations[-1].copy())
 
     def stand_up(self, step: StandUp) -> None:
@@ -402,7 +432,9 @@ class _Composer:
         elif isinstance(step, Turn):
             self.turn(step)
         elif isinstance(step, Hold):
-            self.append(hold(self.pose, step.seconds, self.fps, self.sk))
+            still = hold(self.pose, step.seconds, self.fps, self.sk)
+            arm = None if self.arm_q is None else np.tile(self.arm_q, (still.n_frames, 1))
+            self.append(still, arm=arm)
         else:
             self.stand_up(step)
 
@@ -462,5 +494,10 @@ def run_task(task: TaskSpec | str | Path, *, seed: int = 0) -> TaskResult:
     sitting = any(p.library_posture.startswith("sitting") for p in comp.postures)
     reba = assess_reba(motion, REBAConditions(sitting=sitting))
     rula = assess_rula(motion, RULAConditions(seated_supported=sitting))
-    return TaskResult(spec, scene, motion, tuple(records), check, reba, rula, comp.paths,
-                      comp.postures, time.perf_counter() - started, seed)  # fmt: skip
+    q = np.concatenate(comp.arm_angles)
+    comfort = np.full(len(q), np.nan)
+    posed = np.all(np.isfinite(q), axis=-1)
+    if posed.any():
+        comfort[posed] = arm_discomfort(anatomical_angles(q[posed]))
+    return TaskResult(spec, scene, motion, tuple(records), check, reba, rula, comfort,
+                      comp.paths, comp.postures, time.perf_counter() - started, seed)  # fmt: skip
