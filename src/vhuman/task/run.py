@@ -351,8 +351,8 @@ class _Composer:
         if abs(off_axis - step.radius) > 0.08:
             raise _StepError(f"the hand is {off_axis:.3f} m from the wheel's axis, its rim is at "
                         f"{step.radius:.3f} m: the hand is not on the rim")  # fmt: skip
-        # In strokes as far as the arm's ranges allow, the hand sliding back along the rim
-        # between them (Bernstein 1967's regrasping of a crank, one hand).
+        # In strokes of at most 80 % of what the arm's joint ranges allow from the grip; between
+        # strokes the hand slides back along the rim to the grip (the wheel stays).
         left, duration = step.angle, step.duration
         strokes = 0
         while abs(left) > np.radians(0.5):
