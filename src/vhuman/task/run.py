@@ -26,6 +26,7 @@ from vhuman.geometry import quat_angle
 from vhuman.posture import (
     ArmSetting,
     PostureResult,
+    PostureSettings,
     anatomical_angles,
     solve_posture,
     worker_skeleton,
@@ -308,7 +309,8 @@ class _Composer:
         if step.target is not None:
             t = step.target
             scene = replace(scene, target=Target(t.position, t.rotation, t.approach, "posture"))
-        result = solve_posture(scene, self.sk, seed=self.seed, worker=self.spec.worker)
+        result = solve_posture(scene, self.sk, settings=PostureSettings(side=self.spec.side),
+                               seed=self.seed, worker=self.spec.worker)  # fmt: skip
         if not result.reached:
             raise _StepError(f"no valid posture reaches the target ({result.reason})")
         self.postures.append(result)
