@@ -76,3 +76,9 @@ def test_empty_file_and_unknown_name() -> None:
         parse_task("", source="t.yaml")
     with pytest.raises(InputError, match=r"built-in tasks: .*ship-valve"):
         load_task("no-such-task")
+
+
+def test_absurd_length_is_refused_up_front() -> None:
+    text = GOOD + "".join("  - hold: {seconds: 600}\n" for _ in range(20))
+    with pytest.raises(FileFormatError, match=r"t\.yaml:5: steps: holds and durations add up"):
+        parse_task(text, source="t.yaml")

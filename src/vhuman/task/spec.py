@@ -58,6 +58,8 @@ MAX_STEPS = 100
 """Most steps in a task."""
 MAX_SECONDS = 600.0
 """Longest hold or step duration [s]."""
+MAX_TIMED_FRAMES = 200_000
+"""Most frames the timed steps (holds and durations, walks not counted) may take together."""
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
@@ -331,20 +333,31 @@ class _Reader:
         steps = doc["steps"]
         if not isinstance(steps, list) or not 1 <= len(steps) <= MAX_STEPS:
             raise self.fail("steps", f"expected a list of 1 to {MAX_STEPS} steps, got {steps!r}")
+        fps = self.number(doc.get("fps", 30), "fps", 10, 120, "frames/s")
+        parsed = tuple(self.step(s, f"steps[{i}]") for i, s in enumerate(steps))
         return TaskSpec(
             name=name.strip(),
             description=str(doc.get("description", "") or "").strip(),
             scene=scene,
             worker=worker,
             side=side,
-            fps=self.number(doc.get("fps", 30), "fps", 10, 120, "frames/s"),
+            fps=fps,
             start_position=self.vector(start.get("position", [0, 0]), "start.position", 2),
             start_heading=math.radians(
                 self.number(start.get("heading", 0.0), "start.heading", -360, 360, "deg")
             ),
-            steps=self.order(tuple(self.step(s, f"steps[{i}]") for i, s in enumerate(steps))),
+            steps=self.frames(self.order(parsed), fps),
             source=self.source,
         )
+
+    def frames(self, steps: tuple[Step, ...], fps: float) -> tuple[Step, ...]:
+        """The steps, checked not to ask for more than :data:`MAX_TIMED_FRAMES` frames."""
+        seconds = sum(float(getattr(s, "seconds", getattr(s, "duration", 0.0))) for s in steps)
+        if seconds * fps > MAX_TIMED_FRAMES:
+            raise self.fail("steps", f"holds and durations add up to {seconds:g} s, "
+                                     f"{seconds * fps:.0f} frames at {fps:g} fps; at most "
+                                     f"{MAX_TIMED_FRAMES} frames")  # fmt: skip
+        return steps
 
     def order(self, steps: tuple[Step, ...]) -> tuple[Step, ...]:
         """The steps, checked to be in a doable order (standing ↔ in the posture)."""
