@@ -10,7 +10,7 @@ The format::
     fps: 30                           # optional, frame rate of the motion (10 … 120)
     start: {position: [-2.5, 0.0], heading: 0}   # where the worker stands first [m, deg]
     steps:                            # one single-key mapping per step, in order
-      - walk_to: {position: [-0.6, 0.3], heading: 0}
+      - walk_to: {position: [-0.6, 0.3], heading: 0}   # heading optional [deg]
       - posture: {}                   # target: the scene's, or {position, rpy, approach}
       - reach: {}                     # target: the posture's, or {position, rpy, approach}
       - turn: {centre: [0.6, 0, 0.55], axis: [1, 0, 0], radius: 0.11, angle: 90}
@@ -74,10 +74,11 @@ class HandTarget:
 
 @dataclass(frozen=True)
 class WalkTo:
-    """Walk to a floor position ``(2,)`` [m], ending facing ``heading`` [rad]."""
+    """Walk to a floor position ``(2,)`` [m], then turn to ``heading`` [rad] (None: as the
+    path arrives)."""
 
     position: NDArray[np.float64]
-    heading: float
+    heading: float | None
     line: int = 0
     kind: str = "walk_to"
 
@@ -275,8 +276,10 @@ class _Reader:
             doc = self.mapping(body, at, ("position", "heading"))
             if "position" not in doc:
                 raise self.fail(at, "walk_to needs a floor position [x, y] in m")
-            heading = self.number(doc.get("heading", 0.0), f"{at}.heading", -360, 360, "deg")
             pos = self.vector(doc["position"], f"{at}.position", 2)
+            if "heading" not in doc:
+                return WalkTo(pos, None, line)
+            heading = self.number(doc["heading"], f"{at}.heading", -360, 360, "deg")
             return WalkTo(pos, math.radians(heading), line)
         if kind == "posture":
             doc = self.mapping(body, at, ("target", "duration"))
