@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, replace
+from collections.abc import Callable
+from dataclasses import dataclass, field, fields, replace
 
 import numpy as np
+from numpy.typing import NDArray
 
 from vhuman.errors import InputError
 
@@ -87,6 +89,12 @@ class GaitParameters:
         How the legs reach their ankle targets: the law of cosines (exact, the
         default) or Chen et al.'s CCD on the hip-knee-ankle chain, which ends at
         the pelvis (its sub-root), each frame starting from the previous one.
+    path : callable or None
+        The pelvis path on the floor, times ``(N,)`` [s] → positions ``(N, 2)``
+        [m] and headings ``(N,)`` [rad], replacing the line or circle of
+        ``speed`` and ``turn_rate``; ``speed`` then only sets the cadence
+        (with the step length). Footprints lie on it a quarter cycle after each
+        heel strike, so a path that slows down to a stop gives shorter steps.
     """
 
     step_length: float | None = None
@@ -100,6 +108,9 @@ class GaitParameters:
     swing_knee: float = np.radians(63.0)
     fps: float = 60.0
     leg_ik: str = "analytic"
+    path: (
+        Callable[[NDArray[np.float64]], tuple[NDArray[np.float64], NDArray[np.float64]]] | None
+    ) = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         checks = {
@@ -195,5 +206,5 @@ class GaitParameters:
         return self.cycles * self.cycle_duration
 
     def to_dict(self) -> dict:
-        """JSON-ready parameters (angles in radians)."""
-        return asdict(self)
+        """JSON-ready parameters (angles in radians; a custom ``path`` is left out)."""
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "path"}

@@ -254,7 +254,12 @@ class _Foot:
 
 
 def _path(t: NDArray, p: GaitParameters) -> tuple[NDArray, NDArray]:
-    """Pelvis path on the floor ``(N, 2)`` [m] and heading ``(N,)`` [rad] at times ``t``."""
+    """Pelvis path on the floor ``(N, 2)`` [m] and heading ``(N,)`` [rad] at times ``t``.
+
+    A straight line along +x, or a circle at ``p.turn_rate``; ``p.path`` when given.
+    """
+    if p.path is not None:
+        return p.path(t)
     w = p.turn_rate
     heading = w * t
     if abs(w) < 1e-9:
@@ -891,7 +896,7 @@ def _measure(
     prints.sort(key=lambda x: x[0])
     steps = []
     for (ta, a), (tb, b) in itertools.pairwise(prints):
-        heading = p.turn_rate * (0.5 * (ta + tb) + d / 4.0)
+        heading = _path(np.array([0.5 * (ta + tb) + d / 4.0]), p)[1][0]
         steps.append(float(np.dot(b - a, [np.cos(heading), np.sin(heading)])))
     # Soles: the lowest point of the foot and toe capsules.
     lowest = np.inf

@@ -26,6 +26,7 @@ from vhuman.cli.posture import posture
 from vhuman.cli.predict import predict_app
 from vhuman.cli.reaching import reach, swivel_app
 from vhuman.cli.tables import print_table
+from vhuman.cli.task import task
 from vhuman.errors import InputError
 
 __all__ = ["app", "main"]
@@ -260,6 +261,7 @@ def walk(
 app.command()(reach)
 app.command()(posture)
 app.command()(ergo)
+app.command()(task)
 app.add_typer(swivel_app, name="swivel")
 app.add_typer(physics_app, name="physics")
 app.add_typer(predict_app, name="predict")

@@ -1,0 +1,75 @@
+"""`vhuman task`: a whole maintenance job from a task file, checked and scored frame by frame."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from vhuman.cli.errors import stderr, user_errors
+from vhuman.cli.tables import print_table
+
+__all__ = ["EXIT_STOPPED", "task"]
+
+EXIT_STOPPED = 3
+"""Exit status of a task stopped at a step that cannot be done (bad input is 2)."""
+
+console = Console(highlight=False)
+
+
+def task(
+    task_file: Annotated[
+        str, typer.Argument(metavar="TASK", help="Task file (YAML) or a built-in task name.")
+    ],
+    output: Annotated[Path, typer.Option("-o", "--output", help="Output folder.")] = Path("task"),
+    seed: Annotated[int, typer.Option(help="Seed of the posture solver's arm NSGA-II.")] = 0,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """A maintenance task: walk, posture, reach, turn, hold, stand up; every frame checked.
+
+    Exit status 3 when a step cannot be done (the outputs up to it are written).
+    """
+    from vhuman.task import load_task, run_task
+    from vhuman.task.report import write_task_outputs
+
+    with user_errors():
+        spec = load_task(task_file)
+        with stderr.status(f"running task {spec.name}", spinner="dots"):
+            result = run_task(spec, seed=seed)
+            files = write_task_outputs(result, output)
+    doc = {**result.to_dict(), "files": files}
+    if as_json:
+        print(json.dumps(doc))
+    else:
+        table = Table(title=f"task {spec.name} → {output}")
+        for col in ("step", "start s", "end s", "done"):
+            table.add_column(col, justify="left" if col in ("step", "done") else "right")
+        for s in result.steps:
+            table.add_row(s.kind, f"{s.start_s:.2f}", f"{s.end_s:.2f}",
+                          "yes" if s.done else "no")  # fmt: skip
+        print_table(table, console)
+        contact = doc["first_contact"]
+        verdict = (
+            "none"
+            if contact is None
+            else f"{contact['body_part']} in {contact['solid']} at {contact['time_s']:.2f} s"
+        )
+        console.print(f"status: {doc['status']}" + (f" ({doc['reason']})" if doc["reason"] else ""))
+        c = doc["check"]
+        console.print(f"first contact: {verdict} ({c['frames_checked']} frames checked)")
+        console.print(
+            f"beyond joint limits: {c['frames_beyond_joint_limits']} frames (at most "
+            f"{c['joint_limit_violation_max_deg']:.1f}°); centre of mass outside the support: "
+            f"{c['static_frames_unbalanced']} of {c['static_frames']} frames out of walking"
+        )
+        for key in ("reba", "rula"):
+            e = doc[key]
+            spent = ", ".join(f"{a}: {v:.1f} s" for a, v in e["time_by_action_level_s"].items())
+            console.print(f"{key.upper()} max {e['max']} at {e['worst_time_s']:.2f} s; "
+                          f"time by action level {spent}")  # fmt: skip
+    if not result.done:
+        raise typer.Exit(EXIT_STOPPED)

@@ -1,0 +1,111 @@
+"""Every frame of a task motion checked: body–scene contacts, joint limits, static balance."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from vhuman.posture.check import static_balance
+from vhuman.scene import BodyModel, CollisionWorld
+from vhuman.skeleton import Motion
+
+__all__ = ["MotionCheck", "check_motion"]
+
+
+@dataclass(frozen=True)
+class MotionCheck:
+    """The checks of each frame of a motion.
+
+    Attributes
+    ----------
+    contacts : ndarray of int, shape (N,)
+        Penetrating segment–solid pairs per frame (floor and ceiling included).
+    min_clearance : ndarray, shape (N,)
+        Smallest signed distance body–solids per frame [m].
+    first_contact : dict or None
+        ``{"time_s", "frame", "body_part", "solid", "depth_m"}`` of the first
+        frame with a contact (its deepest pair), or None.
+    limit_violation : ndarray, shape (N,)
+        Largest excess of a joint angle over its range per frame [rad].
+    balance_margin : ndarray, shape (N,)
+        Distance of the centre of mass's floor projection inside (+) or outside
+        (−) the support polygon per frame [m]; NaN where not checked.
+    static : ndarray of bool, shape (N,)
+        Frames where static balance is required (all but walking).
+    """
+
+    contacts: NDArray[np.int64]
+    min_clearance: NDArray[np.float64]
+    first_contact: dict[str, Any] | None
+    limit_violation: NDArray[np.float64]
+    balance_margin: NDArray[np.float64]
+    static: NDArray[np.bool_]
+
+    @property
+    def frames_checked(self) -> int:
+        """Number of frames checked."""
+        return len(self.contacts)
+
+    @property
+    def unbalanced_frames(self) -> int:
+        """Static frames whose centre of mass lies outside the support."""
+        return int(np.sum(self.static & (self.balance_margin < 0.0)))
+
+    def to_dict(self, limit_tolerance: float = 1e-3) -> dict[str, Any]:
+        """JSON-ready summary."""
+        clear = self.min_clearance[np.isfinite(self.min_clearance)]
+        margin = self.balance_margin[self.static & np.isfinite(self.balance_margin)]
+        return {
+            "frames_checked": self.frames_checked,
+            "frames_in_contact": int(np.sum(self.contacts > 0)),
+            "first_contact": self.first_contact,
+            "min_clearance_m": float(clear.min()) if len(clear) else None,
+            "joint_limit_violation_max_deg": float(np.degrees(self.limit_violation.max())),
+            "frames_beyond_joint_limits": int(np.sum(self.limit_violation > limit_tolerance)),
+            "static_frames": int(self.static.sum()),
+            "static_frames_unbalanced": self.unbalanced_frames,
+            "balance_margin_min_m": float(margin.min()) if len(margin) else None,
+        }
+
+
+def check_motion(
+    world: CollisionWorld, body: BodyModel, motion: Motion, static: NDArray[np.bool_]
+) -> MotionCheck:
+    """Check every frame of ``motion`` in ``world``.
+
+    Parameters
+    ----------
+    world : CollisionWorld
+    body : BodyModel
+        The capsules of ``motion``'s skeleton.
+    motion : Motion
+        N frames.
+    static : ndarray of bool, shape (N,)
+        Frames whose static balance is checked (the centre of mass over the
+        support polygon of the body points on the floor or on solids).
+
+    Returns
+    -------
+    MotionCheck
+    """
+    n = motion.n_frames
+    roots, local = motion.root_positions, motion.local_rotations
+    contacts = np.zeros(n, dtype=np.int64)
+    clearance = np.full(n, np.inf)
+    margin = np.full(n, np.nan)
+    first: dict[str, Any] | None = None
+    for k in range(n):
+        report = world.check(body, roots[k], local[k])
+        contacts[k] = report.n_contacts
+        clearance[k] = report.min_clearance
+        if first is None and report.in_collision:
+            c = report.contacts[0]
+            first = {"time_s": float(k / motion.fps), "frame": k, "body_part": c.segment,
+                     "solid": c.solid, "depth_m": float(c.depth)}  # fmt: skip
+        if static[k]:
+            margin[k] = static_balance(world, body, roots[k], local[k]).margin
+    limits = motion.skeleton.limit_violation(local).max(axis=-1)
+    return MotionCheck(contacts, clearance, first, limits, margin, np.asarray(static, bool))

@@ -1,0 +1,281 @@
+"""Pieces of one continuous task motion: walks on a floor path, transitions, hand paths.
+
+- Walks: the parametric walk of :func:`vhuman.animation.generate_walk` laid on
+  a planned floor path, the distance along it following a minimum-jerk profile
+  in time (Flash & Hogan 1985), so the steps shorten to a stop at both ends
+  and the feet stay planted in stance.
+- Transitions between two poses: every joint's local rotation by spherical
+  linear interpolation (Shoemake 1985) with minimum-jerk timing, the root
+  moved with the same timing and lifted or lowered so that the lowest point
+  of the body stays on the floor.
+- Hand paths: hand frames by minimum jerk (position) and slerp (orientation),
+  the arm solved per frame by the closed-form 7-DOF IK over the swivel angle
+  (:meth:`vhuman.posture.ArmSetting.ik_seeds`), taking the solution nearest the
+  previous frame's joint angles.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from scipy.spatial.transform import Rotation, Slerp
+
+from vhuman.animation import Easing, GaitParameters, ease, generate_walk
+from vhuman.posture import ArmSetting
+from vhuman.reaching import Side
+from vhuman.scene import BodyModel, Target
+from vhuman.skeleton import Motion, Skeleton
+
+__all__ = [
+    "ArmUnreachableError",
+    "arm_path",
+    "arm_solutions",
+    "ground",
+    "hand_arc",
+    "hand_line",
+    "hold",
+    "standing_pose",
+    "stature",
+    "transition",
+    "walk_along",
+]
+
+WALK_SPEED = 1.0
+"""Walking speed that sets the cadence with the default step length [m/s]."""
+
+
+class ArmUnreachableError(Exception):
+    """The arm has no joint solution for a hand frame on the path; the message says where.
+
+    ``frame`` is the index of that hand frame on the path.
+    """
+
+    def __init__(self, message: str, frame: int) -> None:
+        super().__init__(message)
+        self.frame = frame
+
+
+def _wxyz(q: NDArray[np.float64]) -> NDArray[np.float64]:
+    return np.concatenate([q[..., 3:], q[..., :3]], axis=-1)
+
+
+def _xyzw(q: NDArray[np.float64]) -> NDArray[np.float64]:
+    return np.concatenate([q[..., 1:], q[..., :1]], axis=-1)
+
+
+def ground(
+    body: BodyModel, roots: NDArray[np.float64], local: NDArray[np.float64], floor: float
+) -> NDArray[np.float64]:
+    """Roots ``(N, 3)`` moved up or down: the lowest capsule point of each pose on ``floor``."""
+    a, b = body.capsules(roots, local)
+    lowest = np.minimum(a[..., 2], b[..., 2]) - body.radii
+    out = np.array(roots, dtype=np.float64)
+    out[:, 2] += floor - lowest.min(axis=-1)
+    return out
+
+
+def walk_along(
+    skeleton: Skeleton, path: ArrayLike, fps: float, *, speed: float = WALK_SPEED
+) -> Motion:
+    """A walk along a floor path ``(K, 2)`` [m], starting and ending at rest.
+
+    The pelvis travels the path's length with a minimum-jerk distance profile;
+    the cadence is that of ``speed`` with the default step length for the
+    skeleton's stature, and the walk lasts whole gait cycles, enough that the
+    longest step stays under the default step length. Headings follow the
+    path's tangent.
+
+    Returns
+    -------
+    Motion
+        Frames at ``fps``; the root on the path at both ends.
+    """
+    pts = np.asarray(path, dtype=np.float64)
+    seg = np.linalg.norm(np.diff(pts, axis=0), axis=-1)
+    arc = np.concatenate([[0.0], np.cumsum(seg)])
+    length = float(arc[-1])
+    base = GaitParameters(speed=speed, fps=fps).for_stature(stature(skeleton))
+    step = float(base.step_length)  # type: ignore[arg-type]
+    # Peak speed of a minimum-jerk profile is 1.875 times its mean.
+    cycles = max(1, int(np.ceil(1.875 * length / (2.0 * step))))
+    duration = cycles * base.cycle_duration
+    yaw = np.unwrap(np.arctan2(np.diff(pts[:, 1]), np.diff(pts[:, 0])))
+    # Heading at each vertex: the mean of its segments' directions.
+    vertex_yaw = np.concatenate([[yaw[0]], 0.5 * (yaw[:-1] + yaw[1:]), [yaw[-1]]])
+
+    def floor_path(t: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        s = length * ease(Easing.MINIMUM_JERK, np.clip(t / duration, 0.0, 1.0))
+        xy = np.stack([np.interp(s, arc, pts[:, 0]), np.interp(s, arc, pts[:, 1])], axis=-1)
+        return xy, np.interp(s, arc, vertex_yaw)
+
+    params = GaitParameters(step_length=step, speed=speed, cycles=cycles, fps=fps,
+                            path=floor_path)  # fmt: skip
+    return generate_walk(params, skeleton).motion
+
+
+def stature(skeleton: Skeleton) -> float:
+    """Height [m] of the skeleton's rest pose, lowest to highest joint."""
+    pos = skeleton.rest_positions()
+    return float(pos[:, 2].max() - pos[:, 2].min())
+
+
+def standing_pose(
+    skeleton: Skeleton, xy: ArrayLike, heading: float, fps: float
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Root ``(3,)`` and local rotations ``(J, 4)`` of the worker standing at ``xy``, facing
+    ``heading`` [rad]: the first frame of a walk setting off that way."""
+    xy = np.asarray(xy, dtype=np.float64)
+    ahead = xy + np.array([np.cos(heading), np.sin(heading)])
+    walk = walk_along(skeleton, np.stack([xy, ahead]), fps)
+    return walk.root_positions[0].copy(), walk.local_rotations[0].copy()
+
+
+def transition(
+    body: BodyModel,
+    start: tuple[NDArray[np.float64], NDArray[np.float64]],
+    end: tuple[NDArray[np.float64], NDArray[np.float64]],
+    duration: float,
+    fps: float,
+    floor: float,
+) -> Motion:
+    """From pose ``start`` to pose ``end`` (root (3,), local (J, 4)) in ``duration`` [s].
+
+    Slerp of every joint with minimum-jerk timing; the root's horizontal
+    position by the same timing and its height set so the lowest capsule
+    point stays on ``floor`` (the two end poses are kept as given).
+    The first frame is ``start``, the last ``end``.
+    """
+    n = max(2, round(duration * fps) + 1)
+    s = ease(Easing.MINIMUM_JERK, np.linspace(0.0, 1.0, n))
+    (r0, q0), (r1, q1) = start, end
+    joints = q0.shape[0]
+    local = np.empty((n, joints, 4))
+    for j in range(joints):
+        key = Rotation.from_quat(_xyzw(np.stack([q0[j], q1[j]])))
+        local[:, j] = _wxyz(Slerp([0.0, 1.0], key)(s).as_quat())
+    roots = r0 + s[:, None] * (r1 - r0)
+    grounded = ground(body, roots, local, floor)[:, 2]
+    # The ends kept exact: the grounded height plus the ends' own offsets from it, blended.
+    roots[:, 2] = grounded + (1.0 - s) * (r0[2] - grounded[0]) + s * (r1[2] - grounded[-1])
+    local[0], local[-1] = q0, q1
+    return Motion(body.skeleton, fps, roots, local)
+
+
+def hold(pose: tuple[NDArray[np.float64], NDArray[np.float64]], seconds: float, fps: float,
+         skeleton: Skeleton) -> Motion:  # fmt: skip
+    """The pose kept still for ``seconds`` (at least two frames)."""
+    n = max(2, round(seconds * fps) + 1)
+    root, local = pose
+    return Motion(skeleton, fps, np.tile(root, (n, 1)), np.tile(local, (n, 1, 1)))
+
+
+def arm_path(
+    body: BodyModel,
+    pose: tuple[NDArray[np.float64], NDArray[np.float64]],
+    side: str,
+    positions: NDArray[np.float64],
+    rotations: NDArray[np.float64],
+    approach: NDArray[np.float64],
+    fps: float,
+    previous: NDArray[np.float64] | None = None,
+    max_step: float = np.radians(20.0),
+) -> tuple[Motion, NDArray[np.float64]]:
+    """The arm following hand frames ``positions (N, 3)``, ``rotations (N, 4)`` from ``pose``.
+
+    The rest of the body keeps ``pose``. Each frame's candidates are the
+    closed-form IK solutions over 72 swivel angles within the joint ranges;
+    the chain through them with the least total joint travel, no joint angle
+    changing by more than ``max_step`` [rad] between frames (nor from
+    ``previous (7,)`` at the first), is found by dynamic programming.
+
+    Returns
+    -------
+    Motion, ndarray of shape (N, 7)
+        The motion and the arm's joint angles per frame [rad].
+
+    Raises
+    ------
+    ArmUnreachableError
+        Naming the first frame the chain cannot reach and its hand position.
+    """
+    root, local = pose
+    settings = [ArmSetting(body, root, local, Side.parse(side), Target(p, r, approach))
+                for p, r in zip(positions, rotations, strict=True)]  # fmt: skip
+    cost = None
+    back: list[NDArray[np.intp]] = []
+    cands: list[NDArray[np.float64]] = []
+    for k, setting in enumerate(settings):
+        q = arm_solutions(setting)
+        if len(q):
+            if cost is None:
+                jump = (np.zeros((1, len(q))) if previous is None
+                        else np.abs(q - previous).max(axis=-1)[None])  # fmt: skip
+                prior = np.zeros(1)
+            else:
+                jump = np.abs(cands[-1][:, None, :] - q[None, :, :]).max(axis=-1)
+                prior = cost
+            total = prior[:, None] + jump
+            total[jump > max_step] = np.inf
+            back.append(np.argmin(total, axis=0))
+            cost = total.min(axis=0)
+        if not len(q) or not np.isfinite(cost).any():  # type: ignore[union-attr]
+            p = positions[k]
+            raise ArmUnreachableError(
+                f"no continuous arm motion within the joint ranges brings the hand to "
+                f"({p[0]:.3f}, {p[1]:.3f}, {p[2]:.3f}) m (frame {k} of {len(positions)})",
+                k,
+            )
+        cands.append(q)
+    assert cost is not None
+    pick = [int(np.argmin(cost))]
+    for k in range(len(cands) - 1, 0, -1):
+        pick.append(int(back[k][pick[-1]]))
+    qs = np.array([c[i] for c, i in zip(cands, pick[::-1], strict=True)])
+    frames = np.array([s.poses(q) for s, q in zip(settings, qs, strict=True)])
+    n = len(frames)
+    return Motion(body.skeleton, fps, np.tile(root, (n, 1)), frames), qs
+
+
+def arm_solutions(setting: ArmSetting, tolerance: float = 1e-3) -> NDArray[np.float64]:
+    """Closed-form arm solutions ``(K, 7)`` over 72 swivel angles whose whole-body pose keeps
+    every joint of the skeleton within its range (``tolerance`` [rad] of rounding)."""
+    q, ok = setting.ik_seeds()
+    q = q[ok]
+    if not len(q):
+        return q
+    excess = setting.skeleton.limit_violation(setting.poses(q)).max(axis=-1)
+    return q[excess <= tolerance]
+
+
+def hand_line(
+    p0: NDArray[np.float64],
+    r0: NDArray[np.float64],
+    p1: NDArray[np.float64],
+    r1: NDArray[np.float64],
+    duration: float,
+    fps: float,
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Hand frames from ``(p0, r0)`` to ``(p1, r1)``: minimum-jerk straight line and slerp."""
+    n = max(2, round(duration * fps) + 1)
+    s = ease(Easing.MINIMUM_JERK, np.linspace(0.0, 1.0, n))
+    key = Rotation.from_quat(_xyzw(np.stack([r0, r1])))
+    return p0 + s[:, None] * (p1 - p0), _wxyz(Slerp([0.0, 1.0], key)(s).as_quat())
+
+
+def hand_arc(
+    p0: NDArray[np.float64],
+    r0: NDArray[np.float64],
+    centre: NDArray[np.float64],
+    axis: NDArray[np.float64],
+    angle: float,
+    duration: float,
+    fps: float,
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Hand frames turned with a wheel: ``(p0, r0)`` rotated about ``axis`` through ``centre``
+    by a minimum-jerk angle from 0 to ``angle`` [rad]."""
+    n = max(2, round(duration * fps) + 1)
+    phi = angle * ease(Easing.MINIMUM_JERK, np.linspace(0.0, 1.0, n))
+    turn = Rotation.from_rotvec(phi[:, None] * axis)
+    pos = centre + turn.apply(p0 - centre)
+    rot = (turn * Rotation.from_quat(_xyzw(r0))).as_quat()
+    return pos, _wxyz(rot)

@@ -1,0 +1,169 @@
+"""Running tasks: steps in order, one continuous checked motion, stops with a reason."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from vhuman.cli.task import task
+from vhuman.geometry import quat_angle
+from vhuman.task import TaskResult, load_task, run_task
+from vhuman.task.report import write_task_outputs
+
+app = typer.Typer()
+app.command()(task)
+app.command("noop")(lambda: None)  # two commands: "task" is then a subcommand
+runner = CliRunner()
+
+ENGINE_ROOM = Path(load_task("ship-valve").scene)
+
+
+@pytest.fixture(scope="module")
+def ship_valve() -> TaskResult:
+    return run_task("ship-valve", seed=0)
+
+
+def test_steps_done_in_order_and_contiguous(ship_valve: TaskResult) -> None:
+    r = ship_valve
+    assert r.done
+    assert r.reason == ""
+    assert [s.kind for s in r.steps] == [s.kind for s in r.spec.steps]
+    assert r.steps[0].start_s == 0.0
+    for a, b in zip(r.steps[:-1], r.steps[1:], strict=True):
+        assert b.start_s == pytest.approx(a.end_s)
+        assert b.end_s > b.start_s
+    assert r.steps[-1].end_s == pytest.approx(r.motion.duration)
+
+
+def test_every_frame_checked_without_contact(ship_valve: TaskResult) -> None:
+    r = ship_valve
+    assert r.check.frames_checked == r.motion.n_frames
+    assert r.check.first_contact is None
+    assert int(r.check.contacts.sum()) == 0
+    assert np.all(r.check.min_clearance > 0.0)
+    # Static balance is checked on every frame but the walks'.
+    assert np.all(np.isfinite(r.check.balance_margin[r.check.static]))
+
+
+def test_motion_is_continuous(ship_valve: TaskResult) -> None:
+    m = ship_valve.motion
+    step = np.degrees(quat_angle(m.local_rotations[:-1], m.local_rotations[1:]))
+    assert step.max() < 20.0  # deg per frame at 30 fps: no joint jumps
+    root = np.linalg.norm(np.diff(m.root_positions, axis=0), axis=-1)
+    assert root.max() < 0.06  # m per frame: walking pace at most
+
+
+def test_planted_toes_do_not_slide(ship_valve: TaskResult) -> None:
+    r = ship_valve
+    m = r.motion
+    walking = ~r.check.static
+    assert walking.sum() > 100
+    for name in ("l_toe", "r_toe"):
+        p = m.global_positions[:, m.skeleton.index(name)]
+        planted = walking & (p[:, 2] < p[walking, 2].min() + 0.005)
+        both = planted[:-1] & planted[1:]
+        assert both.sum() > 50
+        slide = np.linalg.norm(np.diff(p[:, :2], axis=0), axis=-1)[both]
+        assert slide.max() < 1e-3  # m per frame
+
+
+def test_paths_avoid_the_pump(ship_valve: TaskResult) -> None:
+    pump = ship_valve.scene.object("pump")
+    lo, hi = pump.bounds()
+    for path in ship_valve.paths:
+        s = np.linspace(0, 1, 20)[:, None]
+        dense = np.concatenate([a + s * (b - a) for a, b in itertools.pairwise(path)])
+        gap = np.maximum(np.maximum(lo[:2] - dense, dense - hi[:2]), 0.0)
+        assert np.linalg.norm(gap, axis=-1).min() >= 0.3  # the body radius less a grid cell
+    # The way in passes beside the pump, not through its footprint's line.
+    assert np.abs(ship_valve.paths[0][:, 1]).max() > hi[1]
+
+
+def test_summary_and_outputs(ship_valve: TaskResult, tmp_path: Path) -> None:
+    files = write_task_outputs(ship_valve, tmp_path)
+    d = json.loads(Path(files["json"]).read_text())
+    assert d["status"] == "done"
+    assert d["reason"] is None
+    assert d["frames"] == ship_valve.motion.n_frames
+    assert d["fps"] == 30
+    assert d["first_contact"] is None
+    assert {s["kind"] for s in d["steps"]} == {"walk_to", "posture", "reach", "turn", "hold",
+                                                "stand_up"}  # fmt: skip
+    for key in ("reba", "rula"):
+        levels = d[key]["time_by_action_level_s"]
+        assert sum(levels.values()) == pytest.approx(d["frames"] / d["fps"])
+        assert d[key]["max"] >= 1
+    for name in ("task.bvh", "task.npz", "frames.npz", "task.json", "timeline.png", "report.html"):
+        assert (tmp_path / name).stat().st_size > 0
+    assert d["files"]["bvh"] == str(tmp_path / "task.bvh")
+    frames = np.load(tmp_path / "frames.npz")
+    assert len(frames["reba_score"]) == d["frames"]
+
+
+def _task(tmp_path: Path, scene: str, steps: str) -> Path:
+    f = tmp_path / "t.yaml"
+    f.write_text(f"name: t\nscene: {scene}\nstart: {{position: [-2.55, 0.0]}}\nsteps:\n{steps}")
+    return f
+
+
+def test_impossible_step_stops_with_exit_3(tmp_path: Path) -> None:
+    f = _task(tmp_path, str(ENGINE_ROOM), "  - walk_to: {position: [1.3, 0.0]}\n")  # in the tank
+    res = runner.invoke(app, ["task", str(f), "-o", str(tmp_path / "out"), "--json"])
+    assert res.exit_code == 3, res.output
+    d = json.loads(res.stdout)
+    assert d["status"] == "stopped"
+    assert d["reason"].startswith("walk_to: no walking path")
+    assert d["steps"][0]["done"] is False
+    assert (tmp_path / "out" / "task.bvh").is_file()
+
+
+def test_first_contact_is_named(tmp_path: Path) -> None:
+    # The ship-valve compartment is 1.45 m high: walking upright, the head meets the ceiling.
+    f = _task(tmp_path, "ship-valve", "  - walk_to: {position: [-0.4, -0.3]}\n")
+    f.write_text(f.read_text().replace("[-2.55, 0.0]", "[-0.6, -0.3]"))
+    r = run_task(load_task(f))
+    c = r.check.first_contact
+    assert c is not None
+    assert (c["solid"], c["body_part"], c["time_s"]) == ("ceiling", "head", 0.0)
+
+
+def test_bad_file_exits_2_with_one_line(tmp_path: Path) -> None:
+    f = _task(tmp_path, "ship-valve", "  - hold: {seconds: -1}\n")
+    res = runner.invoke(app, ["task", str(f), "-o", str(tmp_path / "out")])
+    assert res.exit_code == 2, res.output
+    assert f"{f}:5: steps[0].hold.seconds: expected a number" in " ".join(res.output.split())
+    assert "Traceback" not in res.output
+
+
+def test_hand_follows_the_rim_while_turning(ship_valve: TaskResult) -> None:
+    r = ship_valve
+    turn_step = next(s for s in r.spec.steps if s.kind == "turn")
+    span = next(s for s in r.steps if s.kind == "turn")
+    m = r.motion
+    frames = np.arange(round(span.start_s * m.fps), round(span.end_s * m.fps) + 1)
+    hand = m.global_positions[frames, m.skeleton.index("r_hand")]
+    v = hand - turn_step.centre
+    off_axis = np.linalg.norm(v - (v @ turn_step.axis)[:, None] * turn_step.axis, axis=-1)
+    assert np.abs(off_axis - turn_step.radius).max() < 2e-3
+    # The wheel turns by the angle asked: the hand's forward travel round the axis, summed
+    # over the strokes (between strokes it slides back without turning the wheel).
+    u = v - (v @ turn_step.axis)[:, None] * turn_step.axis
+    theta = np.arctan2(np.cross(u[0], u) @ turn_step.axis, u @ u[0])
+    forward = np.clip(np.diff(theta), 0.0, None).sum()
+    assert np.degrees(forward) == pytest.approx(np.degrees(turn_step.angle), abs=1.0)
+
+
+def test_arm_comfort_where_the_arm_is_posed(ship_valve: TaskResult) -> None:
+    c = ship_valve.arm_comfort
+    assert len(c) == ship_valve.motion.n_frames
+    assert np.all(np.isnan(c[~ship_valve.check.static]))  # walking: not posed by IK
+    span = next(s for s in ship_valve.steps if s.kind == "hold")
+    held = c[round(span.start_s * 30) + 1 : round(span.end_s * 30)]
+    assert np.all(np.isfinite(held))
+    assert np.all(held >= 0.0)
