@@ -236,3 +236,47 @@ def test_write_viewer_rejects_bad_path(tmp_path, motion: Motion) -> None:
     with pytest.raises(InputError, match="max_frames"):
         write_viewer(motion, tmp_path / "view.html", max_frames=0)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_joint_values_colour_each_capsule_by_its_joint(motion: Motion) -> None:
+    n_joints = motion.skeleton.n_joints
+    values = np.tile(np.arange(n_joints, dtype=float), (motion.n_frames, 1))
+    values *= np.arange(1, motion.n_frames + 1)[:, None]  # grows frame by frame
+    values[0, 0] = np.nan  # counts as 0
+    fig = motion_figure(motion, joint_values=values, value_label="error [mm]")
+    body = next(t for t in fig.data if t.name == "body")
+    manikin = Manikin.from_skeleton(motion.skeleton)
+    per = manikin.local_mesh()[0].shape[1]
+    carriers = np.repeat(manikin.joints, per)
+    np.testing.assert_allclose(body.intensity, np.nan_to_num(values[0])[carriers])
+    assert body.cmin == 0.0
+    assert body.cmax == pytest.approx(np.nanmax(values[:, manikin.joints]))
+    assert body.colorbar.title.text == "error [mm]"
+    index = list(fig.data).index(body)
+    frame = fig.frames[5]
+    data = frame.data[list(frame.traces).index(index)]
+    np.testing.assert_allclose(data.intensity, values[5][carriers])
+    with pytest.raises(InputError, match=r"joint_values must have shape \(20, "):
+        motion_figure(motion, joint_values=values[:3])
+    with pytest.raises(InputError, match="cannot go with sticks"):
+        motion_figure(motion, joint_values=values, sticks=True)
+
+
+def test_curves_under_the_player_with_a_line_at_the_time_shown(motion: Motion) -> None:
+    error = np.linspace(0.0, 95.0, motion.n_frames)
+    error[:4] = np.nan
+    fig = motion_figure(motion, curves={"model": error}, curve_label="MPJPE [mm]")
+    (curve,) = [t for t in fig.data if t.name == "model"]
+    np.testing.assert_allclose(curve.x, motion.times, atol=1e-4)
+    np.testing.assert_allclose(curve.y, error, atol=0.01)
+    assert fig.layout.yaxis.title.text == "MPJPE [mm]"
+    assert fig.layout.scene.domain.y[0] > fig.layout.yaxis.domain[1]  # the curves under the body
+    (now,) = [t for t in fig.data if t.name == "time shown"]
+    index = list(fig.data).index(now)
+    for k in (0, 9, 19):
+        frame = fig.frames[k]
+        line = frame.data[list(frame.traces).index(index)]
+        assert line.x == (pytest.approx(motion.times[k], abs=1e-4),) * 2
+        assert line.y == (20.0, 95.0)  # over the values drawn
+    with pytest.raises(InputError, match="curve 'model' must hold one number per frame"):
+        motion_figure(motion, curves={"model": error[:5]})

@@ -357,12 +357,25 @@ def _posture_section(report, out: Path, step: Callable[[], None]) -> dict:
     """The maintenance posture of a 95th-percentile man at the ship-valve scene."""
     from vhuman.cli.posture import write_posture_outputs
     from vhuman.posture import solve_posture
-    from vhuman.scene import load_scene
+    from vhuman.posture.arm import ArmSetting, solve_arm_nsga2
+    from vhuman.posture.solver import GRID_WINDOW
+    from vhuman.reaching import Side
+    from vhuman.scene import BodyModel, CollisionWorld, load_scene
 
-    result = solve_posture(load_scene("ship-valve"), seed=0, worker="p95-male")
+    scene = load_scene("ship-valve")
+    result = solve_posture(scene, seed=0, worker="p95-male")
+    # The closed-form IK answers this scene (a one-point Pareto set); NSGA-II without IK
+    # seeds at the same placement shows the trade-off between comfort and reach accuracy.
+    body = BodyModel.from_skeleton(
+        result.motion.skeleton, samples_per_segment=result.settings.samples_per_segment
+    )
+    setting = ArmSetting(body, result.placement.root_position, result.placement.local_rotations,
+                         Side.parse(result.settings.side), scene.target)  # fmt: skip
+    arm = solve_arm_nsga2(setting, CollisionWorld(scene, window=GRID_WINDOW), population=40,
+                          generations=40, seed=0, ik_seeding=False)  # fmt: skip
     step()
     folder = out / "posture"
-    files = write_posture_outputs(result, folder, also_into=report)
+    files = write_posture_outputs(result, folder, also_into=report, front=arm.pareto_f)
     figures = result.to_dict()
     report.add_summary(
         report.sections[-1],

@@ -359,8 +359,13 @@ def motion_figure(
                 shown = np.round(values[idx][:, carriers], 1)  # (N, V)
                 top = max(float(shown.max()), 1e-9)
                 mesh.pop("color")
-                mesh.update(intensity=shown[0].tolist(), colorscale=_VALUE_SCALE, cmin=0.0,
-                            cmax=top, colorbar={"title": {"text": value_label}, "len": 0.5})
+                mesh.update(
+                    intensity=shown[0].tolist(),
+                    colorscale=_VALUE_SCALE,
+                    cmin=0.0,
+                    cmax=top,
+                    colorbar={"title": {"text": value_label}, "len": 0.5},
+                )
                 for d, v in zip(data, shown, strict=True):
                     d[0]["intensity"] = v.tolist()
             traces.append(mesh)
@@ -477,11 +482,17 @@ def motion_figure(
         layout["scene"][f"{axis}axis"]["title"] = {"text": f"{axis} [m]"}
     if lines:
         layout["scene"]["domain"] = {"x": [0.0, 1.0], "y": [_CURVE_HEIGHT + 0.05, 1.0]}
-        layout["xaxis"] = {"domain": [0.08, 0.92], "anchor": "y", "title": {"text": "time [s]"},
-                           "range": [float(motion.times[0]), float(motion.times[-1])]}
-        layout["yaxis"] = {"domain": [0.0, _CURVE_HEIGHT], "anchor": "x",
-                           "title": {"text": curve_label}}
-        layout["legend"]["y"] = 1.0
+        layout["xaxis"] = {
+            "domain": [0.08, 0.92],
+            "anchor": "y",
+            "title": {"text": "time [s]"},
+            "range": [float(motion.times[0]), float(motion.times[-1])],
+        }
+        layout["yaxis"] = {
+            "domain": [0.0, _CURVE_HEIGHT],
+            "anchor": "x",
+            "title": {"text": curve_label},
+        }
     if len(idx) > 1:
         frame_ms = 1000.0 / selection.fps
         buttons = [
