@@ -231,8 +231,9 @@ def test_viewer_renders_the_body_and_plays(browser, tmp_path, make_motion, box: 
     assert _body_data(page) != body_before
     x_range = "id => document.getElementById(id)._fullLayout.scene.xaxis.range"
     lo, hi = page.evaluate(x_range, VIEWER_DIV_ID)
-    root_x = motion.global_positions[-1, 0, 0]
-    assert 0.5 * (lo + hi) == pytest.approx(root_x, abs=1e-2)  # the camera followed
+    last = motion_figure(motion, scene=[box], trajectories=["l_hand"]).frames[-1]
+    expected = last.layout.scene.xaxis.range
+    assert (lo, hi) == pytest.approx(expected, abs=1e-3)  # the camera followed to the end
     after = opened.webgl_pixels(VIEWER_DIV_ID, BODY_TAN, body=True)
     _assert_body_visible(after)
     assert not np.array_equal(before, after), "the picture did not change while playing"

@@ -145,18 +145,21 @@ def test_camera_follows_a_walk_and_a_button_plays_the_whole_path(make_motion) ->
     assert len(moving) == len(whole) == 61
     (body,) = [t for t in fig.data if t.name == "body"]
     root = m.global_positions[:, 0]
-    sides = set()
+    sides, offsets = set(), []
     for k, f in enumerate(moving):
         sc = f.layout.scene
         lo = np.array([sc.xaxis.range[0], sc.yaxis.range[0], sc.zaxis.range[0]])
         hi = np.array([sc.xaxis.range[1], sc.yaxis.range[1], sc.zaxis.range[1]])
-        np.testing.assert_allclose(0.5 * (lo + hi)[:2], root[k, :2], atol=1e-3)
+        offsets.append(0.5 * (lo + hi)[:2] - root[k, :2])
         verts = _coords(f.data[0])
         assert np.all(verts >= lo)
         assert np.all(verts <= hi)
         sides.add(tuple(np.round(hi - lo, 3)))
         ratio = [sc.aspectratio.x, sc.aspectratio.y, sc.aspectratio.z]
         np.testing.assert_allclose(ratio, 1.0, atol=1e-3)
+    # The box moves with the root, at one offset of a few cm (the body's middle).
+    np.testing.assert_allclose(offsets, offsets[0][None].repeat(len(offsets), 0), atol=1e-3)
+    assert np.linalg.norm(offsets[0]) < 0.3
     assert len(sides) == 1  # one cube size: the body keeps its size on screen
     (side,) = sides
     assert side[2] < 2.5  # the body (1.75 m) fills most of the box height, not a 2 m path
@@ -169,6 +172,20 @@ def test_camera_follows_a_walk_and_a_button_plays_the_whole_path(make_motion) ->
     assert "follows the body" in fig.layout.title.text
     assert np.all(_coords(body) >= -1.0)
     assert not [f for f in motion_figure(m, follow=False).frames if f.group == "whole path"]
+
+
+def test_a_body_with_a_ghost_beside_it_is_framed_as_tightly(make_motion) -> None:
+    m = make_motion(61, 30.0)
+    beside = m.root_positions + np.array([0.0, 0.8, 0.0])
+    ghost = Motion(m.skeleton, m.fps, beside, m.local_rotations)
+
+    def side(fig: go.Figure) -> float:
+        sc = fig.frames[0].layout.scene
+        return sc.zaxis.range[1] - sc.zaxis.range[0]
+
+    # The two bodies together are 1.5 m wide, less than the body is tall: the cube keeps its
+    # size (centred on the root it would have to reach 0.8 m further to one side).
+    assert side(motion_figure(m, ghost=ghost)) == pytest.approx(side(motion_figure(m)), abs=1e-3)
 
 
 def test_ghost_and_points(motion: Motion) -> None:

@@ -471,6 +471,7 @@ def _prediction_section(report, out: Path, step: Callable[[], None]) -> dict:
         "to red with its root-relative position error (mm); where the ghost and the body part, "
         "the prediction is off. Under the player, the error over the horizon (mm) against time "
         "(s), the line marking the frame shown.",
+        height=760,
     )  # fmt: skip
     section.add_image(
         curve_png,

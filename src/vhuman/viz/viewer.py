@@ -203,7 +203,7 @@ def _scene_axes(lo: NDArray[np.float64], hi: NDArray[np.float64]) -> dict[str, A
 def follow_boxes(
     centres: NDArray[np.float64], points: NDArray[np.float64], *, margin: float = 0.15
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """Cubes of one size that follow ``centres`` horizontally and hold ``points`` at every frame.
+    """Cubes of one size that move with ``centres`` horizontally and hold ``points`` at every frame.
 
     Parameters
     ----------
@@ -217,15 +217,18 @@ def follow_boxes(
     Returns
     -------
     lo, hi : ndarray, shape (N, 3)
-        Cube corners [m]: horizontally centred on ``centres``, the z range from
-        the floor (or the lowest point) up, one side length for all frames.
+        Cube corners [m]: horizontally centred on ``centres`` plus one fixed
+        offset (the middle of the points' horizontal extent about the centres,
+        so that a body with a second one beside it is framed tightly), the z
+        range from the floor (or the lowest point) up, one side length for all frames.
     """
     rel = points[..., :2] - centres[:, None, :2]
-    half = np.nanmax(np.abs(rel)) + margin
+    offset = 0.5 * (np.nanmin(rel, axis=(0, 1)) + np.nanmax(rel, axis=(0, 1)))
+    half = np.nanmax(np.abs(rel - offset)) + margin
     z_lo = min(float(np.nanmin(points[..., 2])), 0.0) - margin
     z_hi = float(np.nanmax(points[..., 2])) + margin
     side = max(2.0 * half, z_hi - z_lo)
-    lo = np.column_stack([centres[:, :2] - 0.5 * side, np.full(len(centres), z_lo)])
+    lo = np.column_stack([centres[:, :2] + offset - 0.5 * side, np.full(len(centres), z_lo)])
     return lo, lo + side
 
 
@@ -593,6 +596,7 @@ def write_viewer(motion: Motion, path: str | os.PathLike[str], **kwargs: Any) ->
         Target ``.html`` file; its folder must exist.
     **kwargs
         Passed to `motion_figure` (``scene``, ``trajectories``, ``points``, ``ghost``,
+        ``ghost_name``, ``joint_values``, ``value_label``, ``curves``, ``curve_label``,
         ``sticks``, ``follow``, ``fps``, ``max_frames``, ``title``).
 
     Returns
