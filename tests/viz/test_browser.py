@@ -231,8 +231,8 @@ def test_viewer_renders_the_body_and_plays(browser, tmp_path, make_motion, box: 
     assert _body_data(page) != body_before
     x_range = "id => document.getElementById(id)._fullLayout.scene.xaxis.range"
     lo, hi = page.evaluate(x_range, VIEWER_DIV_ID)
-    last = motion_figure(motion, scene=[box], trajectories=["l_hand"]).frames[-1]
-    expected = last.layout.scene.xaxis.range
+    frames = motion_figure(motion, scene=[box], trajectories=["l_hand"]).frames
+    expected = [f for f in frames if f.group == "motion"][-1].layout.scene.xaxis.range
     assert (lo, hi) == pytest.approx(expected, abs=1e-3)  # the camera followed to the end
     after = opened.webgl_pixels(VIEWER_DIV_ID, BODY_TAN, body=True)
     _assert_body_visible(after)
