@@ -179,8 +179,8 @@ def _assert_body_visible(
 def _keep(pixels: np.ndarray, name: str) -> None:
     """Save a checked screenshot, halved and in 64 colours, if VHUMAN_SCREENSHOTS names a folder.
 
-    Four of the demo's screenshots in docs/images (the walks, the reach, the
-    physics walk) are made this way:
+    Four of the demo's screenshots in docs/images (the generated walk, the
+    reach, the physics walk, the posture scene as demo-posture.png) are made this way:
     ``VHUMAN_SCREENSHOTS=docs/images pytest tests/viz/test_browser.py -k demo``.
     """
     if SCREENSHOTS:
