@@ -335,7 +335,8 @@ def _physics_section(report, out: Path, step: Callable[[], None]) -> dict:
         "torso, no stumble, and limbs that move like the reference's.",
     )  # fmt: skip
     section.add_image(
-        curves_png, "best objectives per generation, relative to generation 1: lower is better"
+        curves_png,
+        "best objectives per generation over their generation-1 values (no unit): lower is better",
     )
     section.add_image(
         pareto_png,

@@ -131,7 +131,12 @@ def add_posture_section(
         f"{'-' if margin is None else f'{margin:.0f}'} mm; "
         f"solved in {figures['solve_time_s']:.2f} s.",
     )
-    section.add_plotly(view, caption="Scene, body and the octree's free cells")
+    section.add_plotly(
+        view,
+        caption="Scene, body and the octree's free cells (axes in metres): solids between the "
+        "camera and the worker are see-through, body segments in contact red; click a legend "
+        "entry to show or hide a solid. Look for a hand on the target and no red.",
+    )
     section.add_image(
         pareto_png,
         caption="Arm NSGA-II: joint comfort (Σ f_rot, no unit) against reach accuracy "
