@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy.signal import find_peaks
 
 from vhuman.errors import InputError
 from vhuman.geometry import quat_multiply
@@ -62,6 +61,8 @@ def heel_strikes(motion: Motion, pelvis: str, ankle: str) -> NDArray[np.intp]:
     InputError
         If the pelvis travels too little; `UnknownJointError` for a joint the skeleton lacks.
     """
+    from scipy.signal import find_peaks  # imported here: scipy.signal takes a second to import
+
     heading = _heading(motion, pelvis)
     p = motion.global_positions
     sk = motion.skeleton
