@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 from typer.testing import CliRunner
 
 from vhuman.cli import app
@@ -23,6 +24,9 @@ def test_demo_writes_report(tmp_path: Path) -> None:
     assert glance.count('<tr><td><a href="#') == 7
     assert page.count('"name":"body"') >= 6  # a shaded body in every motion viewer
     assert "true future" in page
+    assert "joint error [mm]" in page  # the prediction's body coloured by its joint errors
+    assert '"name":"reference clip"' in page  # the physics walk beside the clip it tracks
+    assert '"name":"generated walk"' in page  # the CMU walk beside a generated one
     walk = summary["cmu_walk"]
     assert walk["frames"] > 300
     round_trips = {
@@ -56,6 +60,12 @@ def test_demo_writes_report(tmp_path: Path) -> None:
     physics = summary["physics"]
     assert not physics["fell"]
     assert physics["cycles_completed"] == 8
+    # The demo's Pareto plot (energy, torso sway) shows a front: several non-dominated parents.
+    f = np.array(physics["demo_evolution"]["parent_objectives"])[:, 1:]
+    dominated = [bool(np.any(np.all(f <= x, axis=1) & np.any(f < x, axis=1))) for x in f]
+    assert dominated.count(False) >= 3
+    beside = summary["cmu_walk"]["generated_beside"]
+    assert 1.2 < beside["speed_m_s"] < 1.6  # the generated walk at the CMU walk's speed
     for name in physics["files"]:
         assert (out / name).stat().st_size > 0
     assert json.loads((out / "summary.json").read_text())["report"] == summary["report"]

@@ -80,3 +80,20 @@ def test_solids_between_camera_and_body_are_see_through(p95_body, rest_pose):
     assert np.allclose(
         d / np.linalg.norm(d), np.array([-1.2, -1.6, 0.9]) / np.linalg.norm([-1.2, -1.6, 0.9])
     )
+
+
+def test_segments_in_contact_are_drawn_red(p95_body, rest_pose):
+    pose = (np.array([0.0, 0.0, 0.94]), rest_pose(p95_body.skeleton.n_joints))
+    (plain,) = body_traces(p95_body, *pose)
+    assert plain.vertexcolor is None
+    touching = p95_body.names[3]
+    (body,) = body_traces(p95_body, *pose, contacts=[touching])
+    colours = np.asarray(body.vertexcolor)
+    assert len(colours) == len(body.x)
+    per = len(colours) // len(p95_body.names)
+    red = np.flatnonzero(colours == "#ff0000")
+    assert len(red) == per * sum(n == touching for n in p95_body.names)
+    assert set(red // per) == {k for k, n in enumerate(p95_body.names) if n == touching}
+    assert body.name == "body (contacts red)"
+    with pytest.raises(InputError, match="no body segment 'tail'"):
+        body_traces(p95_body, *pose, contacts=["tail"])

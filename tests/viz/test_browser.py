@@ -179,8 +179,8 @@ def _assert_body_visible(
 def _keep(pixels: np.ndarray, name: str) -> None:
     """Save a checked screenshot, halved and in 64 colours, if VHUMAN_SCREENSHOTS names a folder.
 
-    Four of the demo's screenshots in docs/images (the walks, the reach, the
-    physics walk) are made this way:
+    Four of the demo's screenshots in docs/images (the generated walk, the
+    reach, the physics walk, the posture scene as demo-posture.png) are made this way:
     ``VHUMAN_SCREENSHOTS=docs/images pytest tests/viz/test_browser.py -k demo``.
     """
     if SCREENSHOTS:
@@ -231,8 +231,9 @@ def test_viewer_renders_the_body_and_plays(browser, tmp_path, make_motion, box: 
     assert _body_data(page) != body_before
     x_range = "id => document.getElementById(id)._fullLayout.scene.xaxis.range"
     lo, hi = page.evaluate(x_range, VIEWER_DIV_ID)
-    root_x = motion.global_positions[-1, 0, 0]
-    assert 0.5 * (lo + hi) == pytest.approx(root_x, abs=1e-2)  # the camera followed
+    frames = motion_figure(motion, scene=[box], trajectories=["l_hand"]).frames
+    expected = [f for f in frames if f.group == "motion"][-1].layout.scene.xaxis.range
+    assert (lo, hi) == pytest.approx(expected, abs=1e-3)  # the camera followed to the end
     after = opened.webgl_pixels(VIEWER_DIV_ID, BODY_TAN, body=True)
     _assert_body_visible(after)
     assert not np.array_equal(before, after), "the picture did not change while playing"

@@ -145,18 +145,21 @@ def test_camera_follows_a_walk_and_a_button_plays_the_whole_path(make_motion) ->
     assert len(moving) == len(whole) == 61
     (body,) = [t for t in fig.data if t.name == "body"]
     root = m.global_positions[:, 0]
-    sides = set()
+    sides, offsets = set(), []
     for k, f in enumerate(moving):
         sc = f.layout.scene
         lo = np.array([sc.xaxis.range[0], sc.yaxis.range[0], sc.zaxis.range[0]])
         hi = np.array([sc.xaxis.range[1], sc.yaxis.range[1], sc.zaxis.range[1]])
-        np.testing.assert_allclose(0.5 * (lo + hi)[:2], root[k, :2], atol=1e-3)
+        offsets.append(0.5 * (lo + hi)[:2] - root[k, :2])
         verts = _coords(f.data[0])
         assert np.all(verts >= lo)
         assert np.all(verts <= hi)
         sides.add(tuple(np.round(hi - lo, 3)))
         ratio = [sc.aspectratio.x, sc.aspectratio.y, sc.aspectratio.z]
         np.testing.assert_allclose(ratio, 1.0, atol=1e-3)
+    # The box moves with the root, at one offset of a few cm (the body's middle).
+    np.testing.assert_allclose(offsets, offsets[0][None].repeat(len(offsets), 0), atol=1e-3)
+    assert np.linalg.norm(offsets[0]) < 0.3
     assert len(sides) == 1  # one cube size: the body keeps its size on screen
     (side,) = sides
     assert side[2] < 2.5  # the body (1.75 m) fills most of the box height, not a 2 m path
@@ -169,6 +172,20 @@ def test_camera_follows_a_walk_and_a_button_plays_the_whole_path(make_motion) ->
     assert "follows the body" in fig.layout.title.text
     assert np.all(_coords(body) >= -1.0)
     assert not [f for f in motion_figure(m, follow=False).frames if f.group == "whole path"]
+
+
+def test_a_body_with_a_ghost_beside_it_is_framed_as_tightly(make_motion) -> None:
+    m = make_motion(61, 30.0)
+    beside = m.root_positions + np.array([0.0, 0.8, 0.0])
+    ghost = Motion(m.skeleton, m.fps, beside, m.local_rotations)
+
+    def side(fig: go.Figure) -> float:
+        sc = fig.frames[0].layout.scene
+        return sc.zaxis.range[1] - sc.zaxis.range[0]
+
+    # The two bodies together are 1.5 m wide, less than the body is tall: the cube keeps its
+    # size (centred on the root it would have to reach 0.8 m further to one side).
+    assert side(motion_figure(m, ghost=ghost)) == pytest.approx(side(motion_figure(m)), abs=1e-3)
 
 
 def test_ghost_and_points(motion: Motion) -> None:
@@ -236,3 +253,47 @@ def test_write_viewer_rejects_bad_path(tmp_path, motion: Motion) -> None:
     with pytest.raises(InputError, match="max_frames"):
         write_viewer(motion, tmp_path / "view.html", max_frames=0)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_joint_values_colour_each_capsule_by_its_joint(motion: Motion) -> None:
+    n_joints = motion.skeleton.n_joints
+    values = np.tile(np.arange(n_joints, dtype=float), (motion.n_frames, 1))
+    values *= np.arange(1, motion.n_frames + 1)[:, None]  # grows frame by frame
+    values[0, 0] = np.nan  # counts as 0
+    fig = motion_figure(motion, joint_values=values, value_label="error [mm]")
+    body = next(t for t in fig.data if t.name == "body")
+    manikin = Manikin.from_skeleton(motion.skeleton)
+    per = manikin.local_mesh()[0].shape[1]
+    carriers = np.repeat(manikin.joints, per)
+    np.testing.assert_allclose(body.intensity, np.nan_to_num(values[0])[carriers])
+    assert body.cmin == 0.0
+    assert body.cmax == pytest.approx(np.nanmax(values[:, manikin.joints]))
+    assert body.colorbar.title.text == "error [mm]"
+    index = list(fig.data).index(body)
+    frame = fig.frames[5]
+    data = frame.data[list(frame.traces).index(index)]
+    np.testing.assert_allclose(data.intensity, values[5][carriers])
+    with pytest.raises(InputError, match=r"joint_values must have shape \(20, "):
+        motion_figure(motion, joint_values=values[:3])
+    with pytest.raises(InputError, match="cannot go with sticks"):
+        motion_figure(motion, joint_values=values, sticks=True)
+
+
+def test_curves_under_the_player_with_a_line_at_the_time_shown(motion: Motion) -> None:
+    error = np.linspace(0.0, 95.0, motion.n_frames)
+    error[:4] = np.nan
+    fig = motion_figure(motion, curves={"model": error}, curve_label="MPJPE [mm]")
+    (curve,) = [t for t in fig.data if t.name == "model"]
+    np.testing.assert_allclose(curve.x, motion.times, atol=1e-4)
+    np.testing.assert_allclose(curve.y, error, atol=0.01)
+    assert fig.layout.yaxis.title.text == "MPJPE [mm]"
+    assert fig.layout.scene.domain.y[0] > fig.layout.yaxis.domain[1]  # the curves under the body
+    (now,) = [t for t in fig.data if t.name == "time shown"]
+    index = list(fig.data).index(now)
+    for k in (0, 9, 19):
+        frame = fig.frames[k]
+        line = frame.data[list(frame.traces).index(index)]
+        assert line.x == (pytest.approx(motion.times[k], abs=1e-4),) * 2
+        assert line.y == (20.0, 95.0)  # over the values drawn
+    with pytest.raises(InputError, match="curve 'model' must hold one number per frame"):
+        motion_figure(motion, curves={"model": error[:5]})

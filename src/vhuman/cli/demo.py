@@ -29,9 +29,9 @@ from vhuman.skeleton import Motion
 
 __all__ = ["DEMO_REACH_TARGET", "VIEW_FPS", "run_demo"]
 
-VIEW_FPS = 12.0
+VIEW_FPS = 10.0
 """Playback rate [frames/s] of the report's body viewers: motions are decimated to it."""
-PHYSICS_VIEW_FPS = 10.0
+PHYSICS_VIEW_FPS = 8.0
 """Playback rate [frames/s] of the 8 s simulated walk, lower to keep the report small."""
 
 
@@ -49,7 +49,11 @@ def _flexion_curves(motion: Motion, triples: dict[str, tuple[str, str, str]]) ->
 def _walk_section(
     report, motion: Motion, out: Path, name: str, joints: dict, step, extra: dict
 ) -> dict:
-    """Convert, read back, render and view one clip; add its section to the report."""
+    """Convert, read back, render and view one clip; add its section to the report.
+
+    ``extra`` holds figures for the summary, and under ``"ghost"`` optionally a
+    (motion, legend name, caption) drawn in the viewer beside the clip.
+    """
     from vhuman.io import load_motion, save_motion
     from vhuman.viz import (
         motion_figure,
@@ -60,6 +64,7 @@ def _walk_section(
         save_figure,
     )
 
+    ghost, ghost_name, ghost_caption = extra.pop("ghost", (None, "ghost", ""))
     bvh, npz = out / f"{name}.bvh", out / f"{name}.npz"
     save_motion(motion, bvh)
     save_motion(motion, npz)
@@ -100,10 +105,12 @@ def _walk_section(
         f"joint-position difference {err_bvh * 1e3:.2g} mm (BVH), {err_npz * 1e3:.2g} mm (npz)."
     )
     section.add_plotly(
-        motion_figure(motion, trajectories=tuple(joints["paths"]), title=name, fps=VIEW_FPS),
+        motion_figure(motion, trajectories=tuple(joints["paths"]), title=name, fps=VIEW_FPS,
+                      ghost=ghost, ghost_name=ghost_name),
         "The body (capsules) walking, axes in metres, 1 m floor grid; the camera follows the "
-        "pelvis, 'Play whole path' shows the whole walk. Look for feet that stay put in stance.",
-    )
+        "pelvis, 'Play whole path' shows the whole walk. Look for feet that stay put in stance."
+        + ghost_caption,
+    )  # fmt: skip
     section.add_image(pose_png, f"pose at frame {mid} (m): a mid-stride posture, sides coloured")
     section.add_image(traj_png, "joint paths, top and side views (m): even steps, a steady head")
     section.add_image(curve_png, "flexion angles (deg) over time (s): one bell per gait cycle")
@@ -128,6 +135,32 @@ def _walk_section(
         )
     step()
     return figures
+
+
+def _cmu_beside_generated() -> tuple[Motion, dict]:
+    """The CMU walk, and beside it a walk generated at its measured speed and step length.
+
+    The generated walk is time-aligned to the CMU walk by gait cycle (left heel
+    strikes) and put 0.8 m to its left, as the viewer's ghost.
+    """
+    from vhuman.animation import GaitParameters, generate_walk
+    from vhuman.animation.gait_analysis import CMU_JOINTS, analyse_gait
+    from vhuman.io import cmu_walking_example
+    from vhuman.viz.comparison import gait_aligned
+
+    clip = cmu_walking_example()
+    gait = analyse_gait(clip, CMU_JOINTS)
+    params = GaitParameters(step_length=gait.step_length_m, speed=gait.speed_m_s, cycles=3)
+    generated = generate_walk(params).motion
+    ghost = gait_aligned(generated, clip, reference_joints=("pelvis", "l_ankle"),
+                         motion_joints=("hips", "lankle"))  # fmt: skip
+    caption = (
+        f" Beside it (blue ghost), a walk generated at the CMU walk's measured speed "
+        f"({gait.speed_m_s:.2f} m/s) and step length ({gait.step_length_m:.2f} m), time-aligned "
+        "by gait cycle (left heel strikes at the same frames): compare the two at equal phase."
+    )
+    compared = {"speed_m_s": gait.speed_m_s, "step_length_m": gait.step_length_m}
+    return clip, {"ghost": (ghost, "generated walk", caption), "generated_beside": compared}
 
 
 DEMO_REACH_TARGET = (0.55, -0.25, 1.45)
@@ -235,15 +268,24 @@ def _physics_section(report, out: Path, step: Callable[[], None]) -> dict:
     from vhuman.control.controller import default_controller_path, load_controller
     from vhuman.control.optimize import optimize_controller
     from vhuman.control.simulation import simulate
-    from vhuman.io import save_motion
+    from vhuman.io import deepmimic_clip_path, read_deepmimic, save_motion
     from vhuman.viz import motion_figure, plot_curves, plot_pareto, save_figure
+    from vhuman.viz.comparison import gait_aligned, repeated
 
     result, motion = simulate(load_controller(default_controller_path()), 8.0)
     assert motion is not None  # record_fps is set
     bvh = out / "physics_walk.bvh"
     save_motion(motion, bvh)
     step()
-    _, evolution = optimize_controller(generations=4, population=8, target_cycles=20.0, seed=0)
+    # Three copies of the one-cycle reference clip: two complete cycles between heel strikes.
+    reference = gait_aligned(
+        repeated(read_deepmimic(deepmimic_clip_path("walk")), 3), motion,
+        reference_joints=("root", "left_ankle"), motion_joints=("root", "left_ankle"),
+    )  # fmt: skip
+    # Without pushes, so that several parents survive the 20-cycle window and form a front.
+    _, evolution = optimize_controller(
+        generations=6, population=12, target_cycles=20.0, push_force=0.0, seed=0
+    )
     history = evolution.history
     objectives = np.array([h["best_objectives"] for h in history])
     curves_png, pareto_png = out / "physics_objectives.png", out / "physics_pareto.png"
@@ -262,8 +304,8 @@ def _physics_section(report, out: Path, step: Callable[[], None]) -> dict:
     )
     save_figure(
         plot_pareto(
-            evolution.parent_objectives[:, :2],
-            ["tracking RMSE [rad]", "energy / cycle [J]"],
+            evolution.parent_objectives[:, 1:],
+            ["energy / cycle [J]", "torso sway [rad]"],
             title="final parents of the demo run",
         ),
         pareto_png,
@@ -281,21 +323,25 @@ def _physics_section(report, out: Path, step: Callable[[], None]) -> dict:
         f"{result.duration_s:.1f} s: {result.cycles_completed} cycles, "
         f"{'fell' if result.fell else 'no fall'}, tracking RMSE {result.tracking_rmse_rad:.3f} rad "
         f"against the clip, {result.sim_speed_x_realtime:.0f}× real time. Below, a short "
-        "run of the SVM-screened evolution (population 8, 20-cycle target): "
+        "run of the SVM-screened evolution (population 12, 20-cycle target, no pushes): "
         f"{evolution.simulations} simulations, {evolution.screened} offspring screened out."
     )
     section.add_plotly(
         motion_figure(motion, trajectories=("left_ankle", "right_ankle"), title="simulated walk",
-                      fps=PHYSICS_VIEW_FPS),
+                      fps=PHYSICS_VIEW_FPS, ghost=reference, ghost_name="reference clip"),
         "The simulated DeepMimic humanoid (its collision capsules and spheres, axes in metres); "
-        "the camera follows the pelvis. Look for a steady torso and no stumble.",
+        "the camera follows the pelvis. Beside it (blue ghost), the reference clip it tracks, "
+        "time-aligned by gait cycle (left heel strikes at the same frames). Look for a steady "
+        "torso, no stumble, and limbs that move like the reference's.",
     )  # fmt: skip
     section.add_image(
-        curves_png, "best objectives per generation, relative to generation 1: lower is better"
+        curves_png,
+        "best objectives per generation over their generation-1 values (no unit): lower is better",
     )
     section.add_image(
         pareto_png,
-        "tracking error (rad) against energy per cycle (J) of the final parents of the short run",
+        "energy per cycle (J) against torso sway (rad) of the final parents of the short run: "
+        "the joined points trade one for the other (non-dominated)",
     )
     section.add_json(figures, "figures")
     report.add_summary(
@@ -312,12 +358,25 @@ def _posture_section(report, out: Path, step: Callable[[], None]) -> dict:
     """The maintenance posture of a 95th-percentile man at the ship-valve scene."""
     from vhuman.cli.posture import write_posture_outputs
     from vhuman.posture import solve_posture
-    from vhuman.scene import load_scene
+    from vhuman.posture.arm import ArmSetting, solve_arm_nsga2
+    from vhuman.posture.solver import GRID_WINDOW
+    from vhuman.reaching import Side
+    from vhuman.scene import BodyModel, CollisionWorld, load_scene
 
-    result = solve_posture(load_scene("ship-valve"), seed=0, worker="p95-male")
+    scene = load_scene("ship-valve")
+    result = solve_posture(scene, seed=0, worker="p95-male")
+    # The closed-form IK answers this scene (a one-point Pareto set); NSGA-II without IK
+    # seeds at the same placement shows the trade-off between comfort and reach accuracy.
+    body = BodyModel.from_skeleton(
+        result.motion.skeleton, samples_per_segment=result.settings.samples_per_segment
+    )
+    setting = ArmSetting(body, result.placement.root_position, result.placement.local_rotations,
+                         Side.parse(result.settings.side), scene.target)  # fmt: skip
+    arm = solve_arm_nsga2(setting, CollisionWorld(scene, window=GRID_WINDOW), population=40,
+                          generations=40, seed=0, ik_seeding=False)  # fmt: skip
     step()
     folder = out / "posture"
-    files = write_posture_outputs(result, folder, also_into=report)
+    files = write_posture_outputs(result, folder, also_into=report, front=arm.pareto_f)
     figures = result.to_dict()
     report.add_summary(
         report.sections[-1],
@@ -392,18 +451,29 @@ def _prediction_section(report, out: Path, step: Callable[[], None]) -> dict:
         f"{figures['mpjpe_mm_mean']['zero velocity']:.0f} mm."
     )
     tail = observed[max(cut - 2 * horizon, 0) :]
+    gap = np.full(tail.n_frames, np.nan)
+    joint_error = 1000.0 * np.linalg.norm(centred(predicted) - centred(truth), axis=-1)
     section.add_plotly(
         motion_figure(
             tail.concatenate(predicted),
             ghost=tail.concatenate(truth),
             ghost_name="true future",
-            title="observed, then predicted (tan) and the true future (blue ghost)",
+            joint_values=np.concatenate([np.zeros((tail.n_frames, joint_error.shape[1])),
+                                         joint_error]),
+            value_label="joint error [mm]",
+            curves={k: np.concatenate([gap, v]) for k, v in errors.items()},
+            curve_label="MPJPE [mm]",
+            title="observed, then predicted (coloured by joint error) and the true future "
+            "(blue ghost)",
             fps=VIEW_FPS,
         ),
         f"The last {tail.duration:.2f} s observed, then {horizon} predicted frames "
-        f"({1000.0 * horizon / clip.fps:.0f} ms); axes in metres. Where the ghost and the body "
-        "part, the prediction is off.",
-    )
+        f"({1000.0 * horizon / clip.fps:.0f} ms); axes in metres. Each body part turns from tan "
+        "to red with its root-relative position error (mm); where the ghost and the body part, "
+        "the prediction is off. Under the player, the error over the horizon (mm) against time "
+        "(s), the line marking the frame shown.",
+        height=760,
+    )  # fmt: skip
     section.add_image(
         curve_png,
         "MPJPE (mm) over the horizon (ms): the model stays under the zero-velocity baseline",
@@ -432,7 +502,7 @@ def run_demo(output: Path, console: Console | None = None) -> dict:
         Where to show progress; None for silence.
     """
     from vhuman.animation import GaitParameters, generate_walk
-    from vhuman.io import atomic_write, cmu_walking_example
+    from vhuman.io import atomic_write
     from vhuman.viz import Report
 
     output.mkdir(parents=True, exist_ok=True)
@@ -452,7 +522,7 @@ def run_demo(output: Path, console: Console | None = None) -> dict:
                        "right knee": ("r_hip", "r_knee", "r_ankle"),
                        "left elbow": ("l_shoulder", "l_elbow", "l_wrist")},
         }),
-        ("cmu_walk", lambda: (cmu_walking_example(), {}), {
+        ("cmu_walk", _cmu_beside_generated, {
             "paths": ("lankle", "rankle", "lwrist", "head"),
             "angles": {"left knee": ("lhip", "lknee", "lankle"),
                        "right knee": ("rhip", "rknee", "rankle"),

@@ -25,13 +25,15 @@ __all__ = ["posture", "write_posture_outputs"]
 console = Console(highlight=False)
 
 
-def _pareto_figure(result: PostureResult) -> Any:
+def _pareto_figure(result: PostureResult, front: Any = None) -> Any:
+    """The arm's final Pareto set, or ``front`` (N, 2) from another search, and the choice."""
     from matplotlib.figure import Figure
 
     fig = Figure(figsize=(6.4, 4.4))
     ax = fig.add_subplot()
-    f = result.arm.pareto_f
-    ax.plot(f[:, 0], f[:, 1], "o-", color="#1f77b4", label="final Pareto set (feasible)")
+    f = result.arm.pareto_f if front is None else front
+    label = "final Pareto set (feasible)" if front is None else "NSGA-II front, no IK seeds"
+    ax.plot(f[:, 0], f[:, 1], "o-", color="#1f77b4", label=label)
     chosen = result.arm.diff_r + 10.0 * result.arm.diff_t
     ax.plot([result.arm.comfort], [chosen], "*", ms=14, color="#d62728", label="chosen posture")
     ax.set_xlabel("joint comfort  Σ f_rot")
@@ -54,11 +56,14 @@ def _pose_dict(result: PostureResult) -> dict[str, Any]:
 
 
 def write_posture_outputs(
-    result: PostureResult, folder: Path, *, also_into: Any = None
+    result: PostureResult, folder: Path, *, also_into: Any = None, front: Any = None
 ) -> dict[str, str]:
     """Write posture.bvh, posture.json, pareto.png, view.html and report.html into ``folder``.
 
     ``also_into``, a `vhuman.viz.Report`, gets the same posture section (the demo's report).
+    ``front`` (N, 2), comfort and f_access of another arm search at the same placement,
+    is plotted in pareto.png instead of the arm's own Pareto set (one point when the
+    closed-form IK answered).
 
     Returns
     -------
@@ -82,7 +87,7 @@ def write_posture_outputs(
     doc = {**figures, "reba": result.reba.to_dict(), "rula": result.rula.to_dict(),
            "pose": _pose_dict(result)}  # fmt: skip
     atomic_write(paths["json"], json.dumps(doc, indent=1) + "\n")
-    pareto = _pareto_figure(result)
+    pareto = _pareto_figure(result, front)
     save_figure(pareto, paths["pareto"])
     body_model = _body(result)
     view = scene_figure(
@@ -90,6 +95,7 @@ def write_posture_outputs(
         body=body_model,
         pose=(result.motion.root_positions[0], result.motion.local_rotations[0]),
         free_space=result.space,
+        contacts=[c.segment for c in result.collision.contacts],
         title=f"{result.scene.name}: {result.library_posture} ({result.worker or 'worker'})",
     )
     report = Report(f"Maintenance posture: {result.scene.name}")
@@ -125,8 +131,17 @@ def add_posture_section(
         f"{'-' if margin is None else f'{margin:.0f}'} mm; "
         f"solved in {figures['solve_time_s']:.2f} s.",
     )
-    section.add_plotly(view, caption="Scene, body and the octree's free cells")
-    section.add_image(pareto_png, caption="Arm NSGA-II: final Pareto set and the chosen member")
+    section.add_plotly(
+        view,
+        caption="Scene, body and the octree's free cells (axes in metres): solids between the "
+        "camera and the worker are see-through, body segments in contact red; click a legend "
+        "entry to show or hide a solid. Look for a hand on the target and no red.",
+    )
+    section.add_image(
+        pareto_png,
+        caption="Arm NSGA-II: joint comfort (Σ f_rot, no unit) against reach accuracy "
+        "(f_access, rad + α·m), both lower is better; the star is the chosen posture",
+    )
     rows = [
         {"method": "REBA", "score": figures["reba_score"],
          "action level": figures["reba_action_level"], "risk": figures["reba_risk"]},

@@ -1,6 +1,8 @@
-"""Pictures of motions: matplotlib figures and animations, a shaded-body HTML viewer, a report."""
+"""Pictures of motions: matplotlib figures and animations, a shaded-body HTML viewer (walks
+compared side by side, aligned by gait cycle), a report."""
 
 from vhuman.viz.animation import ANIMATION_SUFFIXES, save_animation
+from vhuman.viz.comparison import gait_aligned, gait_phase, heel_strikes, repeated
 from vhuman.viz.manikin import Manikin
 from vhuman.viz.plots import (
     plot_curves,
@@ -21,12 +23,16 @@ __all__ = [
     "Report",
     "SceneMesh",
     "Section",
+    "gait_aligned",
+    "gait_phase",
+    "heel_strikes",
     "motion_figure",
     "plot_curves",
     "plot_ergonomic_scores",
     "plot_pareto",
     "plot_pose",
     "plot_trajectories",
+    "repeated",
     "save_animation",
     "save_figure",
     "write_figure",

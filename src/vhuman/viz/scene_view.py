@@ -8,6 +8,7 @@ motion viewer. `scene_meshes` turns a scene into `SceneMesh` objects, so that
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -33,6 +34,7 @@ __all__ = [
 _OBJECT_COLOR = "#9aa5b1"
 _BODY_COLOR = "#e0a96d"
 _TARGET_COLOR = "#d62728"
+_CONTACT_COLOR = "#ff0000"
 _CEILING_COLOR = "#5d6d7e"
 _EYE = (-1.2, -1.6, 0.9)  # default camera direction (normalised scene units)
 _SEE_THROUGH = 0.2  # opacity of solids between the camera and the body
@@ -123,7 +125,12 @@ def scene_traces(
 
 
 def body_traces(
-    body: BodyModel, root_position: ArrayLike, local_rotations: ArrayLike, *, name: str = "body"
+    body: BodyModel,
+    root_position: ArrayLike,
+    local_rotations: ArrayLike,
+    *,
+    name: str = "body",
+    contacts: Sequence[str] = (),
 ) -> list[go.BaseTraceType]:
     """One Mesh3d holding the capsules of every body segment in one pose.
 
@@ -137,9 +144,22 @@ def body_traces(
         Local joint rotations (w, x, y, z).
     name : str, optional
         Legend entry.
+    contacts : sequence of str, optional
+        Segments in contact with the scene (`Contact.segment`), drawn red.
+
+    Raises
+    ------
+    InputError
+        For a contact segment the body lacks.
     """
     v, f = body.meshes(root_position, local_rotations)
-    return [_mesh3d(v, f, color=_BODY_COLOR, opacity=1.0, name=name, hoverinfo="name")]
+    if not contacts:
+        return [_mesh3d(v, f, color=_BODY_COLOR, opacity=1.0, name=name, hoverinfo="name")]
+    body.segment_indices(list(contacts))  # an unknown segment name raises
+    touching = np.isin(np.asarray(body.names), list(contacts))
+    colours = np.where(np.repeat(touching, len(v) // len(body.names)), _CONTACT_COLOR, _BODY_COLOR)
+    return [_mesh3d(v, f, vertexcolor=colours.tolist(), opacity=1.0,
+                    name=f"{name} (contacts red)", hoverinfo="name")]  # fmt: skip
 
 
 def octree_traces(
@@ -198,6 +218,7 @@ def scene_figure(
     body: BodyModel | None = None,
     pose: tuple[ArrayLike, ArrayLike] | None = None,
     free_space: FreeSpace | None = None,
+    contacts: Sequence[str] = (),
     title: str | None = None,
 ) -> go.Figure:
     """A plotly figure of the scene, optionally with a body pose and the octree's free cells.
@@ -212,6 +233,8 @@ def scene_figure(
         The pose to draw.
     free_space : FreeSpace, optional
         Its free cells are drawn.
+    contacts : sequence of str, optional
+        Body segments in contact with the scene, drawn red (see `body_traces`).
     title : str, optional
         Figure title (default: the scene's name).
 
@@ -234,7 +257,7 @@ def scene_figure(
     traces = scene_traces(scene)
     body_pts = None
     if body is not None and pose is not None:
-        traces += body_traces(body, *pose)
+        traces += body_traces(body, *pose, contacts=contacts)
         a, b = body.capsules(*pose)
         body_pts = np.concatenate([a, b, 0.5 * (a + b)])
     if free_space is not None:

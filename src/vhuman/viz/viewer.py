@@ -53,6 +53,9 @@ _LIGHT_POSITION = {"x": 5e4, "y": -3e4, "z": 1e5}
 _PATH_POINTS = 600  # most points of a joint path
 _FOLLOW_TRAVEL = 1.0  # [m] of root travel beyond which the camera follows the root
 _EYE = {"x": 0.95, "y": -1.2, "z": 0.45}
+_VALUE_SCALE = [[0.0, BODY_COLOR], [1.0, _POINT_COLOR]]  # joint values: low tan, high red
+_CURVE_COLORS = ("#d62728", "#1f77b4", "#2ca02c", "#9467bd", "#8c564b")
+_CURVE_HEIGHT = 0.2  # share of the figure's height under the 3D view holding the curves
 
 
 def _xyz(points: NDArray[np.float64]) -> dict[str, list[float | None]]:
@@ -135,11 +138,13 @@ def _playback_note(motion: Motion, selection: FrameSelection) -> str:
 
 def _body_mesh(
     motion: Motion, frames: NDArray[np.intp], *, name: str, color: str, opacity: float
-) -> tuple[dict[str, Any], NDArray[np.float64]]:
-    """A Mesh3d of the manikin at the first of ``frames``, and its vertices ``(N, V, 3)`` [m]."""
+) -> tuple[dict[str, Any], NDArray[np.float64], NDArray[np.intp]]:
+    """A Mesh3d of the manikin at the first of ``frames``, its vertices ``(N, V, 3)`` [m] and
+    the joint carrying each vertex ``(V,)``."""
     manikin = Manikin.from_skeleton(motion.skeleton)
-    _, faces = manikin.local_mesh(sections=_SECTIONS)
+    local, faces = manikin.local_mesh(sections=_SECTIONS)
     verts = manikin.motion_vertices(motion, frames, sections=_SECTIONS)
+    carriers = np.repeat(manikin.joints, local.shape[1])
     trace = {
         "type": "mesh3d",
         **_xyz(verts[0]),
@@ -155,7 +160,7 @@ def _body_mesh(
         "hoverinfo": "name",
         "showlegend": True,
     }
-    return trace, verts
+    return trace, verts, carriers
 
 
 def _stick_traces(
@@ -198,7 +203,7 @@ def _scene_axes(lo: NDArray[np.float64], hi: NDArray[np.float64]) -> dict[str, A
 def follow_boxes(
     centres: NDArray[np.float64], points: NDArray[np.float64], *, margin: float = 0.15
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """Cubes of one size that follow ``centres`` horizontally and hold ``points`` at every frame.
+    """Cubes of one size that move with ``centres`` horizontally and hold ``points`` at every frame.
 
     Parameters
     ----------
@@ -212,15 +217,18 @@ def follow_boxes(
     Returns
     -------
     lo, hi : ndarray, shape (N, 3)
-        Cube corners [m]: horizontally centred on ``centres``, the z range from
-        the floor (or the lowest point) up, one side length for all frames.
+        Cube corners [m]: horizontally centred on ``centres`` plus one fixed
+        offset (the middle of the points' horizontal extent about the centres,
+        so that a body with a second one beside it is framed tightly), the z
+        range from the floor (or the lowest point) up, one side length for all frames.
     """
     rel = points[..., :2] - centres[:, None, :2]
-    half = np.nanmax(np.abs(rel)) + margin
+    offset = 0.5 * (np.nanmin(rel, axis=(0, 1)) + np.nanmax(rel, axis=(0, 1)))
+    half = np.nanmax(np.abs(rel - offset)) + margin
     z_lo = min(float(np.nanmin(points[..., 2])), 0.0) - margin
     z_hi = float(np.nanmax(points[..., 2])) + margin
     side = max(2.0 * half, z_hi - z_lo)
-    lo = np.column_stack([centres[:, :2] - 0.5 * side, np.full(len(centres), z_lo)])
+    lo = np.column_stack([centres[:, :2] + offset - 0.5 * side, np.full(len(centres), z_lo)])
     return lo, lo + side
 
 
@@ -232,6 +240,10 @@ def motion_figure(
     points: Mapping[str, ArrayLike] | None = None,
     ghost: Motion | None = None,
     ghost_name: str = "ghost",
+    joint_values: ArrayLike | None = None,
+    value_label: str = "",
+    curves: Mapping[str, ArrayLike] | None = None,
+    curve_label: str = "",
     sticks: bool = False,
     follow: bool | None = None,
     fps: float | None = None,
@@ -268,6 +280,18 @@ def motion_figure(
         player (e.g. the true future beside a predicted one).
     ghost_name : str, optional
         Legend name of the ghost.
+    joint_values : array_like, shape (T, J), optional
+        A value per frame and joint of ``motion`` (e.g. a prediction's error);
+        each capsule of the body is coloured by the value of the joint carrying
+        it, from the body's tan at 0 to red at the largest value, with a colour
+        bar; NaN counts as 0. Not with ``sticks``.
+    value_label : str, optional
+        Title of that colour bar, with the unit (e.g. ``"error [mm]"``).
+    curves : mapping of str to array_like (T,), optional
+        Curves over the motion's time, drawn in a plot under the 3D view (NaN
+        leaves a gap), by legend name; a vertical line marks the time shown.
+    curve_label : str, optional
+        Title of the curves' y axis, with the unit.
     sticks : bool, optional
         Draw bones as lines instead of the shaded body.
     follow : bool, optional
@@ -292,7 +316,8 @@ def motion_figure(
     ------
     InputError
         If ``max_frames`` < 1, ``fps`` ≤ 0, ``trajectories`` is a string, a point
-        is not 3 finite numbers, or ``ghost`` has another number of frames;
+        is not 3 finite numbers, ``ghost`` has another number of frames, or
+        ``joint_values`` or a curve does not have one value per frame (and joint);
         `UnknownJointError` for a trajectory joint the skeleton lacks.
     """
     if isinstance(trajectories, str):
@@ -303,6 +328,8 @@ def motion_figure(
             f"got {ghost.n_frames}"
         )
     marks = {name: _point(name, p) for name, p in (points or {}).items()}
+    values = None if joint_values is None else _joint_values(motion, joint_values, sticks)
+    lines = {name: _curve(name, c, motion.n_frames) for name, c in (curves or {}).items()}
     scene = tuple(scene or ())
     selection = select_frames(motion.n_frames, motion.fps, max_frames=max_frames, target_fps=fps)
     idx = selection.indices
@@ -329,12 +356,35 @@ def motion_figure(
             traces += sticks_traces
             body_points.append(m.global_positions[idx])
         else:
-            mesh, verts = _body_mesh(m, idx, name=name, color=color, opacity=opacity)
-            traces.append(mesh)
+            mesh, verts, carriers = _body_mesh(m, idx, name=name, color=color, opacity=opacity)
             data = [[{"type": "mesh3d", **_xyz(v)}] for v in verts]
+            if m is motion and values is not None:
+                shown = np.round(values[idx][:, carriers], 1)  # (N, V)
+                top = max(float(shown.max()), 1e-9)
+                mesh.pop("color")
+                mesh.update(
+                    intensity=shown[0].tolist(),
+                    colorscale=_VALUE_SCALE,
+                    cmin=0.0,
+                    cmax=top,
+                    colorbar={"title": {"text": value_label}, "len": 0.5},
+                )
+                for d, v in zip(data, shown, strict=True):
+                    d[0]["intensity"] = v.tolist()
+            traces.append(mesh)
             body_points.append(verts)
         for frame, d in zip(per_frame, data, strict=True):
             frame.extend(d)
+    if lines:
+        stacked = np.array(list(lines.values()))
+        span = [float(np.nanmin(stacked)), float(np.nanmax(stacked))]
+        traces.append(
+            {"type": "scatter", **_now(times[0], span), "xaxis": "x", "yaxis": "y",
+             "mode": "lines", "line": {"color": "#444444", "width": 1}, "name": "time shown",
+             "showlegend": False, "hoverinfo": "skip"}
+        )  # fmt: skip
+        for frame, t in zip(per_frame, times, strict=True):
+            frame.append({"type": "scatter", **_now(t, span)})
     n_animated = len(traces)
     body = np.concatenate(body_points, axis=1)  # (N, P, 3)
     fixed = [paths.reshape(-1, 3), np.array(list(marks.values())).reshape(-1, 3)]
@@ -384,6 +434,18 @@ def motion_figure(
         )
         for name, p in marks.items()
     ]
+    static += [
+        go.Scatter(
+            x=np.round(motion.times, 4),
+            y=np.round(c, 2),
+            xaxis="x",
+            yaxis="y",
+            mode="lines",
+            line={"color": _CURVE_COLORS[k % len(_CURVE_COLORS)], "width": 2},
+            name=name,
+        )
+        for k, (name, c) in enumerate(lines.items())
+    ]
     animated = list(range(len(static), len(static) + n_animated))
     # Plain dicts: the figure validates them once (go.Frame would validate twice more).
     frames: list[dict[str, Any]] = [
@@ -421,6 +483,19 @@ def motion_figure(
     }
     for axis in "xyz":
         layout["scene"][f"{axis}axis"]["title"] = {"text": f"{axis} [m]"}
+    if lines:
+        layout["scene"]["domain"] = {"x": [0.0, 1.0], "y": [_CURVE_HEIGHT + 0.05, 1.0]}
+        layout["xaxis"] = {
+            "domain": [0.08, 0.92],
+            "anchor": "y",
+            "title": {"text": "time [s]"},
+            "range": [float(motion.times[0]), float(motion.times[-1])],
+        }
+        layout["yaxis"] = {
+            "domain": [0.0, _CURVE_HEIGHT],
+            "anchor": "x",
+            "title": {"text": curve_label},
+        }
     if len(idx) > 1:
         frame_ms = 1000.0 / selection.fps
         buttons = [
@@ -474,6 +549,33 @@ def motion_figure(
     return fig
 
 
+def _now(t: float, span: list[float]) -> dict[str, list[float]]:
+    """A vertical line at time ``t`` [s] over the curves' value ``span``."""
+    return {"x": [round(float(t), 4)] * 2, "y": span}
+
+
+def _joint_values(motion: Motion, values: ArrayLike, sticks: bool) -> NDArray[np.float64]:
+    """``values`` checked to be ``(T, J)`` for ``motion``, NaN as 0, for a shaded body."""
+    if sticks:
+        raise InputError("joint_values colour the shaded body; they cannot go with sticks")
+    v = np.asarray(values, dtype=np.float64)
+    shape = (motion.n_frames, motion.skeleton.n_joints)
+    if v.shape != shape:
+        raise InputError(f"joint_values must have shape {shape} (frames, joints); got {v.shape}")
+    return np.nan_to_num(v, nan=0.0)
+
+
+def _curve(name: str, c: ArrayLike, n_frames: int) -> NDArray[np.float64]:
+    """Curve ``c`` checked to hold one value per frame."""
+    a = np.asarray(c, dtype=np.float64)
+    if a.shape != (n_frames,) or np.all(np.isnan(a)):
+        raise InputError(
+            f"curve {name!r} must hold one number per frame ({n_frames}), not all NaN; "
+            f"got shape {a.shape}"
+        )
+    return a
+
+
 def _point(name: str, p: ArrayLike) -> NDArray[np.float64]:
     a = np.asarray(p, dtype=np.float64)
     if a.shape != (3,) or not np.all(np.isfinite(a)):
@@ -494,6 +596,7 @@ def write_viewer(motion: Motion, path: str | os.PathLike[str], **kwargs: Any) ->
         Target ``.html`` file; its folder must exist.
     **kwargs
         Passed to `motion_figure` (``scene``, ``trajectories``, ``points``, ``ghost``,
+        ``ghost_name``, ``joint_values``, ``value_label``, ``curves``, ``curve_label``,
         ``sticks``, ``follow``, ``fps``, ``max_frames``, ``title``).
 
     Returns
