@@ -14,10 +14,11 @@ keeps contacts clean and the knees human:
 - the pelvis height is the one at which the leading stance knee follows
   :data:`STANCE_KNEE` through loading response and mid-stance; a cubic Hermite
   curve in time takes it down to the other heel strike, kept within the
-  trailing leg's reach;
-- from mid-stance on, the knee follows :func:`knee_profile`, one rise to the
-  swing peak: in late stance the heel rises about the ball of the foot as far as
-  that flexion needs, in swing the ankle's height follows from it;
+  trailing leg's reach and high enough for the trailing knee to extend;
+- from mid-stance on, the knee follows :func:`knee_profile`: it extends through
+  terminal stance, then rises once to the swing peak; in late stance the heel
+  rises about the ball of the foot as far as that flexion needs, in swing the
+  ankle's height follows from it;
 - step length and stance share follow from speed when not given
   (:func:`~vhuman.animation.gait.default_step_length`), the pelvis sways less
   and its hips tilt (obliquity) as people's do.
@@ -70,9 +71,12 @@ the stance knees follow it; after it, :func:`knee_profile`."""
 
 _LEVEL = 0.8  # share of the swing over which the foot levels out (and turns toes up)
 # Knee keys after mid-stance, (share of the cycle relative to toe-off, flexion [deg]):
-# straightest at 15 % before toe-off, 11° at the other heel strike, 38° at toe-off
-# (Perry & Burnfield 2010: about 40°); the swing peak follows 13 % after toe-off.
-_LATE_KNEE = ((-0.15, 6.0), (-0.10, 11.0), (0.0, 38.0))
+# the knee extends through terminal stance to its straightest, 6°, at the other heel
+# strike (11 % before toe-off), then flexes quickly in pre-swing, 15° then 33° at toe-off
+# (Perry & Burnfield 2010, ch. 5: about 5° at the end of terminal stance, 40° by the
+# end of pre-swing; the recorded CMU walks bend least at about 50 %); the swing peak follows
+# 13 % after toe-off.
+_LATE_KNEE = ((-0.11, 6.0), (-0.05, 15.0), (0.0, 33.0))
 _SWING_PEAK_AFTER_TOE_OFF = 0.13
 _LEAST_TRAILING_KNEE = np.radians(10.0)  # the trailing knee's least flexion before toe-off
 _KEYS_PER_CYCLE = 8
@@ -286,8 +290,9 @@ def knee_profile(tau: ArrayLike, p: GaitParameters) -> NDArray[np.float64]:
     :func:`stance_knee` up to ``HEEL_OFF``; then a monotone piecewise cubic
     (Fritsch & Carlson 1980, PCHIP) through :data:`_LATE_KNEE` (relative to
     toe-off), the swing peak ``p.swing_knee`` 13 % of the cycle after toe-off and
-    back to the heel-strike flexion, flat at both ends: a single maximum from
-    mid-stance to the swing peak, C¹ throughout (Perry & Burnfield 2010, ch. 5).
+    back to the heel-strike flexion, flat at both ends: the knee extends through
+    terminal stance, then rises once to the swing peak (a single maximum from
+    mid-stance to the swing peak), C¹ throughout (Perry & Burnfield 2010, ch. 5).
     """
     sf = p.stance_fraction
     k0, k_last = STANCE_KNEE[0][1], STANCE_KNEE[-1][1]
@@ -511,8 +516,10 @@ def _pelvis_height(
     leg sets the pelvis height: the one at which its knee has the flexion of
     :data:`STANCE_KNEE` at its phase, so its knee follows that profile exactly.
     From there to the other heel strike a cubic Hermite curve in time
-    (:func:`_bridge`) joins the heights and their rates; meanwhile the trailing
-    heel rises as the knee's flexion asks (:func:`_late_stance_knee`,
+    (:func:`_bridge`) joins the heights and their rates, but never sinks below
+    the height at which the trailing knee, its foot still flat, has the flexion
+    of :func:`knee_profile`: the trailing knee extends through terminal stance
+    while its heel rises as the knee's flexion asks (:func:`_late_stance_knee`,
     :func:`_heel_rise`).
     """
     pelvis = np.full(len(t), np.nan)
@@ -523,7 +530,13 @@ def _pelvis_height(
         pelvis = np.where(early, height, pelvis)
     pelvis = _bridge(pelvis, t, np.isnan(pelvis))
     known = np.flatnonzero(~np.isnan(pelvis))  # the padding's ends: held, then cut off
-    return np.interp(np.arange(len(t)), known, pelvis[known])
+    pelvis = np.interp(np.arange(len(t)), known, pelvis[known])
+    for side, foot in feet.items():
+        late = (foot.tau > HEEL_OFF) & (foot.tau < 0.5)
+        knee = np.where(late, knee_profile(foot.tau, p), np.nan)
+        floor = _height_for(hips[side], foot.ankle, body.leg_length(knee), body, p, check=False)
+        pelvis = np.where(late, np.fmax(pelvis, floor), pelvis)
+    return pelvis
 
 
 def _trailing_reach(
@@ -590,9 +603,10 @@ def _late_stance_knee(
     ``profile (N,)`` is :func:`knee_profile`, ``flat (N,)`` the knee's flexion
     with the foot flat (the least it can have: the heel rise only brings the
     ankle nearer the hip). Their larger one, made non-decreasing (running
-    maximum) and smoothed over 6 % of the cycle, then non-decreasing and at
-    least ``flat`` again: the knee flexes steadily from mid-stance to toe-off,
-    with no dip before the swing.
+    maximum) from the profile's straightest knee on and smoothed over 6 % of the
+    cycle, then at least ``flat`` and non-decreasing from there again: the knee
+    extends through terminal stance, then flexes steadily to toe-off, with no dip
+    before the swing.
     """
     late = foot.stance & (foot.tau >= HEEL_OFF)
     out = profile.copy()
@@ -600,10 +614,14 @@ def _late_stance_knee(
     kernel = np.ones(width) / width
     edges = np.diff(np.concatenate([[0], late.astype(np.int8), [0]]))
     for a, b in zip(np.flatnonzero(edges == 1), np.flatnonzero(edges == -1), strict=True):
-        run = np.maximum.accumulate(np.maximum(profile[a:b], flat[a:b]))
+        run = np.maximum(profile[a:b], flat[a:b])
+        m = int(np.argmin(profile[a:b]))  # from the straightest knee on, no dip
+        run[m:] = np.maximum.accumulate(run[m:])
         padded = np.concatenate([np.full(width // 2, run[0]), run, np.full(width // 2, run[-1])])
         smooth = np.convolve(padded, kernel, mode="valid")
-        out[a:b] = np.maximum.accumulate(np.maximum(smooth, flat[a:b]))
+        smooth = np.maximum(smooth, flat[a:b])
+        smooth[m:] = np.maximum.accumulate(smooth[m:])
+        out[a:b] = smooth
     return out
 
 
