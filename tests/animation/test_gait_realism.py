@@ -68,6 +68,10 @@ def test_relations_with_speed(walks) -> None:
     assert np.all(np.diff([a.sway_m for a in analyses]) < 0)  # sway falls with speed
     assert np.all(np.diff([np.ptp(a.curves["hip"].mean(axis=0)) for a in analyses]) > 0)
     assert np.all(np.diff([a.elbow_range_deg for a in analyses]) > 0)
+    # The knee's loading-response peak does not fall with speed, and rises above 1.3 m/s.
+    wave = [a.curves["knee"].mean(axis=0)[5:30].max() for a in analyses]
+    assert np.all(np.diff(wave) > -0.5)
+    assert wave[2] > wave[1] + 3.0
 
 
 @pytest.mark.parametrize(
