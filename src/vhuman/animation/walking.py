@@ -83,6 +83,11 @@ _LEVEL = 0.8  # share of the swing over which the foot levels out (and turns toe
 _LATE_KNEE = ((-0.11, 6.0), (-0.05, 15.0), (0.0, 33.0))
 _SWING_PEAK_AFTER_TOE_OFF = 0.13
 _LEAST_TRAILING_KNEE = np.radians(10.0)  # the trailing knee's least flexion before toe-off
+_HIGH_HIP = 1.0 / 3.0
+"""Share of a leg's cycle at which its hip is highest relative to the other (pelvic
+obliquity). The recorded CMU walks: lowest at heel strike, highest at about 44 %; a later
+peak than a third of the cycle would keep the trailing hip too high for its foot to stay
+planted until toe-off."""
 _KEYS_PER_CYCLE = 8
 _CCD_TOLERANCE = 5e-4  # [m]: contacts within 0.5 mm when the legs are solved by CCD
 _UPPER_BODY = (
@@ -704,10 +709,11 @@ def _obliquity(phase: NDArray, amplitude: float) -> NDArray[np.float64]:
     """Pelvic roll [rad] about the forward axis at ``phase`` (share of the cycle, right heel
     strike at 0), positive raising the left hip.
 
-    The swing side's hip drops, most at 15 % of the cycle after the other foot's
-    heel strike (Perry & Burnfield 2010, ch. 8; Saunders, Inman & Eberhart 1953).
+    The swing side's hip drops (Perry & Burnfield 2010, ch. 8; Saunders, Inman &
+    Eberhart 1953): a leg's hip is lowest at its heel strike and rises through
+    single support, highest at :data:`_HIGH_HIP` of its cycle.
     """
-    return -amplitude * np.cos(2.0 * np.pi * (np.asarray(phase, dtype=np.float64) - 0.15))
+    return -amplitude * np.cos(2.0 * np.pi * (np.asarray(phase, dtype=np.float64) - _HIGH_HIP))
 
 
 def generate_walk(
@@ -749,7 +755,7 @@ def generate_walk(
     # al. 2004), scaled with stature.
     sway = 0.5 * np.clip(0.06 - 0.025 * (p.speed - 1.0) / 0.6, 0.025, 0.07) * body.stature / 1.68
     yaw_amp = np.radians(4.0) * scale
-    roll_amp = np.radians(4.5)  # obliquity 9° peak to peak (Perry & Burnfield: about 8°)
+    roll_amp = np.radians(5.5)  # obliquity 11° peak to peak (the CMU walks: 11-12.6°)
     width = p.step_width if p.step_width is not None else 0.3 * 2 * body.hip_offset[1] + 0.05
 
     xy, heading = _path(t, p)
