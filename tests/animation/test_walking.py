@@ -171,9 +171,10 @@ def _knee_flexion_deg(motion, name: str) -> np.ndarray:
 
 
 def test_stance_knee_follows_its_profile(straight) -> None:
-    """From heel strike to the end of mid-stance the knee follows STANCE_KNEE exactly,
-    and that profile lies in Perry & Burnfield's ranges: about 5° at heel strike, at
-    most 20° in loading response, under 10° by the end of mid-stance (30 %)."""
+    """From heel strike to the end of mid-stance the knee follows STANCE_KNEE exactly:
+    about 5° at heel strike, at most 20° in loading response (Perry & Burnfield), still
+    flexed but below its loading peak at the end of mid-stance (30 %), straightest in
+    terminal stance (the recorded CMU walks: at about 50 %)."""
     m, p = straight.motion, straight.parameters
     tau = (m.times / p.cycle_duration) % 1.0  # right heel strikes at 0, D, 2D…
     knee = _knee_flexion_deg(m, "r_knee")
@@ -182,8 +183,11 @@ def test_stance_knee_follows_its_profile(straight) -> None:
     for key, flexion in STANCE_KNEE:
         assert np.degrees(stance_knee(key)) == pytest.approx(flexion)
     assert knee[tau < 0.01].max() < 10.0
-    assert knee[tau < 0.12].max() <= 20.0
-    assert knee[(tau > 0.28) & (tau < 0.3)].max() < 10.0
+    loading = knee[tau < 0.2].max()
+    assert loading <= 20.0
+    assert knee[(tau > 0.28) & (tau < 0.3)].max() < loading
+    terminal = (tau > 0.4) & (tau < 0.55)
+    assert knee[terminal].min() < knee[tau < 0.01].max() + 3.0
 
 
 def test_pelvis_vertical_excursion_is_plausible(straight) -> None:

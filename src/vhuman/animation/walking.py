@@ -63,11 +63,13 @@ heel rocker; loading response is the first 10 % of the cycle, Perry & Burnfield 
 HEEL_OFF = 0.31
 """Share of the cycle after heel strike at which the heel starts to rise (31 %, the start
 of terminal stance; Perry & Burnfield 2010)."""
-STANCE_KNEE = ((0.0, 5.0), (0.12, 15.0), (HEEL_OFF, 8.0))
+STANCE_KNEE = ((0.0, 5.0), (0.13, 18.0), (HEEL_OFF, 16.0))
 """Knee flexion [deg] of a planted leg at shares of the cycle after its heel strike: nearly
-straight at heel strike, flexing to about 15° in loading response, back to under 10° by
-the end of mid-stance (Perry & Burnfield 2010, ch. 5), at 1.3 m/s and slower. The pelvis
-height is set so the stance knees follow it; after it, :func:`knee_profile`."""
+straight at heel strike, flexing to 18° in loading response (Perry & Burnfield 2010,
+ch. 5: 15-20°) and still flexed by 16° at the end of mid-stance; it straightens in
+terminal stance (:func:`knee_profile`), as in the recorded CMU walks, whose knee stays
+within about 4° of its loading peak through mid-stance and is straightest at about 50 %.
+At 1.3 m/s and slower. The pelvis height is set so the stance knees follow it."""
 _LOADING_KNEE_PER_SPEED = 20.0
 """Growth of the loading-response knee flexion with speed above 1.3 m/s [deg per m/s]:
 peak stance knee flexion rises with walking speed (Lelas et al. 2003); the recorded CMU
