@@ -712,8 +712,9 @@ def _obliquity(phase: NDArray, amplitude: float) -> NDArray[np.float64]:
     strike at 0), positive raising the left hip.
 
     The swing side's hip drops (Perry & Burnfield 2010, ch. 8; Saunders, Inman &
-    Eberhart 1953): a leg's hip is lowest at its heel strike and rises through
-    single support, highest at :data:`_HIGH_HIP` of its cycle.
+    Eberhart 1953): a leg's hip, below the other's from late swing to loading
+    response, rises through single support, highest at :data:`_HIGH_HIP` of its
+    cycle (a sinusoid; lowest half a cycle later).
     """
     return -amplitude * np.cos(2.0 * np.pi * (np.asarray(phase, dtype=np.float64) - _HIGH_HIP))
 
