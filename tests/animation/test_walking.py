@@ -79,7 +79,7 @@ def test_joint_angles_are_continuous_and_within_limits(straight) -> None:
 
 
 @pytest.mark.xfail(
-    strict=True, reason="the planted ankle dorsiflexes about 15° past the AAOS 20° near 50 %"
+    strict=True, reason="the planted ankle dorsiflexes about 6° past the AAOS 20° near 50 %"
 )
 def test_planted_ankles_within_their_range(straight) -> None:
     m = straight.motion
@@ -145,7 +145,8 @@ def test_steps_up_to_a_metre_keep_the_feet_planted() -> None:
 
 def test_long_steps_keep_the_trailing_knee_bent() -> None:
     """A step of half the stature (CMU walking_4: 0.50 at 1.64 m/s): the heel rises as far
-    as keeps the trailing knee bent before toe-off, so the foot is never dragged."""
+    as keeps the trailing knee bent before toe-off, so the foot is never dragged; from the
+    other heel strike to toe-off the knee only flexes, from its straightest (about 6°)."""
     result = generate_walk(GaitParameters(step_length=0.84, speed=1.64, cycles=2))
     assert result.step_length_m == pytest.approx(0.84, rel=0.02)
     assert result.foot_skate_mm < 2.0
@@ -156,7 +157,12 @@ def test_long_steps_keep_the_trailing_knee_bent() -> None:
     pre_swing = (tau >= 0.5) & (tau < p.stance_fraction)
     knee = _knee_flexion_deg(m, "r_knee")
     assert pre_swing.sum() > 5
-    assert knee[pre_swing].min() >= 19.9
+    assert knee[pre_swing].min() >= 5.0
+    for run in np.split(
+        knee[pre_swing], np.flatnonzero(np.diff(np.flatnonzero(pre_swing)) > 1) + 1
+    ):
+        assert np.all(np.diff(run) > 0.0)
+        assert run[-1] >= 25.0
 
 
 def _knee_flexion_deg(motion, name: str) -> np.ndarray:
@@ -165,9 +171,10 @@ def _knee_flexion_deg(motion, name: str) -> np.ndarray:
 
 
 def test_stance_knee_follows_its_profile(straight) -> None:
-    """From heel strike to the end of mid-stance the knee follows STANCE_KNEE exactly,
-    and that profile lies in Perry & Burnfield's ranges: about 5° at heel strike, at
-    most 20° in loading response, under 10° by the end of mid-stance (30 %)."""
+    """From heel strike to the end of mid-stance the knee follows STANCE_KNEE exactly:
+    about 5° at heel strike, at most 20° in loading response (Perry & Burnfield), still
+    flexed but below its loading peak at the end of mid-stance (30 %), straightest in
+    terminal stance (the recorded CMU walks: at about 50 %)."""
     m, p = straight.motion, straight.parameters
     tau = (m.times / p.cycle_duration) % 1.0  # right heel strikes at 0, D, 2D…
     knee = _knee_flexion_deg(m, "r_knee")
@@ -176,8 +183,11 @@ def test_stance_knee_follows_its_profile(straight) -> None:
     for key, flexion in STANCE_KNEE:
         assert np.degrees(stance_knee(key)) == pytest.approx(flexion)
     assert knee[tau < 0.01].max() < 10.0
-    assert knee[tau < 0.12].max() <= 20.0
-    assert knee[(tau > 0.28) & (tau < 0.3)].max() < 10.0
+    loading = knee[tau < 0.2].max()
+    assert loading <= 20.0
+    assert knee[(tau > 0.28) & (tau < 0.3)].max() < loading
+    terminal = (tau > 0.4) & (tau < 0.55)
+    assert knee[terminal].min() < knee[tau < 0.01].max() + 3.0
 
 
 def test_pelvis_vertical_excursion_is_plausible(straight) -> None:
@@ -214,9 +224,17 @@ def test_seed_ccd_legs_reach_the_analytic_targets() -> None:
     assert figures["ik_joint_updates"] > 2 * ccd.motion.n_frames  # it iterates
     assert analytic.to_dict()["ik_joint_updates"] is None
     sk = ccd.motion.skeleton
-    ankles = sk.indices(["l_ankle", "r_ankle", "l_toe", "r_toe"])
-    gap = ccd.motion.global_positions[:, ankles] - analytic.motion.global_positions[:, ankles]
-    assert np.linalg.norm(gap, axis=-1).max() < 1e-3
+    feet = sk.indices(["r_ankle", "l_ankle", "r_toe", "l_toe"])
+    gap = ccd.motion.global_positions[:, feet] - analytic.motion.global_positions[:, feet]
+    gap = np.linalg.norm(gap, axis=-1)
+    assert gap[:, :2].max() < 1e-3  # the ankles
+    # The toes while planted; in swing the ankle's range of motion may bind, and where it
+    # binds depends on the thigh's twist, which CCD leaves free: within a centimetre.
+    tau = (ccd.motion.times / ccd.parameters.cycle_duration) % 1.0
+    planted = np.stack([tau < ccd.parameters.stance_fraction,
+                        (tau - 0.5) % 1.0 < ccd.parameters.stance_fraction], axis=-1)  # fmt: skip
+    assert gap[:, 2:][planted].max() < 1e-3
+    assert gap[:, 2:].max() < 1e-2
     assert ccd.foot_skate_mm < 1.0
     assert ccd.ground_penetration_mm < 1.0
     violation = np.degrees(sk.limit_violation(ccd.motion.local_rotations))

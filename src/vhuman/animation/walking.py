@@ -14,10 +14,11 @@ keeps contacts clean and the knees human:
 - the pelvis height is the one at which the leading stance knee follows
   :data:`STANCE_KNEE` through loading response and mid-stance; a cubic Hermite
   curve in time takes it down to the other heel strike, kept within the
-  trailing leg's reach;
-- from mid-stance on, the knee follows :func:`knee_profile`, one rise to the
-  swing peak: in late stance the heel rises about the ball of the foot as far as
-  that flexion needs, in swing the ankle's height follows from it;
+  trailing leg's reach and high enough for the trailing knee to extend;
+- from mid-stance on, the knee follows :func:`knee_profile`: it extends through
+  terminal stance, then rises once to the swing peak; in late stance the heel
+  rises about the ball of the foot as far as that flexion needs, in swing the
+  ankle's height follows from it;
 - step length and stance share follow from speed when not given
   (:func:`~vhuman.animation.gait.default_step_length`), the pelvis sways less
   and its hips tilt (obliquity) as people's do.
@@ -62,19 +63,33 @@ heel rocker; loading response is the first 10 % of the cycle, Perry & Burnfield 
 HEEL_OFF = 0.31
 """Share of the cycle after heel strike at which the heel starts to rise (31 %, the start
 of terminal stance; Perry & Burnfield 2010)."""
-STANCE_KNEE = ((0.0, 5.0), (0.12, 15.0), (HEEL_OFF, 8.0))
+STANCE_KNEE = ((0.0, 5.0), (0.13, 18.0), (HEEL_OFF, 16.0))
 """Knee flexion [deg] of a planted leg at shares of the cycle after its heel strike: nearly
-straight at heel strike, flexing to about 15° in loading response, back to under 10° by
-the end of mid-stance (Perry & Burnfield 2010, ch. 5). The pelvis height is set so
-the stance knees follow it; after it, :func:`knee_profile`."""
+straight at heel strike, flexing to 18° in loading response (Perry & Burnfield 2010,
+ch. 5: 15-20°) and still flexed by 16° at the end of mid-stance; it straightens in
+terminal stance (:func:`knee_profile`), as in the recorded CMU walks, whose knee stays
+within about 4° of its loading peak through mid-stance and is straightest at about 50 %.
+At 1.3 m/s and slower. The pelvis height is set so the stance knees follow it."""
+_LOADING_KNEE_PER_SPEED = 20.0
+"""Growth of the loading-response knee flexion with speed above 1.3 m/s [deg per m/s]:
+peak stance knee flexion rises with walking speed (Lelas et al. 2003); the recorded CMU
+walks flex 7° more at 1.6 m/s than at 1.3 m/s."""
 
 _LEVEL = 0.8  # share of the swing over which the foot levels out (and turns toes up)
 # Knee keys after mid-stance, (share of the cycle relative to toe-off, flexion [deg]):
-# straightest at 15 % before toe-off, 11° at the other heel strike, 38° at toe-off
-# (Perry & Burnfield 2010: about 40°); the swing peak follows 13 % after toe-off.
-_LATE_KNEE = ((-0.15, 6.0), (-0.10, 11.0), (0.0, 38.0))
+# the knee extends through terminal stance to its straightest, 6°, at the other heel
+# strike (11 % before toe-off), then flexes quickly in pre-swing, 15° then 33° at toe-off
+# (Perry & Burnfield 2010, ch. 5: about 5° at the end of terminal stance, 40° by the
+# end of pre-swing; the recorded CMU walks bend least at about 50 %); the swing peak follows
+# 13 % after toe-off.
+_LATE_KNEE = ((-0.11, 6.0), (-0.05, 15.0), (0.0, 33.0))
 _SWING_PEAK_AFTER_TOE_OFF = 0.13
 _LEAST_TRAILING_KNEE = np.radians(10.0)  # the trailing knee's least flexion before toe-off
+_HIGH_HIP = 1.0 / 3.0
+"""Share of a leg's cycle at which its hip is highest relative to the other (pelvic
+obliquity). The recorded CMU walks: lowest at heel strike, highest at about 44 %; a later
+peak than a third of the cycle would keep the trailing hip too high for its foot to stay
+planted until toe-off."""
 _KEYS_PER_CYCLE = 8
 _CCD_TOLERANCE = 5e-4  # [m]: contacts within 0.5 mm when the legs are solved by CCD
 _UPPER_BODY = (
@@ -270,14 +285,16 @@ def _path(t: NDArray, p: GaitParameters) -> tuple[NDArray, NDArray]:
     return xy, heading
 
 
-def stance_knee(tau: ArrayLike) -> NDArray[np.float64]:
+def stance_knee(tau: ArrayLike, speed: float = 1.3) -> NDArray[np.float64]:
     """Knee flexion [rad] of a planted leg at shares ``tau`` of the cycle after heel strike.
 
     :data:`STANCE_KNEE` joined by smoothstep segments: every key is passed at rest, so
     the knee starts to flex gently at heel strike and turns smoothly at the loading
-    peak; held at the last key after it.
+    peak; held at the last key after it. Above 1.3 m/s the loading peak grows by
+    :data:`_LOADING_KNEE_PER_SPEED` with ``speed`` [m/s].
     """
     keys = np.array(STANCE_KNEE)
+    keys[1, 1] += _LOADING_KNEE_PER_SPEED * max(0.0, speed - 1.3)
     tau = np.clip(np.asarray(tau, dtype=np.float64), 0.0, keys[-1, 0])
     i = np.clip(np.searchsorted(keys[:, 0], tau, side="right") - 1, 0, len(keys) - 2)
     s = (tau - keys[i, 0]) / (keys[i + 1, 0] - keys[i, 0])
@@ -291,8 +308,9 @@ def knee_profile(tau: ArrayLike, p: GaitParameters) -> NDArray[np.float64]:
     :func:`stance_knee` up to ``HEEL_OFF``; then a monotone piecewise cubic
     (Fritsch & Carlson 1980, PCHIP) through :data:`_LATE_KNEE` (relative to
     toe-off), the swing peak ``p.swing_knee`` 13 % of the cycle after toe-off and
-    back to the heel-strike flexion, flat at both ends: a single maximum from
-    mid-stance to the swing peak, C¹ throughout (Perry & Burnfield 2010, ch. 5).
+    back to the heel-strike flexion, flat at both ends: the knee extends through
+    terminal stance, then rises once to the swing peak (a single maximum from
+    mid-stance to the swing peak), C¹ throughout (Perry & Burnfield 2010, ch. 5).
     """
     sf = p.stance_fraction
     k0, k_last = STANCE_KNEE[0][1], STANCE_KNEE[-1][1]
@@ -302,7 +320,7 @@ def knee_profile(tau: ArrayLike, p: GaitParameters) -> NDArray[np.float64]:
     x, y = np.array(keys).T
     late = PchipInterpolator(x, np.radians(y))
     tau = np.asarray(tau, dtype=np.float64)
-    return np.where(tau <= HEEL_OFF, stance_knee(tau), late(np.clip(tau, HEEL_OFF, 1.0)))
+    return np.where(tau <= HEEL_OFF, stance_knee(tau, p.speed), late(np.clip(tau, HEEL_OFF, 1.0)))
 
 
 def _hermite(s: NDArray, p0: ArrayLike, m0: ArrayLike, p1: ArrayLike, m1: ArrayLike) -> NDArray:
@@ -516,19 +534,27 @@ def _pelvis_height(
     leg sets the pelvis height: the one at which its knee has the flexion of
     :data:`STANCE_KNEE` at its phase, so its knee follows that profile exactly.
     From there to the other heel strike a cubic Hermite curve in time
-    (:func:`_bridge`) joins the heights and their rates; meanwhile the trailing
-    heel rises as the knee's flexion asks (:func:`_late_stance_knee`,
+    (:func:`_bridge`) joins the heights and their rates, but never sinks below
+    the height at which the trailing knee, its foot still flat, has the flexion
+    of :func:`knee_profile`: the trailing knee extends through terminal stance
+    while its heel rises as the knee's flexion asks (:func:`_late_stance_knee`,
     :func:`_heel_rise`).
     """
     pelvis = np.full(len(t), np.nan)
     for side, foot in feet.items():
         early = foot.tau <= HEEL_OFF
-        knee = np.where(early, stance_knee(foot.tau), np.nan)
+        knee = np.where(early, stance_knee(foot.tau, p.speed), np.nan)
         height = _height_for(hips[side], foot.ankle, body.leg_length(knee), body, p)
         pelvis = np.where(early, height, pelvis)
     pelvis = _bridge(pelvis, t, np.isnan(pelvis))
     known = np.flatnonzero(~np.isnan(pelvis))  # the padding's ends: held, then cut off
-    return np.interp(np.arange(len(t)), known, pelvis[known])
+    pelvis = np.interp(np.arange(len(t)), known, pelvis[known])
+    for side, foot in feet.items():
+        late = (foot.tau > HEEL_OFF) & (foot.tau < 0.5)
+        knee = np.where(late, knee_profile(foot.tau, p), np.nan)
+        floor = _height_for(hips[side], foot.ankle, body.leg_length(knee), body, p, check=False)
+        pelvis = np.where(late, np.fmax(pelvis, floor), pelvis)
+    return pelvis
 
 
 def _trailing_reach(
@@ -595,9 +621,10 @@ def _late_stance_knee(
     ``profile (N,)`` is :func:`knee_profile`, ``flat (N,)`` the knee's flexion
     with the foot flat (the least it can have: the heel rise only brings the
     ankle nearer the hip). Their larger one, made non-decreasing (running
-    maximum) and smoothed over 6 % of the cycle, then non-decreasing and at
-    least ``flat`` again: the knee flexes steadily from mid-stance to toe-off,
-    with no dip before the swing.
+    maximum) from the profile's straightest knee on and smoothed over 6 % of the
+    cycle, then at least ``flat`` and non-decreasing from there again: the knee
+    extends through terminal stance, then flexes steadily to toe-off, with no dip
+    before the swing.
     """
     late = foot.stance & (foot.tau >= HEEL_OFF)
     out = profile.copy()
@@ -605,10 +632,14 @@ def _late_stance_knee(
     kernel = np.ones(width) / width
     edges = np.diff(np.concatenate([[0], late.astype(np.int8), [0]]))
     for a, b in zip(np.flatnonzero(edges == 1), np.flatnonzero(edges == -1), strict=True):
-        run = np.maximum.accumulate(np.maximum(profile[a:b], flat[a:b]))
+        run = np.maximum(profile[a:b], flat[a:b])
+        m = int(np.argmin(profile[a:b]))  # from the straightest knee on, no dip
+        run[m:] = np.maximum.accumulate(run[m:])
         padded = np.concatenate([np.full(width // 2, run[0]), run, np.full(width // 2, run[-1])])
         smooth = np.convolve(padded, kernel, mode="valid")
-        out[a:b] = np.maximum.accumulate(np.maximum(smooth, flat[a:b]))
+        smooth = np.maximum(smooth, flat[a:b])
+        smooth[m:] = np.maximum.accumulate(smooth[m:])
+        out[a:b] = smooth
     return out
 
 
@@ -685,10 +716,12 @@ def _obliquity(phase: NDArray, amplitude: float) -> NDArray[np.float64]:
     """Pelvic roll [rad] about the forward axis at ``phase`` (share of the cycle, right heel
     strike at 0), positive raising the left hip.
 
-    The swing side's hip drops, most at 15 % of the cycle after the other foot's
-    heel strike (Perry & Burnfield 2010, ch. 8; Saunders, Inman & Eberhart 1953).
+    The swing side's hip drops (Perry & Burnfield 2010, ch. 8; Saunders, Inman &
+    Eberhart 1953): a leg's hip, below the other's from late swing to loading
+    response, rises through single support, highest at :data:`_HIGH_HIP` of its
+    cycle (a sinusoid; lowest half a cycle later).
     """
-    return -amplitude * np.cos(2.0 * np.pi * (np.asarray(phase, dtype=np.float64) - 0.15))
+    return -amplitude * np.cos(2.0 * np.pi * (np.asarray(phase, dtype=np.float64) - _HIGH_HIP))
 
 
 def generate_walk(
@@ -730,7 +763,7 @@ def generate_walk(
     # al. 2004), scaled with stature.
     sway = 0.5 * np.clip(0.06 - 0.025 * (p.speed - 1.0) / 0.6, 0.025, 0.07) * body.stature / 1.68
     yaw_amp = np.radians(4.0) * scale
-    roll_amp = np.radians(4.5)  # obliquity 9° peak to peak (Perry & Burnfield: about 8°)
+    roll_amp = np.radians(5.5)  # obliquity 11° peak to peak (the CMU walks: 11-12.6°)
     width = p.step_width if p.step_width is not None else 0.3 * 2 * body.hip_offset[1] + 0.05
 
     xy, heading = _path(t, p)
