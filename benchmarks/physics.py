@@ -188,17 +188,16 @@ def survives_push(ctrl, force: float, direction: str, at: float) -> bool:
     return not r.fell and r.duration_s >= end - 1e-6
 
 
-def largest_push(ctrl, direction: str, sign: float, at: float, hi: float = 600.0,
-                 tol: float = 5.0) -> float:  # fmt: skip
+def largest_push(ctrl, direction: str, at: float, hi: float = 600.0, tol: float = 5.0) -> float:
     """Bisection for the largest force [N] (within ``tol``) survived in one direction."""
     lo = 0.0
-    if not survives_push(ctrl, sign * tol, direction, at):
+    if not survives_push(ctrl, tol, direction, at):
         return 0.0
-    if survives_push(ctrl, sign * hi, direction, at):
+    if survives_push(ctrl, hi, direction, at):
         return hi
     while hi - lo > tol:
         mid = 0.5 * (lo + hi)
-        if survives_push(ctrl, sign * mid, direction, at):
+        if survives_push(ctrl, mid, direction, at):
             lo = mid
         else:
             hi = mid
@@ -208,13 +207,8 @@ def largest_push(ctrl, direction: str, sign: float, at: float, hi: float = 600.0
 def push_limits(ctrl) -> dict:
     """Largest push survived per direction and push time, and the smallest over the times."""
     out = {}
-    for name, direction, sign in (
-        ("left", "lateral", 1.0),
-        ("right", "lateral", -1.0),
-        ("forward", "frontal", 1.0),
-        ("backward", "frontal", -1.0),
-    ):
-        per_time = {f"{at:g}": largest_push(ctrl, direction, sign, at) for at in PUSH_TIMES}
+    for name in ("left", "right", "forward", "backward"):
+        per_time = {f"{at:g}": largest_push(ctrl, name, at) for at in PUSH_TIMES}
         out[name] = {"per_push_time_n": per_time, "min_n": min(per_time.values())}  # fmt: skip
     return out
 

@@ -21,7 +21,7 @@ def test_simulate_standing_controller_json_and_bvh(tmp_path) -> None:
     path = tmp_path / "stand.json"
     standing_controller("standard").save(path)
     out = tmp_path / "sim.bvh"
-    args = ["simulate", "--controller", str(path), "--cycles", "1", "--push", "50:0.2:0.5"]
+    args = ["simulate", "--controller", str(path), "--cycles", "1", "--push", "50:0.2:0.5:left"]
     res = runner.invoke(physics_app, [*args, "-o", str(out), "--json"])
     assert res.exit_code == 0, res.output
     data = json.loads(res.stdout)
@@ -110,3 +110,37 @@ def test_optimize_into_a_missing_folder_fails_before_any_simulation(tmp_path) ->
     assert res.exit_code == 2
     assert "does not exist" in res.output
     assert "generation" not in res.output
+
+
+@pytest.mark.parametrize(
+    ("push", "words"),
+    [
+        ("200:0.2:4:up", "direction 'up'"),
+        ("200:-0.2:4:left", "duration must be > 0"),
+        ("200:0.2:4", "FORCE_N:DURATION_S:AT_S:DIRECTION"),
+        ("-5:0.2:4:left", "force must be finite and >= 0"),
+    ],
+)
+def test_malformed_push_gets_one_line_and_exit_2(tmp_path, push: str, words: str) -> None:
+    path = tmp_path / "stand.json"
+    standing_controller("standard").save(path)
+    res = runner.invoke(physics_app, ["simulate", "--controller", str(path), "--push", push])
+    assert res.exit_code == 2
+    assert res.output.count("\n") == 1
+    assert words in res.output
+
+
+def test_simulate_json_reports_pushes_and_outcome(tmp_path) -> None:
+    path = tmp_path / "stand.json"
+    standing_controller("standard").save(path)
+    args = ["simulate", "--controller", str(path), "--cycles", "2", "--json",
+            "--push", "60:0.2:0.3:left", "--push", "2000:0.3:1.0:backward",
+            "-o", str(tmp_path / "s.npz")]  # fmt: skip
+    res = runner.invoke(physics_app, args)
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.stdout)
+    assert [p["direction"] for p in data["pushes"]] == ["left", "backward"]
+    assert data["fell"] is True
+    assert 1.0 < data["fall_time_s"] <= data["duration_s"] < 2.0
+    assert data["cycles_completed"] == 1
+    assert data["distance_m"] < 0.0  # pushed backwards

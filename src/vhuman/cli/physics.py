@@ -130,8 +130,9 @@ def simulate(
     push: Annotated[
         list[str] | None,
         typer.Option(
-            help="Push on the chest FORCE_N:DURATION_S:AT_S[:lateral|frontal] "
-            "(e.g. 200:0.2:4.0:lateral); repeatable."
+            help="Push on the chest FORCE_N:DURATION_S:AT_S:DIRECTION, DIRECTION one of "
+            "forward, backward, left, right (relative to the body's heading), "
+            "e.g. 200:0.2:4.0:left; repeatable."
         ),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,

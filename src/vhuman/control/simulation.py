@@ -17,7 +17,14 @@ from vhuman.control.model import TIMESTEP
 from vhuman.errors import InputError
 from vhuman.skeleton.motion import Motion
 
-__all__ = ["CONTROL_SUBSTEPS", "Push", "SimulationResult", "parse_push", "simulate"]
+__all__ = [
+    "CONTROL_SUBSTEPS",
+    "PUSH_DIRECTIONS",
+    "Push",
+    "SimulationResult",
+    "parse_push",
+    "simulate",
+]
 
 CONTROL_SUBSTEPS = 2
 """Simulation steps per control update (the controller runs at 1 / (2 × 4 ms) = 125 Hz)."""
@@ -26,7 +33,9 @@ TORSO_KP = (300.0, 300.0, 100.0)
 TORSO_KD = (30.0, 30.0, 10.0)
 """Damping [N m s/rad] of the pelvis's world attitude."""
 
-_DIRECTIONS = {"lateral": (0.0, 1.0, 0.0), "frontal": (1.0, 0.0, 0.0)}
+PUSH_DIRECTIONS = {"forward": 0.0, "backward": math.pi, "left": 0.5 * math.pi,
+                   "right": -0.5 * math.pi}  # fmt: skip
+"""Push directions and their angle [rad] from the body's heading (counter-clockwise, z up)."""
 _FALL_HEIGHT = 0.6  # fall when the root drops below this fraction of its start height
 _FALL_TILT = 0.8  # rad: fall when the pelvis pitch or roll exceeds this
 
@@ -38,55 +47,60 @@ class Push:
     Attributes
     ----------
     force : float
-        Magnitude [N] (negative: the opposite way).
+        Magnitude [N] (>= 0).
     duration : float
         How long it acts [s].
     at : float
         Start time [s].
     direction : str
-        ``"lateral"`` (+y, towards the character's left at the start) or
-        ``"frontal"`` (+x, from behind, along the walk).
+        One of :data:`PUSH_DIRECTIONS`, relative to the body's heading (the
+        pelvis's yaw) when the push starts: ``"forward"`` pushes from behind,
+        ``"left"`` towards the character's left.
     """
 
     force: float
     duration: float
     at: float
-    direction: str = "lateral"
+    direction: str = "left"
 
     def __post_init__(self) -> None:
-        if self.direction not in _DIRECTIONS:
+        if self.direction not in PUSH_DIRECTIONS:
             raise InputError(
                 f"push direction {self.direction!r} is not allowed; use one of "
-                f"{', '.join(_DIRECTIONS)}"
+                f"{', '.join(PUSH_DIRECTIONS)}"
             )
-        if not (np.isfinite(self.force) and np.isfinite(self.at) and self.at >= 0.0):
-            raise InputError(f"push force must be finite and its time >= 0 s, got {self}")
+        if not (np.isfinite(self.force) and self.force >= 0.0):
+            raise InputError(f"push force must be finite and >= 0 N, got {self.force}")
+        if not (np.isfinite(self.at) and self.at >= 0.0):
+            raise InputError(f"push start time must be finite and >= 0 s, got {self.at}")
         if not (np.isfinite(self.duration) and self.duration > 0.0):
             raise InputError(f"push duration must be > 0 s, got {self.duration}")
 
-    def vector(self) -> NDArray[np.float64]:
-        """World force vector [N]."""
-        return self.force * np.array(_DIRECTIONS[self.direction])
+    def vector(self, heading: float) -> NDArray[np.float64]:
+        """World force vector [N] ``(3,)`` for a body heading ``heading`` [rad] (yaw)."""
+        angle = heading + PUSH_DIRECTIONS[self.direction]
+        return self.force * np.array([math.cos(angle), math.sin(angle), 0.0])
 
 
 def parse_push(text: str) -> Push:
-    """A push from ``"N:S:AT[:DIR]"`` (force N, duration s, start s, lateral|frontal).
+    """A push from ``"FORCE_N:DURATION_S:AT_S:DIRECTION"`` (see :class:`Push`).
 
     Raises
     ------
     InputError
-        If the text is not in that form.
+        If the text is not in that form or a value is out of range.
     """
     parts = text.split(":")
     try:
-        if len(parts) not in (3, 4):
+        if len(parts) != 4:
             raise ValueError
         force, duration, at = (float(p) for p in parts[:3])
     except ValueError:
         raise InputError(
-            f"push {text!r} must be FORCE_N:DURATION_S:AT_S[:lateral|frontal], e.g. 200:0.2:5"
+            f"push {text!r} must be FORCE_N:DURATION_S:AT_S:DIRECTION with DIRECTION one of "
+            f"{', '.join(PUSH_DIRECTIONS)}, e.g. 200:0.2:5:left"
         ) from None
-    return Push(force, duration, at, parts[3] if len(parts) == 4 else "lateral")
+    return Push(force, duration, at, parts[3])
 
 
 @dataclass(frozen=True)
@@ -123,6 +137,8 @@ class SimulationResult:
     pushes : tuple of Push
     tracking_rmse_per_hinge_rad : tuple of float
         ``tracking_rmse_rad`` per hinge (actuator order; empty without a clip).
+    hinge_names : tuple of str
+        Names of those hinges (``<joint>_<axis>``, actuator order).
     """
 
     cycles_completed: int
@@ -139,6 +155,7 @@ class SimulationResult:
     steps: int = 0
     pushes: tuple[Push, ...] = ()
     tracking_rmse_per_hinge_rad: tuple[float, ...] = ()
+    hinge_names: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict of the figures."""
@@ -165,6 +182,9 @@ class SimulationResult:
                 for p in self.pushes
             ],
             "tracking_rmse_per_hinge_rad": list(self.tracking_rmse_per_hinge_rad),
+            "tracking_rmse_per_joint_rad": dict(
+                zip(self.hinge_names, self.tracking_rmse_per_hinge_rad, strict=False)
+            ),
         }
 
 
@@ -308,7 +328,8 @@ def simulate(
     yaw0 = pelvis_attitude(ctrl.start_qpos[3:7])[0]
     heading = np.array([np.cos(yaw0), np.sin(yaw0)])
     push_list = tuple(pushes)
-    push_spans = [(p.at, p.at + p.duration, p.vector().tolist()) for p in push_list]
+    push_spans = [(p.at, p.at + p.duration) for p in push_list]
+    push_vectors: list[list[float] | None] = [None] * len(push_list)  # fixed when one starts
     record_every = None if record_fps is None else max(1, round(1.0 / (record_fps * dt)))
     tkp, tkd = TORSO_KP, TORSO_KD
     hips, knees, ankles = lay.hip, lay.knee, lay.ankle
@@ -406,8 +427,14 @@ def simulate(
             sway_n += 2
             if push_spans:
                 force = [0.0, 0.0, 0.0]
-                for start, end, vec in push_spans:
+                for i, (start, end) in enumerate(push_spans):
                     if start <= t < end:
+                        vec = push_vectors[i]
+                        if vec is None:
+                            yaw_now = math.atan2(
+                                2 * (w * qz + qx * qy), 1 - 2 * (qy * qy + qz * qz)
+                            )
+                            vec = push_vectors[i] = push_list[i].vector(yaw_now).tolist()
                         force = [f + p for f, p in zip(force, vec, strict=True)]
                 if force != force_now:
                     chest_force[:] = force
@@ -485,6 +512,7 @@ def simulate(
         steps=steps,
         pushes=push_list,
         tracking_rmse_per_hinge_rad=per_hinge,
+        hinge_names=h.hinge_names if per_hinge else (),
     )
     motion = None
     if record_every is not None and n_ctrl:
