@@ -144,3 +144,22 @@ def test_simulate_json_reports_pushes_and_outcome(tmp_path) -> None:
     assert 1.0 < data["fall_time_s"] <= data["duration_s"] < 2.0
     assert data["cycles_completed"] == 1
     assert data["distance_m"] < 0.0  # pushed backwards
+
+
+def test_results_on_stdout_progress_on_stderr(tmp_path) -> None:
+    """`simulate` and `optimize` print their result alone on stdout; the generation log of
+    `optimize` goes to stderr."""
+    pytest.importorskip("pybullet_data", reason="DeepMimic clips ship with pybullet")
+    vhuman = str(Path(sys.executable).parent / "vhuman")
+    path = tmp_path / "stand.json"
+    standing_controller("standard").save(path)
+    sim = subprocess.run([vhuman, "physics", "simulate", "--controller", str(path), "--cycles",
+                          "1", "-o", str(tmp_path / "s.bvh"), "--json"],
+                         capture_output=True, text=True, check=True)  # fmt: skip
+    assert json.loads(sim.stdout)["cycles_completed"] == 1
+    opt = subprocess.run([vhuman, "physics", "optimize", "--population", "2", "--generations",
+                          "1", "--target-cycles", "1", "-o", str(tmp_path / "c.json")],
+                         capture_output=True, text=True, check=True)  # fmt: skip
+    assert opt.stdout.startswith(f"wrote {tmp_path / 'c.json'}")
+    assert "generation" not in opt.stdout
+    assert '"generation": 1' in opt.stderr
