@@ -69,5 +69,23 @@ def test_optimize_gait_short_run_and_bad_input(walk_controller) -> None:
 
 def test_speed_controller_path_refuses_other_speeds() -> None:
     assert speed_controller_path(1.3).name == "walk_1.3.json"
+    assert speed_controller_path(1.0).name == "walk_1.0.json"
     with pytest.raises(InputError, match=r"shipped speeds: 1, 1\.3, 1\.6"):
         speed_controller_path(1.2)
+
+
+@pytest.mark.parametrize("speed", SHIPPED_SPEEDS)
+def test_shipped_speed_controllers_walk_faster_than_the_default(speed: float) -> None:
+    pytest.importorskip("pybullet_data", reason="DeepMimic clips ship with pybullet")
+    from vhuman.control.controller import default_controller_path
+    from vhuman.control.simulation import simulate
+
+    ctrl = load_controller(speed_controller_path(speed))
+    assert ctrl.meta["gait"]["target_speed_m_s"] == speed
+    result, _ = simulate(ctrl, 20.0, record_fps=None)
+    assert not result.fell
+    assert result.cycles_completed == 20
+    default, _ = simulate(load_controller(default_controller_path()), 20.0, record_fps=None)
+    walked = result.distance_m / result.duration_s
+    assert walked > 1.2 * default.distance_m / default.duration_s
+    assert len(result.tracking_rmse_per_hinge_rad) == len(result.hinge_names) == 28

@@ -36,6 +36,14 @@ def optimize(
         int, typer.Option(min=2, help="Parents and offspring per generation.")
     ] = 12,
     target_cycles: Annotated[float, typer.Option(help="Target window (cycles).")] = 20.0,
+    window_step: Annotated[
+        float,
+        typer.Option(
+            help="How far the window moves (cycles); the first window is the smaller of this "
+            "and the target (a step of the target: only individuals that walk the whole target "
+            "are feasible)."
+        ),
+    ] = 5.0,
     workers: Annotated[
         int, typer.Option(min=1, help="Local worker processes (may differ on resume).")
     ] = 1,
@@ -117,8 +125,9 @@ def optimize(
                     raise InputError("--base goes with --speed")
                 ctrl, result = optimize_controller(
                     clip, generations=generations, population=population,
-                    target_cycles=target_cycles, seed=seed, workers=workers, scheduler=scheduler,
-                    screen=not no_screen, push_force=push_force,
+                    target_cycles=target_cycles, window_step=window_step, seed=seed,
+                    workers=workers, scheduler=scheduler, screen=not no_screen,
+                    push_force=push_force,
                     push_growth=push_growth, refine_budget=refine_budget, checkpoint=checkpoint,
                     on_generation=on_generation,
                 )  # fmt: skip
@@ -130,8 +139,8 @@ def optimize(
                     raise InputError("--refine-budget does not go with --speed")
                 ctrl, result = optimize_gait(
                     load_controller(base or default_controller_path()), speed,
-                    generations=generations, population=population,
-                    target_cycles=target_cycles, seed=seed, workers=workers, scheduler=scheduler,
+                    generations=generations, population=population, target_cycles=target_cycles,
+                    window_step=window_step, seed=seed, workers=workers, scheduler=scheduler,
                     push_force=push_force, push_growth=push_growth, screen=not no_screen,
                     checkpoint=checkpoint, on_generation=on_generation,
                 )  # fmt: skip

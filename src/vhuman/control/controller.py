@@ -350,7 +350,7 @@ def speed_controller_path(speed: float) -> Path:
             f"no shipped controller for {speed:g} m/s; shipped speeds: "
             f"{', '.join(f'{v:g}' for v in SHIPPED_SPEEDS)}"
         )
-    return default_controller_path().with_name(f"walk_{match:g}.json")
+    return default_controller_path().with_name(f"walk_{match:.1f}.json")
 
 
 # -- ideal state variables ---------------------------------------------------------
