@@ -163,3 +163,21 @@ def test_results_on_stdout_progress_on_stderr(tmp_path) -> None:
     assert opt.stdout.startswith(f"wrote {tmp_path / 'c.json'}")
     assert "generation" not in opt.stdout
     assert '"generation": 1' in opt.stderr
+
+
+def test_simulate_by_speed(tmp_path) -> None:
+    pytest.importorskip("pybullet_data", reason="DeepMimic clips ship with pybullet")
+    res = runner.invoke(physics_app, ["simulate", "--speed", "1.0", "--cycles", "2", "--json",
+                                      "-o", str(tmp_path / "s.npz")])  # fmt: skip
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.stdout)
+    assert data["target_speed_m_s"] == 1.0
+    assert data["speed_m_s"] == pytest.approx(data["distance_m"] / data["duration_s"])
+    assert data["cadence_steps_min"] == pytest.approx(60 * data["steps"] / data["duration_s"])
+    assert set(data["tracking_rmse_per_joint_rad"]) >= {"left_knee", "right_hip_y", "chest_x"}
+    res = runner.invoke(physics_app, ["simulate", "--speed", "1.2"])
+    assert res.exit_code == 2
+    assert "no shipped controller for 1.2 m/s" in res.output
+    res = runner.invoke(physics_app, ["simulate", "--speed", "1.0", "--controller", "c.json"])
+    assert res.exit_code == 2
+    assert "not both" in res.output

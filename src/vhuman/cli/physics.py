@@ -169,7 +169,7 @@ def simulate(
     speed: Annotated[
         float | None,
         typer.Option(
-            help="Walking speed (m/s) of a shipped controller, 1.0, 1.3 or 1.6, instead of "
+            help="Target walking speed (m/s) of a shipped controller (1.0), instead of "
             "--controller."
         ),
     ] = None,

@@ -332,8 +332,9 @@ def default_controller_path() -> Path:
     return Path(__file__).resolve().parents[1] / "data" / "controllers" / "walk.json"
 
 
-SHIPPED_SPEEDS = (1.0, 1.3, 1.6)
-"""Target walking speeds [m/s] of the shipped speed controllers (``walk_<speed>.json``)."""
+SHIPPED_SPEEDS = (1.0,)
+"""Target walking speeds [m/s] of the shipped speed controllers (``walk_<speed>.json``; see
+``vhuman/data/controllers/README.md`` for the speed each one walks)."""
 
 
 def speed_controller_path(speed: float) -> Path:
@@ -348,7 +349,7 @@ def speed_controller_path(speed: float) -> Path:
     if match is None:
         raise InputError(
             f"no shipped controller for {speed:g} m/s; shipped speeds: "
-            f"{', '.join(f'{v:g}' for v in SHIPPED_SPEEDS)}"
+            f"{', '.join(f'{v:.1f}' for v in SHIPPED_SPEEDS)}"
         )
     return default_controller_path().with_name(f"walk_{match:.1f}.json")
 
