@@ -26,7 +26,7 @@ Run: ``python benchmarks/physics.py`` runs every part (9 minutes here at load 4-
 speed, pushes and refinement, 8 for the ablation); each
 ``--skip-{speed,pushes,refine,ablation}`` leaves one out, ``--budget``, ``--seeds``,
 ``--target`` size the ablation (the push sweep of the shipped walk alone took 50 s of wall
-time at load 9, of a 16-phase × direction bisection). Prints the tables, then one JSON line.
+time at load 9: 16 bisections, 4 directions × 4 phases). Prints the tables, then one JSON line.
 """
 
 from __future__ import annotations
