@@ -1,17 +1,18 @@
 """Walking at a given speed: human cadence and step length, and the gait evolved to them.
 
 People lengthen their steps and quicken them as they walk faster; over the CMU
-walking trials cadence is close to ``60 + 30 v`` steps/min and step length
-to ``0.37 + 0.31 v`` m at speed ``v`` [m/s] (linear fits; their product
-agrees with the speed within 3 % between 1.0 and 1.8 m/s). A SIMBICON walker (Yin, Loken,
-van de Panne 2007) goes faster with a forward torso lean, a longer reach of
-the swing hip and weaker sagittal foot-placement feedback; :class:`GaitProblem`
-searches those, the state time and the sagittal gains with
+walking trials cadence is close to ``60 + 30 v`` steps/min and step length to
+``0.37 + 0.31 v`` m at speed ``v`` [m/s] (linear fits; their product agrees
+with the speed within 3 % between 1.0 and 1.8 m/s). A SIMBICON walker (Yin,
+Loken, van de Panne 2007) goes faster with a forward torso lean, a longer
+reach of the swing hip and weaker sagittal foot-placement feedback.
+:class:`GaitProblem` searches those with the state-machine timing, the cycle
+period and the coronal placement gains (:data:`GAIT_VARIABLES`) by
 `vhuman.control.evolution.evolve` (the same SVM-screened multi-objective
-evolution as the feedback matrix), the ideal forward velocity of the feedback
-state set to the target speed (so the velocity feedback pulls towards it,
-as in Coros, Beaudoin, van de Panne 2009), scoring the error of speed and
-cadence from the human figures.
+evolution as the feedback matrix), with the ideal forward velocity of the
+feedback state set to the target speed (foot placement regulated towards a
+desired velocity, as in Coros, Beaudoin and van de Panne 2010), scoring the
+errors of speed and cadence from the human figures.
 """
 
 from __future__ import annotations
