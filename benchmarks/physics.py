@@ -10,6 +10,11 @@ Ablation (same seed, same simulation budget, horizon = target cycles):
 Figures: simulations until a walker (an individual surviving the target) first
 appears (None if never), best objectives among walkers, wall time.
 
+Push sweep: per direction (forward, backward, left, right of the heading) and gait phase
+(0, 0.25, 0.5, 0.75 of the sixth cycle of the unpushed run), the largest 0.2 s chest push
+after which the walker walks on for 3 s, bisected to 5 N, beside the 250 N target and
+SIMBICON's 350 N (``--controller A.json B.json`` sweeps other controllers).
+
 Refinement (``--refine``): the walk's initial keyframe targets refined with the root held
 (`vhuman.control.refine`, Levenberg–Marquardt) against CMA-ES on the same offset coefficients,
 objective and simulation budget; figures: held-root tracking RMSE of the refined hinges before
@@ -20,7 +25,8 @@ refined hinges and of the rest, cycles and speed.
 Run: ``python benchmarks/physics.py`` runs every part (9 minutes here at load 4-5: 1 for
 speed, pushes and refinement, 8 for the ablation); each
 ``--skip-{speed,pushes,refine,ablation}`` leaves one out, ``--budget``, ``--seeds``,
-``--target`` size the ablation. Prints the tables, then one JSON line.
+``--target`` size the ablation (the push sweep of the shipped walk alone took 50 s of wall
+time at load 9: 16 bisections, 4 directions × 4 phases). Prints the tables, then one JSON line.
 """
 
 from __future__ import annotations
@@ -30,6 +36,7 @@ import json
 import os
 import time
 from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
 
 import numpy as np
 from rich.console import Console
@@ -176,8 +183,22 @@ def _warm_task(_: int) -> None:
     time.sleep(0.2)
 
 
-PUSH_TIMES = (4.0, 4.12, 4.25)
-"""Push start times [s] of the push bisection (about a third of a step apart)."""
+PUSH_PHASES = (0.0, 0.25, 0.5, 0.75)
+"""Gait phases of the push sweep (0: a foot strike that starts a cycle, 0.5: the other foot's)."""
+PUSH_CYCLE = 5
+"""The sweep pushes during the gait cycle that starts at this many cycles."""
+SIMBICON_PUSH_N = 350.0
+"""Largest 0.2 s torso push SIMBICON's walker survives (Yin, Loken, van de Panne 2007)."""
+TARGET_PUSH_N = 250.0
+"""The push [N] (0.2 s, any direction and phase) a walker is to survive."""
+
+
+def push_times(ctrl, phases=PUSH_PHASES, cycle: int = PUSH_CYCLE) -> dict[float, float]:
+    """Push start time [s] per gait phase: the unpushed run's strikes at ``cycle`` and
+    ``cycle + 1`` cycles (a run of n cycles ends at its 2 n-th foot strike) interpolated."""
+    t0 = simulate(ctrl, float(cycle), record_fps=None)[0].duration_s
+    t1 = simulate(ctrl, float(cycle + 1), record_fps=None)[0].duration_s
+    return {phase: t0 + phase * (t1 - t0) for phase in phases}
 
 
 def survives_push(ctrl, force: float, direction: str, at: float) -> bool:
@@ -188,17 +209,16 @@ def survives_push(ctrl, force: float, direction: str, at: float) -> bool:
     return not r.fell and r.duration_s >= end - 1e-6
 
 
-def largest_push(ctrl, direction: str, sign: float, at: float, hi: float = 600.0,
-                 tol: float = 5.0) -> float:  # fmt: skip
+def largest_push(ctrl, direction: str, at: float, hi: float = 600.0, tol: float = 5.0) -> float:
     """Bisection for the largest force [N] (within ``tol``) survived in one direction."""
     lo = 0.0
-    if not survives_push(ctrl, sign * tol, direction, at):
+    if not survives_push(ctrl, tol, direction, at):
         return 0.0
-    if survives_push(ctrl, sign * hi, direction, at):
+    if survives_push(ctrl, hi, direction, at):
         return hi
     while hi - lo > tol:
         mid = 0.5 * (lo + hi)
-        if survives_push(ctrl, sign * mid, direction, at):
+        if survives_push(ctrl, mid, direction, at):
             lo = mid
         else:
             hi = mid
@@ -206,16 +226,12 @@ def largest_push(ctrl, direction: str, sign: float, at: float, hi: float = 600.0
 
 
 def push_limits(ctrl) -> dict:
-    """Largest push survived per direction and push time, and the smallest over the times."""
-    out = {}
-    for name, direction, sign in (
-        ("left", "lateral", 1.0),
-        ("right", "lateral", -1.0),
-        ("forward", "frontal", 1.0),
-        ("backward", "frontal", -1.0),
-    ):
-        per_time = {f"{at:g}": largest_push(ctrl, direction, sign, at) for at in PUSH_TIMES}
-        out[name] = {"per_push_time_n": per_time, "min_n": min(per_time.values())}  # fmt: skip
+    """Largest push survived per direction and gait phase, and the smallest over the phases."""
+    times = push_times(ctrl)
+    out: dict = {"push_start_s": {f"{p:g}": t for p, t in times.items()}}
+    for name in ("forward", "backward", "left", "right"):
+        per_phase = {f"{p:g}": largest_push(ctrl, name, t) for p, t in times.items()}
+        out[name] = {"per_phase_n": per_phase, "min_n": min(per_phase.values())}
     return out
 
 
@@ -287,16 +303,17 @@ def _tables(results: dict) -> list[Table]:
         for k, v in results["speed"].items():
             t.add_row(k, f"{v:.2f}")
         tables.append(t)
-    if "pushes" in results:
-        t = Table(title="largest 0.2 s chest push survived (N), by push start time")
+    for label, pushes in results.get("pushes", {}).items():
+        t = Table(title=f"largest 0.2 s chest push survived (N) by gait phase, {label}")
         t.add_column("direction")
-        for at in PUSH_TIMES:
-            t.add_column(f"at {at:g} s", justify="right")
-        t.add_column("smallest", justify="right")
-        for name, v in results["pushes"].items():
-            t.add_row(
-                name, *(f"{f:.0f}" for f in v["per_push_time_n"].values()), f"{v['min_n']:.0f}"
-            )
+        for phase in PUSH_PHASES:
+            t.add_column(f"phase {phase:g}", justify="right")
+        for col in ("smallest", "target", "SIMBICON"):
+            t.add_column(col, justify="right")
+        for name in ("forward", "backward", "left", "right"):
+            v = pushes[name]
+            t.add_row(name, *(f"{f:.0f}" for f in v["per_phase_n"].values()), f"{v['min_n']:.0f}",
+                      f"{TARGET_PUSH_N:.0f}", f"{SIMBICON_PUSH_N:.0f}")  # fmt: skip
         tables.append(t)
     if "refine" in results:
         r = results["refine"]
@@ -343,7 +360,9 @@ def main() -> None:
     ap.add_argument("--skip-ablation", action="store_true")
     ap.add_argument("--skip-speed", action="store_true")
     ap.add_argument("--skip-pushes", action="store_true", help="no push bisection")
-    ap.add_argument("--controller", default=None, help="controller JSON (default: shipped)")
+    ap.add_argument(
+        "--controller", nargs="+", default=None, help="push sweep controllers (default: walk)"
+    )
     ap.add_argument("--skip-refine", action="store_true", help="no keyframe refinement")
     ap.add_argument("--refine-budget", type=int, default=300, help="simulations per method")
     args = ap.parse_args()
@@ -352,8 +371,8 @@ def main() -> None:
     if not args.skip_speed:
         results["speed"] = speed(args.speed_seconds)
     if not args.skip_pushes:
-        path = args.controller or default_controller_path()
-        results["pushes"] = push_limits(load_controller(path))
+        paths = args.controller or [str(default_controller_path())]
+        results["pushes"] = {Path(p).name: push_limits(load_controller(p)) for p in paths}
     if not args.skip_refine:
         results["refine"] = refinement(args.refine_budget, args.seeds[0])
     if not args.skip_ablation:

@@ -21,7 +21,7 @@ def test_simulate_standing_controller_json_and_bvh(tmp_path) -> None:
     path = tmp_path / "stand.json"
     standing_controller("standard").save(path)
     out = tmp_path / "sim.bvh"
-    args = ["simulate", "--controller", str(path), "--cycles", "1", "--push", "50:0.2:0.5"]
+    args = ["simulate", "--controller", str(path), "--cycles", "1", "--push", "50:0.2:0.5:left"]
     res = runner.invoke(physics_app, [*args, "-o", str(out), "--json"])
     assert res.exit_code == 0, res.output
     data = json.loads(res.stdout)
@@ -110,3 +110,74 @@ def test_optimize_into_a_missing_folder_fails_before_any_simulation(tmp_path) ->
     assert res.exit_code == 2
     assert "does not exist" in res.output
     assert "generation" not in res.output
+
+
+@pytest.mark.parametrize(
+    ("push", "words"),
+    [
+        ("200:0.2:4:up", "direction 'up'"),
+        ("200:-0.2:4:left", "duration must be > 0"),
+        ("200:0.2:4", "FORCE_N:DURATION_S:AT_S:DIRECTION"),
+        ("-5:0.2:4:left", "force must be finite and >= 0"),
+    ],
+)
+def test_malformed_push_gets_one_line_and_exit_2(tmp_path, push: str, words: str) -> None:
+    path = tmp_path / "stand.json"
+    standing_controller("standard").save(path)
+    res = runner.invoke(physics_app, ["simulate", "--controller", str(path), "--push", push])
+    assert res.exit_code == 2
+    assert res.output.count("\n") == 1
+    assert words in res.output
+
+
+def test_simulate_json_reports_pushes_and_outcome(tmp_path) -> None:
+    path = tmp_path / "stand.json"
+    standing_controller("standard").save(path)
+    args = ["simulate", "--controller", str(path), "--cycles", "2", "--json",
+            "--push", "60:0.2:0.3:left", "--push", "2000:0.3:1.0:backward",
+            "-o", str(tmp_path / "s.npz")]  # fmt: skip
+    res = runner.invoke(physics_app, args)
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.stdout)
+    assert [p["direction"] for p in data["pushes"]] == ["left", "backward"]
+    assert data["fell"] is True
+    assert 1.0 < data["fall_time_s"] <= data["duration_s"] < 2.0
+    assert data["cycles_completed"] == 1
+    assert data["distance_m"] < 0.0  # pushed backwards
+
+
+def test_results_on_stdout_progress_on_stderr(tmp_path) -> None:
+    """`simulate` and `optimize` print their result alone on stdout; the generation log of
+    `optimize` goes to stderr."""
+    pytest.importorskip("pybullet_data", reason="DeepMimic clips ship with pybullet")
+    vhuman = str(Path(sys.executable).parent / "vhuman")
+    path = tmp_path / "stand.json"
+    standing_controller("standard").save(path)
+    sim = subprocess.run([vhuman, "physics", "simulate", "--controller", str(path), "--cycles",
+                          "1", "-o", str(tmp_path / "s.bvh"), "--json"],
+                         capture_output=True, text=True, check=True)  # fmt: skip
+    assert json.loads(sim.stdout)["cycles_completed"] == 1
+    opt = subprocess.run([vhuman, "physics", "optimize", "--population", "2", "--generations",
+                          "1", "--target-cycles", "1", "-o", str(tmp_path / "c.json")],
+                         capture_output=True, text=True, check=True)  # fmt: skip
+    assert opt.stdout.startswith(f"wrote {tmp_path / 'c.json'}")
+    assert "generation" not in opt.stdout
+    assert '"generation": 1' in opt.stderr
+
+
+def test_simulate_by_speed(tmp_path) -> None:
+    pytest.importorskip("pybullet_data", reason="DeepMimic clips ship with pybullet")
+    res = runner.invoke(physics_app, ["simulate", "--speed", "1.0", "--cycles", "2", "--json",
+                                      "-o", str(tmp_path / "s.npz")])  # fmt: skip
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.stdout)
+    assert data["target_speed_m_s"] == 1.0
+    assert data["speed_m_s"] == pytest.approx(data["distance_m"] / data["duration_s"])
+    assert data["cadence_steps_min"] == pytest.approx(60 * data["steps"] / data["duration_s"])
+    assert set(data["tracking_rmse_per_joint_rad"]) >= {"left_knee", "right_hip_y", "chest_x"}
+    res = runner.invoke(physics_app, ["simulate", "--speed", "1.2"])
+    assert res.exit_code == 2
+    assert "no shipped controller for 1.2 m/s" in res.output
+    res = runner.invoke(physics_app, ["simulate", "--speed", "1.0", "--controller", "c.json"])
+    assert res.exit_code == 2
+    assert "not both" in res.output

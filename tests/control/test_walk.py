@@ -46,13 +46,47 @@ def test_simbicon_feedback_walks_forward(walk_controller) -> None:
 def test_push_changes_the_run() -> None:
     ctrl = standing_controller("standard")
     calm, _ = simulate(ctrl, 1.5, record_fps=None)
-    pushed, _ = simulate(ctrl, 1.5, pushes=[Push(400.0, 0.2, 0.3, "lateral")], record_fps=None)
+    pushed, _ = simulate(ctrl, 1.5, pushes=[Push(400.0, 0.2, 0.3, "left")], record_fps=None)
     assert not calm.fell
     assert pushed.torso_sway_rad > 2 * calm.torso_sway_rad
-    assert parse_push("200:0.2:5:frontal") == Push(200.0, 0.2, 5.0, "frontal")
-    for bad in ("200", "a:b:c", "1:0:1", "1:0.2:1:up"):
+    assert parse_push("200:0.2:5:forward") == Push(200.0, 0.2, 5.0, "forward")
+    for bad in (
+        "200",
+        "a:b:c",
+        "1:0.2:1",
+        "1:0:1:left",
+        "1:-0.2:1:left",
+        "-5:0.2:1:left",
+        "1:0.2:-1:left",
+        "1:0.2:1:up",
+        "1:0.2:1:lateral",
+        "nan:0.2:1:left",
+    ):
         with pytest.raises(InputError):
             parse_push(bad)
+
+
+@pytest.mark.parametrize(
+    ("direction", "axis", "sign"),
+    [("forward", 0, 1.0), ("backward", 0, -1.0), ("left", 1, 1.0), ("right", 1, -1.0)],
+)
+def test_push_direction_is_relative_to_the_heading(direction: str, axis: int, sign: float) -> None:
+    """A standing body turned by 90° about z is pushed along its own heading's axes."""
+    from dataclasses import replace
+
+    from scipy.spatial.transform import Rotation
+
+    ctrl = standing_controller("standard")
+    qpos = ctrl.start_qpos.copy()
+    turn = Rotation.from_euler("z", 90, degrees=True)
+    xyzw = (turn * Rotation.from_quat(qpos[3:7], scalar_first=True)).as_quat()
+    qpos[3:7] = np.roll(xyzw, 1)
+    turned = replace(ctrl, start_qpos=qpos)
+    _, motion = simulate(turned, 0.6, pushes=[Push(150.0, 0.2, 0.1, direction)], record_fps=30)
+    moved = motion.root_positions[-1] - motion.root_positions[0]
+    heading_axis = np.array([[0.0, 1.0], [-1.0, 0.0]])[axis]  # x → world +y, y → world −x
+    assert sign * float(moved[:2] @ heading_axis) > 0.02
+    assert abs(float(moved[:2] @ heading_axis[::-1])) < abs(float(moved[:2] @ heading_axis))
 
 
 def test_controller_round_trip_and_other_skeleton_rejected(tmp_path) -> None:
@@ -107,8 +141,8 @@ def test_push_series_turns_and_grows() -> None:
 
     assert push_series(0.0) == ()
     pushes = push_series(30.0, growth=10.0)
-    assert [p.direction for p in pushes[:4]] == ["lateral", "frontal", "lateral", "frontal"]
-    assert [p.force for p in pushes[:4]] == [30.0, 40.0, -50.0, -60.0]
+    assert [p.direction for p in pushes[:5]] == ["left", "forward", "right", "backward", "left"]
+    assert [p.force for p in pushes[:4]] == [30.0, 40.0, 50.0, 60.0]
     starts = np.array([p.at for p in pushes])
     assert starts[0] == pytest.approx(2.0)
     assert np.allclose(np.diff(starts), 1.7)
@@ -162,9 +196,9 @@ def test_shipped_controller_walks_through_pushes() -> None:
     assert result.distance_m / result.duration_s > 0.2  # it walks, not steps in place
     assert result.tracking_rmse_rad < 0.2
     assert result.sim_speed_x_realtime_cpu > 0.0
-    pushed, _ = simulate(ctrl, 8.0, pushes=[Push(40.0, 0.2, 4.0, "lateral")], record_fps=None)
+    pushed, _ = simulate(ctrl, 8.0, pushes=[Push(40.0, 0.2, 4.0, "left")], record_fps=None)
     assert not pushed.fell
     # A push far beyond what it can take topples it (the fall detection works).
-    toppled, _ = simulate(ctrl, 8.0, pushes=[Push(600.0, 0.2, 4.0, "lateral")], record_fps=None)
+    toppled, _ = simulate(ctrl, 8.0, pushes=[Push(600.0, 0.2, 4.0, "left")], record_fps=None)
     assert toppled.fell
     assert 4.0 < toppled.fall_time_s < 6.0

@@ -36,6 +36,14 @@ def optimize(
         int, typer.Option(min=2, help="Parents and offspring per generation.")
     ] = 12,
     target_cycles: Annotated[float, typer.Option(help="Target window (cycles).")] = 20.0,
+    window_step: Annotated[
+        float,
+        typer.Option(
+            help="How far the window moves (cycles); the first window is the smaller of this "
+            "and the target (a step of the target: only individuals that walk the whole target "
+            "are feasible)."
+        ),
+    ] = 5.0,
     workers: Annotated[
         int, typer.Option(min=1, help="Local worker processes (may differ on resume).")
     ] = 1,
@@ -67,10 +75,25 @@ def optimize(
             min=0,
         ),
     ] = 0,
+    speed: Annotated[
+        float | None,
+        typer.Option(
+            help="Evolve the gait of --base for this walking speed (m/s) instead of the "
+            "feedback matrix of --clip's initial controller."
+        ),
+    ] = None,
+    base: Annotated[
+        Path | None,
+        typer.Option(
+            help="With --speed: the controller to start from (default: the shipped walk)."
+        ),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
-    """Evolve the feedback matrix of a walking controller (SVM-screened, multi-objective)."""
+    """Evolve a walking controller (SVM-screened, multi-objective): its feedback matrix, or
+    with --speed its gait for a walking speed."""
     from vhuman.control.optimize import optimize_controller
+    from vhuman.errors import InputError
     from vhuman.io import check_writable
 
     resume = command_line() if checkpoint is not None else None
@@ -97,13 +120,30 @@ def optimize(
                 if not as_json:
                     console.print(lines[-1], soft_wrap=True)
 
-            ctrl, result = optimize_controller(
-                clip, generations=generations, population=population,
-                target_cycles=target_cycles, seed=seed, workers=workers, scheduler=scheduler,
-                screen=not no_screen, push_force=push_force,
-                push_growth=push_growth, refine_budget=refine_budget, checkpoint=checkpoint,
-                on_generation=on_generation,
-            )  # fmt: skip
+            if speed is None:
+                if base is not None:
+                    raise InputError("--base goes with --speed")
+                ctrl, result = optimize_controller(
+                    clip, generations=generations, population=population,
+                    target_cycles=target_cycles, window_step=window_step, seed=seed,
+                    workers=workers, scheduler=scheduler, screen=not no_screen,
+                    push_force=push_force,
+                    push_growth=push_growth, refine_budget=refine_budget, checkpoint=checkpoint,
+                    on_generation=on_generation,
+                )  # fmt: skip
+            else:
+                from vhuman.control.controller import default_controller_path, load_controller
+                from vhuman.control.gait import optimize_gait
+
+                if refine_budget:
+                    raise InputError("--refine-budget does not go with --speed")
+                ctrl, result = optimize_gait(
+                    load_controller(base or default_controller_path()), speed,
+                    generations=generations, population=population, target_cycles=target_cycles,
+                    window_step=window_step, seed=seed, workers=workers, scheduler=scheduler,
+                    push_force=push_force, push_growth=push_growth, screen=not no_screen,
+                    checkpoint=checkpoint, on_generation=on_generation,
+                )  # fmt: skip
         ctrl.save(output)
     summary = {"controller": str(output), **result.to_dict()}
     if as_json:
@@ -126,34 +166,62 @@ def simulate(
     controller: Annotated[
         Path | None, typer.Option(help="Controller JSON (default: the shipped walk).")
     ] = None,
+    speed: Annotated[
+        float | None,
+        typer.Option(
+            help="Target walking speed (m/s) of a shipped controller (1.0), instead of "
+            "--controller."
+        ),
+    ] = None,
     cycles: Annotated[float, typer.Option(help="Gait cycles to simulate (two steps each).")] = 20.0,
     push: Annotated[
         list[str] | None,
         typer.Option(
-            help="Push on the chest FORCE_N:DURATION_S:AT_S[:lateral|frontal] "
-            "(e.g. 200:0.2:4.0:lateral); repeatable."
+            help="Push on the chest FORCE_N:DURATION_S:AT_S:DIRECTION, DIRECTION one of "
+            "forward, backward, left, right (relative to the body's heading), "
+            "e.g. 200:0.2:4.0:left; repeatable."
         ),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
-    """Simulate a controller: cycles completed, fall, tracking RMSE, energy, speed."""
-    from vhuman.control.controller import default_controller_path, load_controller
+    """Simulate a controller: cycles completed, fall, walking speed and cadence, tracking error
+    per joint, energy, simulation speed."""
+    from vhuman.control.controller import (
+        default_controller_path,
+        load_controller,
+        speed_controller_path,
+    )
     from vhuman.control.simulation import parse_push
     from vhuman.control.simulation import simulate as run
+    from vhuman.errors import InputError
 
     with user_errors():
-        ctrl = load_controller(controller or default_controller_path())
+        if controller is not None and speed is not None:
+            raise InputError("give --controller or --speed, not both")
+        path = speed_controller_path(speed) if speed is not None else controller
+        ctrl = load_controller(path or default_controller_path())
         pushes = [parse_push(p) for p in push or []]
-        result, motion = run(ctrl, cycles, pushes=pushes, record_fps=30.0)
+        with console.status("simulating", spinner="dots"):
+            result, motion = run(ctrl, cycles, pushes=pushes, record_fps=30.0)
         if motion is not None:
             from vhuman.io import save_motion
 
             save_motion(motion, output)
-    summary = {"output": None if motion is None else str(output), **result.to_dict()}
+    summary = {"output": None if motion is None else str(output), **result.to_dict(),
+               **walking_figures(result.distance_m, result.duration_s, result.steps),
+               "target_speed_m_s": ctrl.meta.get("gait", {}).get("target_speed_m_s")}  # fmt: skip
     if as_json:
         print(json.dumps(summary))
         return
     Console(highlight=False).print(simulation_table(summary, cycles))
+
+
+def walking_figures(distance: float, duration: float, steps: int) -> dict[str, float]:
+    """Mean forward speed [m/s], cadence [steps/min] and step length [m] of a run."""
+    speed = distance / duration if duration > 0 else 0.0
+    cadence = 60.0 * steps / duration if duration > 0 else 0.0
+    return {"speed_m_s": speed, "cadence_steps_min": cadence,
+            "step_length_m": distance / steps if steps else 0.0}  # fmt: skip
 
 
 def simulation_table(summary: dict, asked_cycles: float) -> Table:
@@ -168,6 +236,10 @@ def simulation_table(summary: dict, asked_cycles: float) -> Table:
     distance, duration = summary["distance_m"], summary["duration_s"]
     speed = distance / duration if duration > 0 else 0.0
     table.add_row("distance", f"{distance:.2f} m ({speed:.2f} m/s)")
+    table.add_row(
+        "steps",
+        f"{summary['cadence_steps_min']:.0f} /min, {summary['step_length_m']:.2f} m each",
+    )
     rmse = summary["tracking_rmse_rad"]
     table.add_row("tracking RMSE", f"{rmse:.3f} rad ({math.degrees(rmse):.1f}°), all hinges")
     table.add_row("torso sway", f"{summary['torso_sway_rad']:.3f} rad (RMS pitch and roll)")

@@ -8,6 +8,7 @@ from vhuman.control.controller import (
     standing_controller,
 )
 from vhuman.control.evolution import Evaluation, EvolutionConfig, EvolutionResult, evolve
+from vhuman.control.gait import GaitProblem, optimize_gait
 from vhuman.control.model import Humanoid, build_humanoid, skeleton_signature
 from vhuman.control.optimize import WalkProblem, optimize_controller
 from vhuman.control.refine import held_tracking_rmse, refine_keyframes
@@ -18,6 +19,7 @@ __all__ = [
     "Evaluation",
     "EvolutionConfig",
     "EvolutionResult",
+    "GaitProblem",
     "Humanoid",
     "Push",
     "SimulationResult",
@@ -29,6 +31,7 @@ __all__ = [
     "initial_controller",
     "load_controller",
     "optimize_controller",
+    "optimize_gait",
     "parse_push",
     "refine_keyframes",
     "simulate",

@@ -53,6 +53,7 @@ from vhuman.skeleton.skeleton import Skeleton
 __all__ = [
     "FEEDBACK_SHAPE",
     "GAIT_NAMES",
+    "SHIPPED_SPEEDS",
     "SIMBICON_FEEDBACK",
     "SIMBICON_GAIT",
     "STATE_NAMES",
@@ -61,6 +62,7 @@ __all__ = [
     "humanoid_for",
     "initial_controller",
     "load_controller",
+    "speed_controller_path",
     "standing_controller",
 ]
 
@@ -328,6 +330,28 @@ def load_controller(path: PathLike) -> Controller:
 def default_controller_path() -> Path:
     """Path of the shipped default walking controller (``vhuman/data/controllers/walk.json``)."""
     return Path(__file__).resolve().parents[1] / "data" / "controllers" / "walk.json"
+
+
+SHIPPED_SPEEDS = (1.0,)
+"""Target walking speeds [m/s] of the shipped speed controllers (``walk_<speed>.json``; see
+``vhuman/data/controllers/README.md`` for the speed each one walks)."""
+
+
+def speed_controller_path(speed: float) -> Path:
+    """Path of the shipped controller evolved for walking at ``speed`` [m/s].
+
+    Raises
+    ------
+    InputError
+        If ``speed`` is not one of :data:`SHIPPED_SPEEDS`.
+    """
+    match = next((v for v in SHIPPED_SPEEDS if abs(v - speed) < 1e-9), None)
+    if match is None:
+        raise InputError(
+            f"no shipped controller for {speed:g} m/s; shipped speeds: "
+            f"{', '.join(f'{v:.1f}' for v in SHIPPED_SPEEDS)}"
+        )
+    return default_controller_path().with_name(f"walk_{match:.1f}.json")
 
 
 # -- ideal state variables ---------------------------------------------------------

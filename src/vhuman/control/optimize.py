@@ -73,7 +73,7 @@ PUSH_FORCE = 30.0
 PUSH_GROWTH = 0.0
 """Growth [N] of the push force from one push to the next in those runs."""
 _PUSH_START, _PUSH_EVERY, _PUSH_DURATION, _PUSH_COUNT = 2.0, 1.7, 0.2, 40
-_PUSH_ORDER = (("lateral", 1.0), ("frontal", 1.0), ("lateral", -1.0), ("frontal", -1.0))
+_PUSH_ORDER = ("left", "forward", "right", "backward")
 _initial = cache(initial_controller)
 _SELF_COLLISION_LIMIT = 0.25  # share of the run with self-contact that counts as a violation
 
@@ -89,10 +89,9 @@ def push_series(force: float, growth: float = 0.0) -> tuple[Push, ...]:
     if force <= 0.0:
         return ()
     return tuple(
-        Push((force + k * growth) * sign, _PUSH_DURATION, _PUSH_START + _PUSH_EVERY * k,
-             direction)
+        Push(force + k * growth, _PUSH_DURATION, _PUSH_START + _PUSH_EVERY * k,
+             _PUSH_ORDER[k % len(_PUSH_ORDER)])
         for k in range(_PUSH_COUNT)
-        for direction, sign in (_PUSH_ORDER[k % len(_PUSH_ORDER)],)
     )  # fmt: skip
 
 

@@ -17,7 +17,14 @@ from vhuman.control.model import TIMESTEP
 from vhuman.errors import InputError
 from vhuman.skeleton.motion import Motion
 
-__all__ = ["CONTROL_SUBSTEPS", "Push", "SimulationResult", "parse_push", "simulate"]
+__all__ = [
+    "CONTROL_SUBSTEPS",
+    "PUSH_DIRECTIONS",
+    "Push",
+    "SimulationResult",
+    "parse_push",
+    "simulate",
+]
 
 CONTROL_SUBSTEPS = 2
 """Simulation steps per control update (the controller runs at 1 / (2 × 4 ms) = 125 Hz)."""
@@ -26,7 +33,9 @@ TORSO_KP = (300.0, 300.0, 100.0)
 TORSO_KD = (30.0, 30.0, 10.0)
 """Damping [N m s/rad] of the pelvis's world attitude."""
 
-_DIRECTIONS = {"lateral": (0.0, 1.0, 0.0), "frontal": (1.0, 0.0, 0.0)}
+PUSH_DIRECTIONS = {"forward": 0.0, "backward": math.pi, "left": 0.5 * math.pi,
+                   "right": -0.5 * math.pi}  # fmt: skip
+"""Push directions and their angle [rad] from the body's heading (counter-clockwise, z up)."""
 _FALL_HEIGHT = 0.6  # fall when the root drops below this fraction of its start height
 _FALL_TILT = 0.8  # rad: fall when the pelvis pitch or roll exceeds this
 
@@ -38,55 +47,60 @@ class Push:
     Attributes
     ----------
     force : float
-        Magnitude [N] (negative: the opposite way).
+        Magnitude [N] (>= 0).
     duration : float
         How long it acts [s].
     at : float
         Start time [s].
     direction : str
-        ``"lateral"`` (+y, towards the character's left at the start) or
-        ``"frontal"`` (+x, from behind, along the walk).
+        One of :data:`PUSH_DIRECTIONS`, relative to the body's heading (the
+        pelvis's yaw) when the push starts: ``"forward"`` pushes from behind,
+        ``"left"`` towards the character's left.
     """
 
     force: float
     duration: float
     at: float
-    direction: str = "lateral"
+    direction: str = "left"
 
     def __post_init__(self) -> None:
-        if self.direction not in _DIRECTIONS:
+        if self.direction not in PUSH_DIRECTIONS:
             raise InputError(
                 f"push direction {self.direction!r} is not allowed; use one of "
-                f"{', '.join(_DIRECTIONS)}"
+                f"{', '.join(PUSH_DIRECTIONS)}"
             )
-        if not (np.isfinite(self.force) and np.isfinite(self.at) and self.at >= 0.0):
-            raise InputError(f"push force must be finite and its time >= 0 s, got {self}")
+        if not (np.isfinite(self.force) and self.force >= 0.0):
+            raise InputError(f"push force must be finite and >= 0 N, got {self.force}")
+        if not (np.isfinite(self.at) and self.at >= 0.0):
+            raise InputError(f"push start time must be finite and >= 0 s, got {self.at}")
         if not (np.isfinite(self.duration) and self.duration > 0.0):
             raise InputError(f"push duration must be > 0 s, got {self.duration}")
 
-    def vector(self) -> NDArray[np.float64]:
-        """World force vector [N]."""
-        return self.force * np.array(_DIRECTIONS[self.direction])
+    def vector(self, heading: float) -> NDArray[np.float64]:
+        """World force vector [N] ``(3,)`` for a body heading ``heading`` [rad] (yaw)."""
+        angle = heading + PUSH_DIRECTIONS[self.direction]
+        return self.force * np.array([math.cos(angle), math.sin(angle), 0.0])
 
 
 def parse_push(text: str) -> Push:
-    """A push from ``"N:S:AT[:DIR]"`` (force N, duration s, start s, lateral|frontal).
+    """A push from ``"FORCE_N:DURATION_S:AT_S:DIRECTION"`` (see :class:`Push`).
 
     Raises
     ------
     InputError
-        If the text is not in that form.
+        If the text is not in that form or a value is out of range.
     """
     parts = text.split(":")
     try:
-        if len(parts) not in (3, 4):
+        if len(parts) != 4:
             raise ValueError
         force, duration, at = (float(p) for p in parts[:3])
     except ValueError:
         raise InputError(
-            f"push {text!r} must be FORCE_N:DURATION_S:AT_S[:lateral|frontal], e.g. 200:0.2:5"
+            f"push {text!r} must be FORCE_N:DURATION_S:AT_S:DIRECTION with DIRECTION one of "
+            f"{', '.join(PUSH_DIRECTIONS)}, e.g. 200:0.2:5:left"
         ) from None
-    return Push(force, duration, at, parts[3] if len(parts) == 4 else "lateral")
+    return Push(force, duration, at, parts[3])
 
 
 @dataclass(frozen=True)
@@ -123,6 +137,8 @@ class SimulationResult:
     pushes : tuple of Push
     tracking_rmse_per_hinge_rad : tuple of float
         ``tracking_rmse_rad`` per hinge (actuator order; empty without a clip).
+    hinge_names : tuple of str
+        Names of those hinges (``<joint>_<axis>``, actuator order).
     """
 
     cycles_completed: int
@@ -139,6 +155,7 @@ class SimulationResult:
     steps: int = 0
     pushes: tuple[Push, ...] = ()
     tracking_rmse_per_hinge_rad: tuple[float, ...] = ()
+    hinge_names: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict of the figures."""
@@ -165,6 +182,9 @@ class SimulationResult:
                 for p in self.pushes
             ],
             "tracking_rmse_per_hinge_rad": list(self.tracking_rmse_per_hinge_rad),
+            "tracking_rmse_per_joint_rad": dict(
+                zip(self.hinge_names, self.tracking_rmse_per_hinge_rad, strict=False)
+            ),
         }
 
 
@@ -235,6 +255,288 @@ def _joint_of(h: Any, body: int) -> int:
     return next(j for j, b in enumerate(h.body_of_joint) if b == body)
 
 
+@dataclass(frozen=True)
+class _Plan:
+    """What the control loop needs from the controller, computed once (plain Python numbers
+    where the law works on scalars, keyframe deltas for the interpolation)."""
+
+    targets: NDArray[np.float64]  # (K, H) keyframe targets [rad]
+    delta: NDArray[np.float64]  # (K, H) change to the next keyframe [rad]
+    kp: list[float]  # per hinge [N m/rad]
+    kd: list[float]  # per hinge [N m s/rad]
+    feedback: list[list[float]]  # (4, 6)
+    ideal: list[list[float]]  # (K, 6)
+    gait: list[list[float]]  # (2, 5) [rad]
+    walking: bool
+    period: float  # [s]
+    state_time: float  # [s]
+    torso_pitch: float  # [rad]
+    width: tuple[float, float]  # swing hip roll offset, right / left [rad]
+    step_nominal: float  # [s]
+    n_max: int  # control steps at most
+    want_steps: int  # foot strikes that end a walking run
+    fall_height: float  # [m]
+    yaw0: float  # start heading [rad]
+
+
+def _plan(ctrl: Controller, cycles: float) -> _Plan:
+    """The :class:`_Plan` of a run of ``cycles`` cycles."""
+    model = ctrl.humanoid.model
+    walking = ctrl.gait is not None
+    dt = TIMESTEP * CONTROL_SUBSTEPS
+    targets = np.ascontiguousarray(ctrl.targets, dtype=np.float64)
+    max_time = cycles * ctrl.period * (3.0 if walking else 1.0)
+    return _Plan(
+        targets=targets,
+        delta=np.roll(targets, -1, axis=0) - targets,
+        kp=model.actuator_gainprm[:, 0].tolist(),
+        kd=(-model.actuator_biasprm[:, 2]).tolist(),
+        feedback=ctrl.feedback.tolist(),
+        ideal=ctrl.ideal.tolist(),
+        gait=ctrl.gait.tolist() if ctrl.gait is not None else [[0.0] * 5] * 2,
+        walking=walking,
+        period=ctrl.period,
+        state_time=ctrl.state_time,
+        torso_pitch=ctrl.torso_pitch,
+        width=(-ctrl.stance_width, ctrl.stance_width),
+        step_nominal=0.5 * ctrl.period,
+        n_max=max(1, math.ceil(max_time / dt - 1e-6)),
+        want_steps=int(np.ceil(2 * cycles - 1e-9)),
+        fall_height=_FALL_HEIGHT * float(ctrl.start_qpos[2]),
+        yaw0=pelvis_attitude(ctrl.start_qpos[3:7])[0],
+    )
+
+
+@dataclass
+class _Gait:
+    """The state machine of a walking controller: stance side, state, time in the step."""
+
+    right: bool = True
+    state: int = 0
+    t_step: float = 0.0
+    steps: int = 0
+
+    def advance(self, dt: float, state_time: float, touch: bool) -> None:
+        """Move on by ``dt`` [s]: early swing ends after ``state_time``, late swing at the
+        swing foot's touch (a step: the stance side swaps)."""
+        self.t_step += dt
+        if self.state == 0 and self.t_step >= state_time:
+            self.state = 1
+        elif self.state == 1 and touch:
+            self.right, self.state, self.t_step = not self.right, 0, 0.0
+            self.steps += 1
+
+
+@dataclass
+class _Log:
+    """Per control step, the state after it and the phase it was made for (metrics and the
+    recorded motion are computed from these at the end, vectorised)."""
+
+    q: NDArray[np.float64]  # (N, nq)
+    v: NDArray[np.float64]  # (N, H) hinge velocities
+    f: NDArray[np.float64]  # (N, H) actuator forces
+    phase: NDArray[np.float64]  # (N,)
+    n: int = 0
+    sway_sq: float = 0.0
+    sway_n: int = 0
+    self_collision_s: float = 0.0
+
+    @classmethod
+    def empty(cls, n_max: int, nq: int, n_hinges: int) -> _Log:
+        """A log with room for ``n_max`` control steps."""
+        return cls(np.empty((n_max, nq)), np.empty((n_max, n_hinges)),
+                   np.empty((n_max, n_hinges)), np.empty(n_max))  # fmt: skip
+
+    def add(self, data: mujoco.MjData, phase: float) -> None:
+        """Record the state after a control step."""
+        i = self.n
+        self.q[i] = data.qpos
+        self.v[i] = data.qvel[6:]
+        self.f[i] = data.actuator_force
+        self.phase[i] = phase
+        self.n = i + 1
+
+
+def _attitude(q: list[float]) -> tuple[float, float, float]:
+    """(pitch, roll, yaw) [rad] of the root of ``qpos`` (unit quaternion at 3:7)."""
+    w, qx, qy, qz = q[3:7]
+    pitch = math.asin(max(-1.0, min(1.0, 2 * (w * qy - qz * qx))))
+    roll = math.atan2(2 * (w * qx + qy * qz), 1 - 2 * (qx * qx + qy * qy))
+    yaw = math.atan2(2 * (w * qz + qx * qy), 1 - 2 * (qy * qy + qz * qz))
+    return pitch, roll, yaw
+
+
+def _balance(
+    target: NDArray[np.float64],
+    data: mujoco.MjData,
+    lay: _Layout,
+    plan: _Plan,
+    gait: _Gait,
+    k0: int,
+    attitude: tuple[float, float, float],
+) -> None:
+    """Write the SIMBICON leg targets and the feedback into ``target`` (see the controller
+    module's notes): swing leg from the state machine plus foot placement, stance ankle
+    feedback, and the stance hip's targets that hold the pelvis's world attitude."""
+    q, v = data.qpos.tolist(), data.qvel.tolist()
+    pitch, roll, yaw = attitude
+    st, sw = (0, 1) if gait.right else (1, 0)
+    c, s = math.cos(yaw), math.sin(yaw)
+    cx, cy, _ = data.subtree_com[1].tolist()
+    ax, ay, _ = data.xpos[lay.foot_body[st]].tolist()
+    rx, ry, vx, vy = cx - ax, cy - ay, v[0], v[1]
+    ideal_k = plan.ideal[k0]
+    e0, e1 = c * rx + s * ry - ideal_k[0], c * vx + s * vy - ideal_k[1]
+    e2, e3 = -s * rx + c * ry - ideal_k[2], -s * vx + c * vy - ideal_k[3]
+    e4, e5 = pitch - ideal_k[4], roll - ideal_k[5]
+    u = [f[0] * e0 + f[1] * e1 + f[2] * e2 + f[3] * e3 + f[4] * e4 + f[5] * e5
+         for f in plan.feedback]  # fmt: skip
+    g = plan.gait[gait.state]
+    r00, r01, r02, r10, r11, r12, r20, r21, r22 = data.xmat[1].tolist()
+    lx, ly, lz = v[3], v[4], v[5]
+    wx = r00 * lx + r01 * ly + r02 * lz
+    wy = r10 * lx + r11 * ly + r12 * lz
+    wz = r20 * lx + r21 * ly + r22 * lz
+    dyaw = math.remainder(plan.yaw0 - yaw, 2.0 * math.pi)
+    tkp, tkd = TORSO_KP, TORSO_KD
+    tau_torso = (
+        tkp[0] * (plan.torso_pitch - pitch) - tkd[0] * (-s * wx + c * wy),
+        tkp[1] * (0.0 - roll) - tkd[1] * (c * wx + s * wy),
+        tkp[2] * dyaw - tkd[2] * wz,
+    )
+    hip_sw, hip_st = lay.hip[sw], lay.hip[st]
+    ank_sw, ank_st = lay.ankle[sw], lay.ankle[st]
+    target[hip_sw[0]] = g[0] - pitch + u[0]
+    target[hip_sw[1]] = -roll + u[1] + plan.width[sw]
+    target[hip_sw[2]] = dyaw
+    target[lay.knee[sw]] = g[1]
+    target[ank_sw[0]] = g[2]
+    target[ank_sw[1]] = 0.0
+    target[ank_sw[2]] = 0.0
+    target[lay.knee[st]] = g[3]
+    target[ank_st[0]] = g[4] + u[2]
+    target[ank_st[1]] = u[3]
+    target[ank_st[2]] = 0.0
+    kp, kd = plan.kp, plan.kd
+    for i in range(3):
+        b, j = hip_sw[i], hip_st[i]
+        tau_swing = kp[b] * (target[b] - q[7 + b]) - kd[b] * v[6 + b]
+        target[j] = q[7 + j] + (-tau_torso[i] - tau_swing + kd[j] * v[6 + j]) / kp[j]
+
+
+class _Pushes:
+    """The chest force of the pushes over time; each push's direction is fixed by the body's
+    heading when it starts."""
+
+    def __init__(self, pushes: tuple[Push, ...], chest_force: NDArray[np.float64]) -> None:
+        self.pushes = pushes
+        self.vectors: list[list[float] | None] = [None] * len(pushes)
+        self.chest_force = chest_force  # view into mjData.xfrc_applied
+        self.now = [0.0, 0.0, 0.0]
+
+    def apply(self, t: float, yaw: float) -> None:
+        """Set the chest force for time ``t`` [s] with the body heading ``yaw`` [rad]."""
+        force = [0.0, 0.0, 0.0]
+        for i, p in enumerate(self.pushes):
+            if p.at <= t < p.at + p.duration:
+                vec = self.vectors[i]
+                if vec is None:
+                    vec = self.vectors[i] = p.vector(yaw).tolist()
+                force = [f + x for f, x in zip(force, vec, strict=True)]
+        if force != self.now:
+            self.chest_force[:] = force
+            self.now = force
+
+
+def _contacts(data: mujoco.MjData, lay: _Layout, swing_foot: int) -> tuple[bool, bool, bool]:
+    """Whether the swing foot geom ``swing_foot`` (-1: none) touches the ground, another body
+    part than the feet does, and the body touches itself."""
+    touch = body_down = self_hit = False
+    ncon = data.ncon
+    if ncon:
+        ground_ok = lay.ground_ok_set
+        for g1, g2 in data.contact.geom[:ncon].tolist():
+            other = g2 if g1 == 0 else g1 if g2 == 0 else -1
+            if other < 0:
+                self_hit = True
+            elif other == swing_foot:
+                touch = True
+            elif other not in ground_ok:
+                body_down = True
+    return touch, body_down, self_hit
+
+
+def _tracking(ctrl: Controller, log: _Log) -> tuple[float, tuple[float, ...]]:
+    """Tracking RMSE [rad] of all hinges against the clip at the logged phases and per hinge
+    (0 and empty without a clip or a step)."""
+    ref = _reference(ctrl)
+    n = log.n
+    if ref is None or not n:
+        return 0.0, ()
+    ref_h, n_ref = ref
+    fpos = log.phase[:n] * n_ref
+    i0 = fpos.astype(int) % n_ref
+    frac = (fpos - np.floor(fpos))[:, None]
+    want = (1.0 - frac) * ref_h[i0] + frac * ref_h[i0 + 1]
+    dq = np.remainder(log.q[:n, 7:] - want + np.pi, 2.0 * math.pi) - np.pi
+    per_hinge = tuple(np.sqrt(np.mean(dq * dq, axis=0)).tolist())
+    return float(np.sqrt(np.sum(dq * dq) / dq.size)), per_hinge
+
+
+def _run(
+    ctrl: Controller, data: mujoco.MjData, plan: _Plan, pushes: _Pushes, stop_on_fall: bool
+) -> tuple[_Log, _Gait, float | None]:
+    """The control loop: targets, balance, pushes, simulation steps, state machine, falls.
+
+    Returns the log, the state machine at the end and the fall time [s] (None: no fall).
+    """
+    model = data.model
+    lay = _layout(ctrl.skeleton)
+    log = _Log.empty(plan.n_max, model.nq, ctrl.humanoid.n_hinges)
+    gait = _Gait()
+    dt = TIMESTEP * CONTROL_SUBSTEPS
+    k = len(plan.targets)
+    targets, delta, ctrl_in = plan.targets, plan.delta, data.ctrl
+    fall_time = None
+    while log.n < plan.n_max and (not plan.walking or gait.steps < plan.want_steps):
+        t = log.n * dt
+        if plan.walking:
+            phase = (0.0 if gait.right else 0.5) + 0.5 * min(gait.t_step / plan.step_nominal, 1.0)
+        else:
+            phase = (t / plan.period) % 1.0
+        x = phase * k
+        k0 = int(x) % k
+        target = np.multiply(delta[k0], x - int(x), out=ctrl_in)
+        target += targets[k0]
+        attitude = _attitude(data.qpos.tolist())
+        pitch, roll, yaw = attitude
+        if plan.walking:
+            _balance(target, data, lay, plan, gait, k0, attitude)
+            log.sway_sq += (pitch - plan.torso_pitch) ** 2 + roll * roll
+        else:
+            log.sway_sq += pitch * pitch + roll * roll
+        log.sway_n += 2
+        if pushes.pushes:
+            pushes.apply(t, yaw)
+        mujoco.mj_step(model, data, nstep=CONTROL_SUBSTEPS)
+        log.add(data, phase)
+        swing_foot = (
+            lay.foot_geom[1 if gait.right else 0] if plan.walking and gait.state == 1 else -1
+        )
+        touch, body_down, self_hit = _contacts(data, lay, swing_foot)
+        if self_hit:
+            log.self_collision_s += dt
+        if plan.walking:
+            gait.advance(dt, plan.state_time, touch)
+        z = data.qpos[2]
+        if body_down or z < plan.fall_height or max(abs(pitch), abs(roll)) > _FALL_TILT or z != z:
+            if fall_time is None:
+                fall_time = float(data.time)
+            if stop_on_fall:
+                break
+    return log, gait, fall_time
+
+
 def simulate(
     ctrl: Controller,
     cycles: float = 20.0,
@@ -276,217 +578,55 @@ def simulate(
     if not (np.isfinite(cycles) and cycles > 0):
         raise InputError(f"cycles must be > 0, got {cycles}")
     h = ctrl.humanoid
-    model = h.model
-    data = mujoco.MjData(model)
+    data = mujoco.MjData(h.model)
     data.qpos[:] = ctrl.start_qpos
     data.qvel[:] = ctrl.start_qvel
-    mujoco.mj_forward(model, data)
-    lay = _layout(ctrl.skeleton)
-    ref = _reference(ctrl)
-    kp = model.actuator_gainprm[:, 0].tolist()
-    kd = (-model.actuator_biasprm[:, 2]).tolist()
-
-    # Everything the loop needs, computed once: plain Python numbers where the law works on
-    # scalars, keyframe deltas for the interpolation, views into mjData (their memory is fixed).
-    targets = np.ascontiguousarray(ctrl.targets, dtype=np.float64)
-    k = len(targets)
-    delta = np.roll(targets, -1, axis=0) - targets
-    fb = ctrl.feedback.tolist()
-    ideal = ctrl.ideal.tolist()
-    period = ctrl.period
-    walking = ctrl.gait is not None
-    gait = ctrl.gait.tolist() if walking else [[0.0] * 5] * 2
-    state_time = ctrl.state_time
-    torso_pitch = ctrl.torso_pitch
-    width = (-ctrl.stance_width, ctrl.stance_width)  # swing hip roll offset, right / left
-    dt = TIMESTEP * CONTROL_SUBSTEPS
-    step_nominal = 0.5 * period
-    max_time = cycles * period * (3.0 if walking else 1.0)
-    n_max = max(1, math.ceil(max_time / dt - 1e-6))  # control steps at most
-    want_steps = int(np.ceil(2 * cycles - 1e-9))
-    start_height = float(ctrl.start_qpos[2])
-    yaw0 = pelvis_attitude(ctrl.start_qpos[3:7])[0]
-    heading = np.array([np.cos(yaw0), np.sin(yaw0)])
+    mujoco.mj_forward(h.model, data)
+    plan = _plan(ctrl, cycles)
     push_list = tuple(pushes)
-    push_spans = [(p.at, p.at + p.duration, p.vector().tolist()) for p in push_list]
-    record_every = None if record_fps is None else max(1, round(1.0 / (record_fps * dt)))
-    tkp, tkd = TORSO_KP, TORSO_KD
-    hips, knees, ankles = lay.hip, lay.knee, lay.ankle
-    foot_geoms = lay.foot_geom
-    ground_ok = lay.ground_ok_set
-    fall_height = _FALL_HEIGHT * start_height
-    qpos, qvel = data.qpos, data.qvel
-    hinge_v = qvel[6:]
-    act_force, ctrl_in = data.actuator_force, data.ctrl
-    xmat_root, com_root = data.xmat[1], data.subtree_com[1]
-    foot_pos = (data.xpos[lay.foot_body[0]], data.xpos[lay.foot_body[1]])
-    chest_force = data.xfrc_applied[lay.chest, :3]
-    # Per control step, the state after it and the phase it was made for (metrics and the
-    # recorded motion are computed from these at the end, vectorised).
-    log_q = np.empty((n_max, model.nq))
-    log_v = np.empty((n_max, h.n_hinges))
-    log_f = np.empty((n_max, h.n_hinges))
-    log_phase = np.empty(n_max)
-    two_pi = 2.0 * math.pi
-
-    sway_sq, sway_n = 0.0, 0
-    self_coll = 0.0
-    fell, fall_time = False, None
-    right, fsm_state, t_step, steps = True, 0, 0.0, 0
-    force_now = [0.0, 0.0, 0.0]
-    wall = time.perf_counter()
-    cpu = time.process_time()
-    n_ctrl = 0
+    chest = _Pushes(push_list, data.xfrc_applied[_layout(ctrl.skeleton).chest, :3])
+    wall, cpu = time.perf_counter(), time.process_time()
     # MuJoCo writes its warnings (an unstable step: NaN, which counts as a fall) to
     # MUJOCO_LOG.TXT in the working folder unless a handler takes them.
     mujoco_warnings: list[str] = []
     previous_handler = mujoco.get_mju_user_warning()
     mujoco.set_mju_user_warning(mujoco_warnings.append)
     try:
-        while n_ctrl < n_max and (not walking or steps < want_steps):
-            t = n_ctrl * dt
-            if walking:
-                phase = (0.0 if right else 0.5) + 0.5 * min(t_step / step_nominal, 1.0)
-            else:
-                phase = (t / period) % 1.0
-            x = phase * k
-            k0 = int(x) % k
-            target = np.multiply(delta[k0], x - int(x), out=ctrl_in)
-            target += targets[k0]
-            q = qpos.tolist()
-            w, qx, qy, qz = q[3:7]
-            pitch = math.asin(max(-1.0, min(1.0, 2 * (w * qy - qz * qx))))  # unit quaternion
-            roll = math.atan2(2 * (w * qx + qy * qz), 1 - 2 * (qx * qx + qy * qy))
-            if walking:
-                v = qvel.tolist()
-                yaw = math.atan2(2 * (w * qz + qx * qy), 1 - 2 * (qy * qy + qz * qz))
-                st, sw = (0, 1) if right else (1, 0)
-                c, s = math.cos(yaw), math.sin(yaw)
-                cx, cy, _ = com_root.tolist()
-                ax, ay, _ = foot_pos[st].tolist()
-                rx, ry, vx, vy = cx - ax, cy - ay, v[0], v[1]
-                ideal_k = ideal[k0]
-                e0, e1 = c * rx + s * ry - ideal_k[0], c * vx + s * vy - ideal_k[1]
-                e2, e3 = -s * rx + c * ry - ideal_k[2], -s * vx + c * vy - ideal_k[3]
-                e4, e5 = pitch - ideal_k[4], roll - ideal_k[5]
-                u = [f[0] * e0 + f[1] * e1 + f[2] * e2 + f[3] * e3 + f[4] * e4 + f[5] * e5
-                     for f in fb]  # fmt: skip
-                g = gait[fsm_state]
-                r00, r01, r02, r10, r11, r12, r20, r21, r22 = xmat_root.tolist()
-                lx, ly, lz = v[3], v[4], v[5]
-                wx = r00 * lx + r01 * ly + r02 * lz
-                wy = r10 * lx + r11 * ly + r12 * lz
-                wz = r20 * lx + r21 * ly + r22 * lz
-                dyaw = math.remainder(yaw0 - yaw, two_pi)
-                tau_torso = (
-                    tkp[0] * (torso_pitch - pitch) - tkd[0] * (-s * wx + c * wy),
-                    tkp[1] * (0.0 - roll) - tkd[1] * (c * wx + s * wy),
-                    tkp[2] * dyaw - tkd[2] * wz,
-                )
-                hip_sw, hip_st = hips[sw], hips[st]
-                ank_sw, ank_st = ankles[sw], ankles[st]
-                target[hip_sw[0]] = g[0] - pitch + u[0]
-                target[hip_sw[1]] = -roll + u[1] + width[sw]
-                target[hip_sw[2]] = dyaw
-                target[knees[sw]] = g[1]
-                target[ank_sw[0]] = g[2]
-                target[ank_sw[1]] = 0.0
-                target[ank_sw[2]] = 0.0
-                target[knees[st]] = g[3]
-                target[ank_st[0]] = g[4] + u[2]
-                target[ank_st[1]] = u[3]
-                target[ank_st[2]] = 0.0
-                for i in range(3):
-                    b, j = hip_sw[i], hip_st[i]
-                    tau_swing = kp[b] * (target[b] - q[7 + b]) - kd[b] * v[6 + b]
-                    target[j] = q[7 + j] + (-tau_torso[i] - tau_swing + kd[j] * v[6 + j]) / kp[j]
-                sway_sq += (pitch - torso_pitch) ** 2 + roll * roll
-            else:
-                sway_sq += pitch * pitch + roll * roll
-            sway_n += 2
-            if push_spans:
-                force = [0.0, 0.0, 0.0]
-                for start, end, vec in push_spans:
-                    if start <= t < end:
-                        force = [f + p for f, p in zip(force, vec, strict=True)]
-                if force != force_now:
-                    chest_force[:] = force
-                    force_now = force
-            mujoco.mj_step(model, data, nstep=CONTROL_SUBSTEPS)
-            log_q[n_ctrl] = qpos
-            log_v[n_ctrl] = hinge_v
-            log_f[n_ctrl] = act_force
-            log_phase[n_ctrl] = phase
-            n_ctrl += 1
-            t_step += dt
-            body_down = False
-            touch = False
-            ncon = data.ncon
-            if ncon:
-                swing_foot = foot_geoms[1 if right else 0] if walking and fsm_state == 1 else -1
-                self_hit = False
-                for g1, g2 in data.contact.geom[:ncon].tolist():
-                    other = g2 if g1 == 0 else g1 if g2 == 0 else -1
-                    if other < 0:
-                        self_hit = True
-                    elif other == swing_foot:
-                        touch = True
-                    elif other not in ground_ok:
-                        body_down = True
-                if self_hit:
-                    self_coll += dt
-            if walking:
-                if fsm_state == 0 and t_step >= state_time:
-                    fsm_state = 1
-                elif fsm_state == 1 and touch:
-                    right, fsm_state, t_step = not right, 0, 0.0
-                    steps += 1
-            z = qpos[2]
-            if body_down or z < fall_height or max(abs(pitch), abs(roll)) > _FALL_TILT or z != z:
-                if not fell:
-                    fell, fall_time = True, float(data.time)
-                if stop_on_fall:
-                    break
+        log, gait, fall_time = _run(ctrl, data, plan, chest, stop_on_fall)
     finally:
         mujoco.set_mju_user_warning(previous_handler)
     cpu = time.process_time() - cpu
     wall = time.perf_counter() - wall
     sim_time = float(data.time)
-    energy = float(np.abs(log_f[:n_ctrl] * log_v[:n_ctrl]).sum()) * dt
-    err_sq, err_n = 0.0, 0
-    per_hinge: tuple[float, ...] = ()
-    if ref is not None and n_ctrl:
-        ref_h, n_ref = ref
-        fpos = log_phase[:n_ctrl] * n_ref
-        i0 = fpos.astype(int) % n_ref
-        frac = (fpos - np.floor(fpos))[:, None]
-        want = (1.0 - frac) * ref_h[i0] + frac * ref_h[i0 + 1]
-        dq = np.remainder(log_q[:n_ctrl, 7:] - want + np.pi, two_pi) - np.pi
-        err_sq, err_n = float(np.sum(dq * dq)), dq.size
-        per_hinge = tuple(np.sqrt(np.mean(dq * dq, axis=0)).tolist())
-    if walking:
-        completed = steps // 2
+    n, dt = log.n, TIMESTEP * CONTROL_SUBSTEPS
+    rmse, per_hinge = _tracking(ctrl, log)
+    if plan.walking:
+        completed = gait.steps // 2
     else:
-        survived = fall_time if fell and fall_time is not None else sim_time
-        completed = int(np.floor(survived / period + 1e-9))
+        survived = fall_time if fall_time is not None else sim_time
+        completed = int(np.floor(survived / plan.period + 1e-9))
+    qpos = data.qpos
+    heading = np.array([np.cos(plan.yaw0), np.sin(plan.yaw0)])
     travel = float((qpos[0:2] - ctrl.start_qpos[0:2]) @ heading) if math.isfinite(qpos[0]) else 0.0
     result = SimulationResult(
         cycles_completed=int(completed),
-        fell=fell,
+        fell=fall_time is not None,
         fall_time_s=fall_time,
         duration_s=sim_time,
-        tracking_rmse_rad=float(np.sqrt(err_sq / err_n)) if err_n else 0.0,
-        energy_j=energy,
-        torso_sway_rad=float(np.sqrt(sway_sq / max(sway_n, 1))),
+        tracking_rmse_rad=rmse,
+        energy_j=float(np.abs(log.f[:n] * log.v[:n]).sum()) * dt,
+        torso_sway_rad=float(np.sqrt(log.sway_sq / max(log.sway_n, 1))),
         distance_m=travel,
-        self_collision_s=self_coll,
+        self_collision_s=log.self_collision_s,
         sim_speed_x_realtime=sim_time / max(wall, 1e-9),
         sim_speed_x_realtime_cpu=sim_time / max(cpu, 1e-9),
-        steps=steps,
+        steps=gait.steps,
         pushes=push_list,
         tracking_rmse_per_hinge_rad=per_hinge,
+        hinge_names=h.hinge_names if per_hinge else (),
     )
     motion = None
-    if record_every is not None and n_ctrl:
-        motion = h.qpos_to_motion(log_q[:n_ctrl:record_every], 1.0 / (record_every * dt))
+    if record_fps is not None and n:
+        every = max(1, round(1.0 / (record_fps * dt)))
+        motion = h.qpos_to_motion(log.q[:n:every], 1.0 / (every * dt))
     return result, motion
