@@ -224,9 +224,10 @@ def test_reach_bad_input_exits_2(tmp_path: Path, args: list[str], match: str) ->
     assert not out.exists()
 
 
-def test_reach_with_a_trunk_lean_reports_it(tmp_path: Path) -> None:
+@pytest.mark.parametrize("flag", ["--allow-lean", "--lean"])
+def test_reach_with_a_trunk_lean_reports_it(tmp_path: Path, flag: str) -> None:
     out = tmp_path / "reach.bvh"
-    args = ["reach", "--target", "0.3", "-0.15", "1.2", "--allow-lean", "-o", str(out), "--json"]
+    args = ["reach", "--target", "0.3", "-0.15", "1.2", flag, "-o", str(out), "--json"]
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 0, result.output
     figures = json.loads(result.stdout)

@@ -63,6 +63,7 @@ def reach(
         bool,
         typer.Option(
             "--allow-lean",
+            "--lean",
             help="Lean the trunk (up to 40° forward, 15° sideways, 20° twist) where the arm "
             "alone cannot reach the target.",
         ),
