@@ -34,7 +34,9 @@ and scored on the held-out trials, per action, beside the shipped predictors
 
 Run: ``.venv/bin/python benchmarks/swivel.py [--data CMU_FOLDER] [--features xia,matrix,shape]
 [--models lsq,knn,gbm,mlp]`` (one core; about 10 minutes on a loaded 2-core machine with every
-candidate); prints the tables, then one JSON line.
+candidate); prints the tables, then one JSON line. ``--save FILE`` instead fits ``shape`` +
+``mlp`` on all training trials and writes it as a vhuman predictor (the shipped
+``swivel_mlp_shape.npz``).
 
 References
 ----------
@@ -65,20 +67,17 @@ from numpy.typing import NDArray
 from rich.console import Console
 from rich.table import Table
 
-from vhuman.geometry.so3 import rotvec_to_rotmat
 from vhuman.reaching import (
+    MLPPredictor,
     SwivelDataset,
     cmu_swivel_dataset,
     evaluate,
-    swivel_angle,
+    shape_features,
     validation_split_highest_numbered,
 )
 from vhuman.reaching.reach import DEFAULT_MODELS, default_predictor
 
 CMU = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "cmu_mocap"
-
-CMU_HAND_TO_FOREARM = 51.1287 / 235.5017
-"""CMU skeleton: hand base → hand end over elbow → wrist (``skeleton.json`` offsets)."""
 
 FEATURE_SETS = ("xia", "matrix", "shape")
 MODELS = ("lsq", "knn", "gbm", "mlp")
@@ -87,26 +86,10 @@ FOLDS = 5
 
 def features(x: NDArray[np.float64], kind: str) -> NDArray[np.float64]:
     """Model inputs (N, F) of feature set ``kind`` from Xia et al.'s features (N, 8)."""
-    if kind == "xia":
-        return x
-    hand, rot, d1, d2 = x[:, :3], rotvec_to_rotmat(x[:, 3:6]), x[:, 6], x[:, 7]
-    columns = [hand, rot.reshape(-1, 9), x[:, 6:]]
     if kind == "shape":
-        length = (d1 + d2)[:, None]
-        dist = np.linalg.norm(hand, axis=1)
-        axis = rot[:, :, 2]  # from the hand end towards the wrist
-        wrist = hand + (CMU_HAND_TO_FOREARM * d2)[:, None] * axis
-        elbow = wrist + d2[:, None] * axis
-        cue = np.nan_to_num(swivel_angle(np.zeros(3), elbow, wrist))
-        columns += [
-            hand / length,
-            np.arctan2(hand[:, 1], hand[:, 0])[:, None],
-            np.arcsin(np.clip(hand[:, 2] / np.maximum(dist, 1e-9), -1.0, 1.0))[:, None],
-            dist[:, None] / length,
-            np.stack([np.sin(cue), np.cos(cue)], axis=1),
-            np.stack([elbow[:, 2], wrist[:, 2]], axis=1) / length,
-        ]
-    return np.concatenate(columns, axis=1)
+        return shape_features(x)
+    # The first 14 shape columns: hand position, rotation matrix, d1, d2.
+    return shape_features(x)[:, :14] if kind == "matrix" else x
 
 
 def _unit(phi: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -219,6 +202,27 @@ def run(data: Path, feature_sets: list[str], models: list[str]) -> dict[str, Any
     }
 
 
+def save_shape_mlp(data: Path, path: Path) -> dict[str, Any]:
+    """Fit ``shape`` + ``mlp`` on all training trials, write it as an `MLPPredictor`, score it.
+
+    The scikit-learn network's weights and input scaling become those of
+    ``MLPPredictor((64, 64), rotation="shape", activation="relu")``, which
+    predicts in numpy like the other shipped predictors.
+    """
+    train, test = validation_split_highest_numbered(cmu_swivel_dataset(data))
+    est = _estimator("mlp")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est.fit(features(train.features, "shape"), _unit(train.swivel))
+    scaler, net = est[0], est[-1]
+    predictor = MLPPredictor(net.hidden_layer_sizes, rotation="shape", activation="relu")
+    predictor.weights_ = {"mean": scaler.mean_, "std": scaler.scale_}
+    for k, (w, b) in enumerate(zip(net.coefs_, net.intercepts_, strict=True)):
+        predictor.weights_[f"w{k + 1}"], predictor.weights_[f"b{k + 1}"] = w.T.copy(), b.copy()
+    predictor.save(path)
+    return {"output": str(path), **evaluate(MLPPredictor.load(path), test)}
+
+
 def _shipped(name: str, test: SwivelDataset) -> dict[str, Any]:
     scores = evaluate(default_predictor(name), test)
     per = {}
@@ -235,7 +239,14 @@ def main() -> None:
                         help=f"comma-separated, of {', '.join(FEATURE_SETS)}")  # fmt: skip
     parser.add_argument("--models", default=",".join(MODELS),
                         help=f"comma-separated, of {', '.join(MODELS)}")  # fmt: skip
+    parser.add_argument("--save", type=Path, default=None,
+                        help="only fit shape + mlp on the training trials, write it")  # fmt: skip
     args = parser.parse_args()
+    if args.save is not None:
+        saved = save_shape_mlp(args.data, args.save)
+        print(f"wrote {args.save}: held-out MAE {saved['mae_deg']:.2f}°", file=sys.stderr)
+        print(json.dumps({"benchmark": "swivel", "saved": saved}))
+        return
     feature_sets, models = args.features.split(","), args.models.split(",")
     bad = sorted(set(feature_sets) - set(FEATURE_SETS)) + sorted(set(models) - set(MODELS))
     if bad:

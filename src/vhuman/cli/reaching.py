@@ -243,7 +243,9 @@ def swivel_evaluate(
         if model:
             predictors = {path.stem: load_predictor(path) for path in model}
         else:
-            predictors = {kind: default_predictor(kind) for kind in ("mlp-deep", "mlp", "lsq")}
+            predictors = {
+                kind: default_predictor(kind) for kind in ("mlp-deep", "mlp-shape", "mlp", "lsq")
+            }
         if (data / "train").is_dir():
             train, test = _held_out(data)
             what = "held-out samples ({trials} trials, the highest-numbered of each activity)"
