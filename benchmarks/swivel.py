@@ -25,8 +25,8 @@ features
 models
     ``lsq`` (linear least squares), ``knn`` (10 nearest neighbours, distance
     weighted, standardised inputs), ``gbm`` (``HistGradientBoostingRegressor``,
-    one per output; Friedman 2001), ``mlp`` (``MLPRegressor`` 64 × 64 with
-    early stopping).
+    one per output; Friedman 2001), ``mlp`` and ``mlp-wide``
+    (``MLPRegressor`` 64 × 64 and 128 × 128, ReLU, L2 1e-3, early stopping).
 
 The candidate with the lowest grouped-CV MAE is refit on all training trials
 and scored on the held-out trials, per action, beside the shipped predictors
@@ -80,7 +80,7 @@ from vhuman.reaching.reach import DEFAULT_MODELS, default_predictor
 CMU = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "cmu_mocap"
 
 FEATURE_SETS = ("xia", "matrix", "shape")
-MODELS = ("lsq", "knn", "gbm", "mlp")
+MODELS = ("lsq", "knn", "gbm", "mlp", "mlp-wide")
 FOLDS = 5
 
 
@@ -115,6 +115,16 @@ def _estimator(name: str) -> Any:
             StandardScaler(),
             MLPRegressor(
                 hidden_layer_sizes=(64, 64),
+                alpha=1e-3,
+                max_iter=200,
+                early_stopping=True,
+                random_state=0,
+            ),
+        ),
+        "mlp-wide": lambda: make_pipeline(
+            StandardScaler(),
+            MLPRegressor(
+                hidden_layer_sizes=(128, 128),
                 alpha=1e-3,
                 max_iter=200,
                 early_stopping=True,

@@ -171,7 +171,8 @@ def swivel_train(
     rotation: Annotated[
         str,
         typer.Option(
-            help="MLP input for the hand orientation: rotvec (Xia et al. 2021) or matrix."
+            help="MLP input for the hand orientation: rotvec (Xia et al. 2021), matrix, or "
+            "shape (matrix and arm-shape cues)."
         ),
     ] = "rotvec",
     epochs: Annotated[int, typer.Option(min=1, help="MLP training epochs.")] = 300,
