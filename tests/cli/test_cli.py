@@ -224,9 +224,10 @@ def test_reach_bad_input_exits_2(tmp_path: Path, args: list[str], match: str) ->
     assert not out.exists()
 
 
-def test_reach_with_a_trunk_lean_reports_it(tmp_path: Path) -> None:
+@pytest.mark.parametrize("flag", ["--allow-lean", "--lean"])
+def test_reach_with_a_trunk_lean_reports_it(tmp_path: Path, flag: str) -> None:
     out = tmp_path / "reach.bvh"
-    args = ["reach", "--target", "0.3", "-0.15", "1.2", "--allow-lean", "-o", str(out), "--json"]
+    args = ["reach", "--target", "0.3", "-0.15", "1.2", flag, "-o", str(out), "--json"]
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 0, result.output
     figures = json.loads(result.stdout)
@@ -255,7 +256,8 @@ def test_swivel_evaluate_reports_each_model(shared_data: Path) -> None:
     result = CliRunner().invoke(app, ["swivel", "evaluate", "--data", str(shared_data), "--json"])
     assert result.exit_code == 0, result.output
     out = json.loads(result.stdout)
-    assert set(out["models"]) == {"mlp-deep", "mlp", "lsq", "mean"}
+    assert set(out["models"]) == {"mlp-deep", "mlp-shape", "mlp", "lsq", "mean"}
     mae = {name: m["mae_deg"] for name, m in out["models"].items()}
     assert mae["mlp-deep"] < mae["mlp"] < mae["lsq"] < mae["mean"]
+    assert mae["mlp-shape"] < mae["mlp"]
     assert out["samples"] > 1000

@@ -17,9 +17,11 @@ from vhuman.reaching.dataset import (
     SwivelDataset,
     cmu_folder_swivel_dataset,
     cmu_swivel_dataset,
+    shape_features,
     split_by_trial,
     swivel_samples_from_motion,
     synthetic_swivel_dataset,
+    task_features,
     validation_split_highest_numbered,
 )
 from vhuman.skeleton import Motion, standard_humanoid
@@ -199,3 +201,27 @@ def test_a_folder_without_trials_is_refused(tmp_path) -> None:
         cmu_folder_swivel_dataset(tmp_path)
     with pytest.raises(InputError, match="must be a folder"):
         cmu_folder_swivel_dataset(tmp_path / "missing")
+
+
+@pytest.mark.parametrize("side", ["right", "left"])
+def test_shape_cue_is_the_swivel_of_an_arm_with_a_straight_wrist(side: str) -> None:
+    # A hand of the given proportion, in line with the forearm: the cue is the true φ.
+    ratio = 0.4
+    model = ArmModel(0.3, 0.25, ratio * 0.25, side=side)
+    q = np.random.default_rng(3).uniform(JOINT_LIMITS[:, 0], JOINT_LIMITS[:, 1], size=(300, 7))
+    q[:, 3] = np.minimum(q[:, 3], -MIN_ELBOW_FLEXION)
+    q[:, 5:] = 0.0
+    pose = model.forward(q)
+    m = task_features(
+        pose.hand, quat_to_rotmat(pose.hand_orientation), model.upper_arm, model.forearm, side
+    )
+    x = shape_features(m, hand_to_forearm=ratio)
+    assert x.shape == (300, 24)
+    phi = swivel_angle(pose.shoulder, pose.elbow, pose.wrist)
+    right_phi = phi if side == "right" else -phi
+    np.testing.assert_allclose(np.arctan2(x[:, 20], x[:, 21]), right_phi, atol=1e-9)
+    np.testing.assert_allclose(x[:, :3], m[:, :3])
+    np.testing.assert_allclose(x[:, 3:12], rotvec_to_rotmat(m[:, 3:6]).reshape(-1, 9), atol=1e-12)
+    np.testing.assert_allclose(x[:, 22] * 0.55, pose.elbow[:, 2], atol=1e-12)
+    with pytest.raises(InputError, match="features"):
+        shape_features(np.zeros((2, 7)))

@@ -68,6 +68,7 @@ def test_mlp_is_seeded(split) -> None:
         LeastSquaresPredictor,
         lambda: MLPPredictor(epochs=2),
         lambda: MLPPredictor((16, 8), epochs=2, rotation="matrix"),
+        lambda: MLPPredictor((16, 8), epochs=2, rotation="shape", activation="relu"),
     ],
 )
 def test_save_load_round_trip(make, split, tmp_path: Path) -> None:
@@ -105,6 +106,8 @@ def test_unfitted_and_bad_inputs() -> None:
         MLPPredictor(hidden=())
     with pytest.raises(InputError, match="rotation"):
         MLPPredictor(rotation="euler")
+    with pytest.raises(InputError, match="activation"):
+        MLPPredictor(activation="sigmoid")
 
 
 def test_matrix_input_is_continuous_where_the_rotation_vector_jumps() -> None:

@@ -63,6 +63,7 @@ def reach(
         bool,
         typer.Option(
             "--allow-lean",
+            "--lean",
             help="Lean the trunk (up to 40° forward, 15° sideways, 20° twist) where the arm "
             "alone cannot reach the target.",
         ),
@@ -170,7 +171,8 @@ def swivel_train(
     rotation: Annotated[
         str,
         typer.Option(
-            help="MLP input for the hand orientation: rotvec (Xia et al. 2021) or matrix."
+            help="MLP input for the hand orientation: rotvec (Xia et al. 2021), matrix, or "
+            "shape (matrix and arm-shape cues)."
         ),
     ] = "rotvec",
     epochs: Annotated[int, typer.Option(min=1, help="MLP training epochs.")] = 300,
@@ -242,7 +244,9 @@ def swivel_evaluate(
         if model:
             predictors = {path.stem: load_predictor(path) for path in model}
         else:
-            predictors = {kind: default_predictor(kind) for kind in ("mlp-deep", "mlp", "lsq")}
+            predictors = {
+                kind: default_predictor(kind) for kind in ("mlp-deep", "mlp-shape", "mlp", "lsq")
+            }
         if (data / "train").is_dir():
             train, test = _held_out(data)
             what = "held-out samples ({trials} trials, the highest-numbered of each activity)"

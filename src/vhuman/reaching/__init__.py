@@ -5,6 +5,7 @@ from vhuman.reaching.audit import ReachAudit, audit_reach, wrap_to_pi
 from vhuman.reaching.clearance import ArmBodyClearance, segment_distance
 from vhuman.reaching.dataset import (
     CMU_ARM_JOINTS,
+    CMU_HAND_TO_FOREARM,
     DEEPMIMIC_ARM_JOINTS,
     FEATURE_NAMES,
     MIN_ELBOW_FLEXION,
@@ -15,6 +16,7 @@ from vhuman.reaching.dataset import (
     cmu_swivel_dataset,
     deepmimic_swivel_dataset,
     rest_hand_orientation,
+    shape_features,
     split_by_trial,
     swivel_samples_from_motion,
     synthetic_swivel_dataset,
@@ -59,6 +61,7 @@ from vhuman.reaching.workspace import WorkspaceTargets, workspace_targets
 
 __all__ = [
     "CMU_ARM_JOINTS",
+    "CMU_HAND_TO_FOREARM",
     "DEEPMIMIC_ARM_JOINTS",
     "FEATURE_NAMES",
     "JOINT_LIMITS",
@@ -104,6 +107,7 @@ __all__ = [
     "pointing_orientation",
     "rest_hand_orientation",
     "segment_distance",
+    "shape_features",
     "solve_arm",
     "split_by_trial",
     "swivel_angle",

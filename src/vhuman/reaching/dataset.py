@@ -66,6 +66,7 @@ from vhuman.skeleton import Motion, Skeleton
 __all__ = [
     "ARM_ROLES",
     "CMU_ARM_JOINTS",
+    "CMU_HAND_TO_FOREARM",
     "DEEPMIMIC_ARM_JOINTS",
     "FEATURE_NAMES",
     "MIN_ELBOW_FLEXION",
@@ -76,6 +77,7 @@ __all__ = [
     "cmu_swivel_dataset",
     "deepmimic_swivel_dataset",
     "rest_hand_orientation",
+    "shape_features",
     "split_by_trial",
     "swivel_samples_from_motion",
     "synthetic_swivel_dataset",
@@ -276,6 +278,69 @@ def task_features(
         np.stack(np.broadcast_arrays(upper_arm, forearm), axis=-1), (hand.shape[0], 2)
     )
     return np.concatenate([hand, rotvec, lengths], axis=-1)
+
+
+CMU_HAND_TO_FOREARM = 51.1287 / 235.5017
+"""Hand length (hand base → hand end) over forearm length of the CMU skeleton (its
+``skeleton.json`` offsets of ``rhand`` and ``rwrist``)."""
+
+
+def shape_features(
+    features: ArrayLike, hand_to_forearm: float = CMU_HAND_TO_FOREARM
+) -> NDArray[np.float64]:
+    """The features ``m`` with the hand's rotation matrix and cues of the arm's shape.
+
+    Columns: ``x, y, z`` [m]; the nine entries of the hand's rotation matrix
+    (row-major); ``d1, d2`` [m]; the hand position over the arm length
+    ``d1 + d2`` (3); its azimuth and elevation about the shoulder [rad] and
+    its distance over the arm length; a straight-wrist forearm cue, the sine
+    and cosine of the swivel angle of an elbow ``d2`` along the hand's axis
+    behind a wrist ``hand_to_forearm · d2`` behind the hand end; the heights of
+    that elbow and wrist over the arm length.
+
+    Parameters
+    ----------
+    features : array_like, shape (N, 8)
+        ``m = [x, y, z, α, β, γ, d1, d2]`` (see the module).
+    hand_to_forearm : float
+        Hand length over forearm length of the skeleton the features come
+        from (default the CMU skeleton's).
+
+    Returns
+    -------
+    ndarray, shape (N, 24)
+
+    Raises
+    ------
+    InputError
+        For features that are not (N, 8) or not finite.
+    """
+    from vhuman.geometry.so3 import rotvec_to_rotmat
+
+    x = np.asarray(features, dtype=np.float64)
+    if x.ndim != 2 or x.shape[1] != len(FEATURE_NAMES) or not np.all(np.isfinite(x)):
+        raise InputError(f"features must be finite with shape (N, 8), got shape {x.shape}")
+    hand, rot, d1, d2 = x[:, :3], rotvec_to_rotmat(x[:, 3:6]), x[:, 6], x[:, 7]
+    length = (d1 + d2)[:, None]
+    dist = np.linalg.norm(hand, axis=1)
+    axis = rot[:, :, 2]  # from the hand end towards the wrist
+    wrist = hand + (hand_to_forearm * d2)[:, None] * axis
+    elbow = wrist + d2[:, None] * axis
+    cue = np.nan_to_num(swivel_angle(np.zeros(3), elbow, wrist))
+    return np.concatenate(
+        [
+            hand,
+            rot.reshape(-1, 9),
+            x[:, 6:],
+            hand / length,
+            np.arctan2(hand[:, 1], hand[:, 0])[:, None],
+            np.arcsin(np.clip(hand[:, 2] / np.maximum(dist, 1e-9), -1.0, 1.0))[:, None],
+            dist[:, None] / length,
+            np.stack([np.sin(cue), np.cos(cue)], axis=1),
+            np.stack([elbow[:, 2], wrist[:, 2]], axis=1) / length,
+        ],
+        axis=1,
+    )
 
 
 def _features(

@@ -31,7 +31,7 @@ from numpy.typing import ArrayLike, NDArray
 from vhuman.errors import FileFormatError, InputError
 from vhuman.io import atomic_path
 from vhuman.io._common import PathLike
-from vhuman.reaching.dataset import FEATURE_NAMES, SwivelDataset
+from vhuman.reaching.dataset import FEATURE_NAMES, SwivelDataset, shape_features
 
 __all__ = [
     "LeastSquaresPredictor",
@@ -260,6 +260,9 @@ class LeastSquaresPredictor(SwivelPredictor):
         return out
 
 
+_ACTIVATIONS = {"tanh": np.tanh, "relu": lambda h: np.maximum(h, 0.0)}
+
+
 def _lift_rotation(x: NDArray[np.float64]) -> NDArray[np.float64]:
     """Features (N, 8) with the rotation vector replaced by its matrix entries, (N, 14).
 
@@ -275,7 +278,7 @@ def _lift_rotation(x: NDArray[np.float64]) -> NDArray[np.float64]:
 class MLPPredictor(SwivelPredictor):
     """The seed's multilayer perceptron, 8 → ``hidden`` → 2 (sin φ, cos φ), or a deeper one.
 
-    Tanh hidden layers, trained with Adam (PyTorch, float64, CPU) on the mean
+    Tanh (or ReLU) hidden layers, trained with Adam (PyTorch, float64, CPU) on the mean
     squared error of (sin φ, cos φ) over shuffled mini-batches, on inputs
     standardised by the training mean and standard deviation. Prediction runs
     in numpy from the stored weights, so a saved model loads without PyTorch.
@@ -292,10 +295,14 @@ class MLPPredictor(SwivelPredictor):
         Adam step size; decays by cosine annealing to 1 % of it over training.
     seed : int
         Seeds the weight initialisation and the batch order.
-    rotation : {"rotvec", "matrix"}
+    rotation : {"rotvec", "matrix", "shape"}
         How the hand orientation enters the network: the seed's rotation
-        vector ``α, β, γ``, or the nine entries of its rotation matrix
-        (continuous where the rotation vector jumps; same features ``m``).
+        vector ``α, β, γ``, the nine entries of its rotation matrix
+        (continuous where the rotation vector jumps; same features ``m``), or
+        the matrix with cues of the arm's shape
+        (:func:`vhuman.reaching.shape_features`, CMU hand proportions).
+    activation : {"tanh", "relu"}
+        Hidden-layer nonlinearity.
 
     Raises
     ------
@@ -318,6 +325,7 @@ class MLPPredictor(SwivelPredictor):
         learning_rate: float = 3e-3,
         seed: int = 0,
         rotation: str = "rotvec",
+        activation: str = "tanh",
     ) -> None:
         layers = (hidden,) if np.isscalar(hidden) else tuple(hidden)  # type: ignore[arg-type]
         if not layers:
@@ -328,14 +336,17 @@ class MLPPredictor(SwivelPredictor):
                 raise InputError(f"{name} must be an integer ≥ 1, got {value}")
         if not (np.isfinite(learning_rate) and learning_rate > 0.0):
             raise InputError(f"learning_rate must be finite and > 0, got {learning_rate}")
-        if rotation not in ("rotvec", "matrix"):
-            raise InputError(f"rotation must be 'rotvec' or 'matrix', got {rotation!r}")
+        if rotation not in ("rotvec", "matrix", "shape"):
+            raise InputError(f"rotation must be 'rotvec', 'matrix' or 'shape', got {rotation!r}")
+        if activation not in _ACTIVATIONS:
+            raise InputError(f"activation must be 'tanh' or 'relu', got {activation!r}")
         self.hidden = tuple(int(h) for h in layers)
         self.epochs = int(epochs)
         self.batch_size = int(batch_size)
         self.learning_rate = float(learning_rate)
         self.seed = int(seed)
         self.rotation = rotation
+        self.activation = activation
         self.weights_: dict[str, NDArray[np.float64]] | None = None
 
     @property
@@ -343,6 +354,8 @@ class MLPPredictor(SwivelPredictor):
         return self.weights_ is not None
 
     def _inputs(self, x: NDArray[np.float64]) -> NDArray[np.float64]:
+        if self.rotation == "shape":
+            return shape_features(x)
         return _lift_rotation(x) if self.rotation == "matrix" else x
 
     def fit(self, features: ArrayLike, swivel: ArrayLike) -> MLPPredictor:
@@ -361,7 +374,8 @@ class MLPPredictor(SwivelPredictor):
             torch.manual_seed(self.seed)
             modules: list[torch.nn.Module] = []
             for a, b in itertools.pairwise(sizes):
-                modules += [torch.nn.Linear(a, b), torch.nn.Tanh()]
+                act = torch.nn.Tanh() if self.activation == "tanh" else torch.nn.ReLU()
+                modules += [torch.nn.Linear(a, b), act]
             modules.append(torch.nn.Linear(sizes[-1], 2))
             net = torch.nn.Sequential(*modules).double()
         steps_per_epoch = -(-x.shape[0] // self.batch_size)
@@ -390,7 +404,7 @@ class MLPPredictor(SwivelPredictor):
         h = (self._inputs(x) - w["mean"]) / w["std"]
         n = len(self.hidden) + 1
         for k in range(1, n):
-            h = np.tanh(h @ w[f"w{k}"].T + w[f"b{k}"])
+            h = _ACTIVATIONS[self.activation](h @ w[f"w{k}"].T + w[f"b{k}"])
         return h @ w[f"w{n}"].T + w[f"b{n}"]
 
     def _state(self) -> tuple[dict[str, Any], dict[str, NDArray[np.float64]]]:
@@ -402,6 +416,7 @@ class MLPPredictor(SwivelPredictor):
             "learning_rate": self.learning_rate,
             "seed": self.seed,
             "rotation": self.rotation,
+            "activation": self.activation,
         }
         return header, dict(self.weights_)
 

@@ -92,12 +92,15 @@ __all__ = [
 
 DEFAULT_MODELS = {
     "mlp-deep": "swivel_mlp_deep.npz",
+    "mlp-shape": "swivel_mlp_shape.npz",
     "mlp": "swivel_mlp.npz",
     "lsq": "swivel_lsq.npz",
 }
 """Shipped swivel predictors (files in ``vhuman/data/models``): Xia et al.'s (2021) MLP
-(8 → 40 → 2), a deeper MLP (rotation-matrix input, 2 × 128 units) and least squares;
-reaches use ``mlp-deep``, the most accurate on held-out CMU trials."""
+(8 → 40 → 2), a deeper MLP (rotation-matrix input, 2 × 128 units), an MLP on the
+rotation matrix and arm-shape cues (:func:`vhuman.reaching.shape_features`, 2 × 64 ReLU units,
+chosen by trial-grouped cross-validation in ``benchmarks/swivel.py``) and least squares;
+reaches use ``mlp-deep``."""
 
 _MIRROR = np.array([1.0, -1.0, 1.0])
 # Anatomical hand frame → hand pointing forward (+x), palm down (−z), thumb left
@@ -110,7 +113,7 @@ def default_predictor(kind: str = "mlp-deep") -> SwivelPredictor:
 
     Parameters
     ----------
-    kind : {"mlp-deep", "mlp", "lsq"}
+    kind : {"mlp-deep", "mlp-shape", "mlp", "lsq"}
 
     Raises
     ------

@@ -1,0 +1,303 @@
+"""Swivel-angle prediction on CMU trials: features and models chosen by grouped cross-validation.
+
+Samples: `vhuman.reaching.cmu_swivel_dataset` (both arms, every 4th frame, arms
+bent ≥ 10°). The highest-numbered trial of each action is held out (the split
+of `vhuman swivel evaluate`) and used for nothing but the last column; every
+choice is made on the other trials by
+
+- **grouped cross-validation**: scikit-learn's ``GroupKFold`` (5 folds) with
+  the trial as the group, so no trial has frames on both sides;
+- **leave-one-action-out**: each action's training trials predicted by a model
+  fit on the other actions' (``walking_extra`` counts as ``walking``).
+
+Candidates are feature sets × models, every model fit on (sin φ, cos φ) with
+φ = atan2 of the prediction and errors wrapped to (−180°, 180°]:
+
+features
+    ``xia``: Xia et al.'s (2021) ``m = [x, y, z, α, β, γ, d1, d2]``;
+    ``matrix``: the rotation vector replaced by the hand's rotation matrix;
+    ``shape``: ``matrix`` plus the hand position divided by the arm length
+    ``d1 + d2``, its azimuth, elevation and scaled distance from the shoulder,
+    and a forearm cue: the elbow placed ``d2`` along the hand's axis behind a
+    wrist ``0.217 d2`` behind the hand end (the CMU hand's length over its
+    forearm's), its swivel angle (sin, cos) and the heights of that elbow and
+    wrist over the arm length (straight-wrist elbow-height cues).
+models
+    ``lsq`` (linear least squares), ``knn`` (10 nearest neighbours, distance
+    weighted, standardised inputs), ``gbm`` (``HistGradientBoostingRegressor``,
+    one per output; Friedman 2001), ``mlp`` and ``mlp-wide``
+    (``MLPRegressor`` 64 × 64 and 128 × 128, ReLU, L2 1e-3, early stopping).
+
+The candidate with the lowest grouped-CV MAE is refit on all training trials
+and scored on the held-out trials, per action, beside the shipped predictors
+(`vhuman.reaching.default_predictor`, trained on the same training trials).
+
+Run: ``.venv/bin/python benchmarks/swivel.py [--data CMU_FOLDER] [--features xia,matrix,shape]
+[--models lsq,knn,gbm,mlp]`` (one core; about 10 minutes on a loaded 2-core machine with every
+candidate); prints the tables, then one JSON line. ``--save FILE`` instead fits ``shape`` +
+``mlp`` on all training trials and writes it as a vhuman predictor (the shipped
+``swivel_mlp_shape.npz``).
+
+References
+----------
+Xia, Z., et al. (2021). Human-like reaching motion of a virtual human arm
+(minimum jerk and multilayer perceptron), arm configuration learning.
+Friedman, J. H. (2001). Greedy function approximation: a gradient boosting
+machine. Annals of Statistics 29(5), 1189–1232.
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")  # one core: before numpy loads its BLAS
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import argparse
+import json
+import sys
+import time
+import warnings
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+from rich.console import Console
+from rich.table import Table
+
+from vhuman.reaching import (
+    MLPPredictor,
+    SwivelDataset,
+    cmu_swivel_dataset,
+    evaluate,
+    shape_features,
+    validation_split_highest_numbered,
+)
+from vhuman.reaching.reach import DEFAULT_MODELS, default_predictor
+
+CMU = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "cmu_mocap"
+
+FEATURE_SETS = ("xia", "matrix", "shape")
+MODELS = ("lsq", "knn", "gbm", "mlp", "mlp-wide")
+FOLDS = 5
+
+
+def features(x: NDArray[np.float64], kind: str) -> NDArray[np.float64]:
+    """Model inputs (N, F) of feature set ``kind`` from Xia et al.'s features (N, 8)."""
+    if kind == "shape":
+        return shape_features(x)
+    # The first 14 shape columns: hand position, rotation matrix, d1, d2.
+    return shape_features(x)[:, :14] if kind == "matrix" else x
+
+
+def _unit(phi: NDArray[np.float64]) -> NDArray[np.float64]:
+    return np.stack([np.sin(phi), np.cos(phi)], axis=1)
+
+
+def _estimator(name: str) -> Any:
+    from sklearn.ensemble import HistGradientBoostingRegressor
+    from sklearn.linear_model import LinearRegression
+    from sklearn.multioutput import MultiOutputRegressor
+    from sklearn.neighbors import KNeighborsRegressor
+    from sklearn.neural_network import MLPRegressor
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    return {
+        "lsq": lambda: LinearRegression(),
+        "knn": lambda: make_pipeline(StandardScaler(), KNeighborsRegressor(10, weights="distance")),
+        "gbm": lambda: MultiOutputRegressor(
+            HistGradientBoostingRegressor(max_iter=300, l2_regularization=1.0, random_state=0)
+        ),
+        "mlp": lambda: make_pipeline(
+            StandardScaler(),
+            MLPRegressor(
+                hidden_layer_sizes=(64, 64),
+                alpha=1e-3,
+                max_iter=200,
+                early_stopping=True,
+                random_state=0,
+            ),
+        ),
+        "mlp-wide": lambda: make_pipeline(
+            StandardScaler(),
+            MLPRegressor(
+                hidden_layer_sizes=(128, 128),
+                alpha=1e-3,
+                max_iter=200,
+                early_stopping=True,
+                random_state=0,
+            ),
+        ),
+    }[name]()
+
+
+def fit_predict(
+    model: str, x_fit: NDArray, phi_fit: NDArray, x_new: NDArray
+) -> NDArray[np.float64]:
+    """Swivel angles [rad] of ``x_new`` from a ``model`` fit on (sin φ, cos φ)."""
+    est = _estimator(model)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # MLP convergence notes
+        est.fit(x_fit, _unit(phi_fit))
+        u = est.predict(x_new)
+    return np.arctan2(u[:, 0], u[:, 1])
+
+
+def _abs_error_deg(pred: NDArray, true: NDArray) -> NDArray[np.float64]:
+    return np.degrees(np.abs((pred - true + np.pi) % (2.0 * np.pi) - np.pi))
+
+
+def _action(activity: NDArray[np.str_]) -> NDArray[np.str_]:
+    return np.char.replace(activity, "walking_extra", "walking")
+
+
+def out_of_sample_errors(
+    predict: Callable[[NDArray, NDArray, NDArray], NDArray],
+    x: NDArray,
+    phi: NDArray,
+    groups: NDArray,
+) -> NDArray[np.float64]:
+    """|error| [deg] of every sample predicted by a model fit without its group's samples."""
+    from sklearn.model_selection import GroupKFold, LeaveOneGroupOut
+
+    splitter = GroupKFold(FOLDS) if np.unique(groups).size > FOLDS else LeaveOneGroupOut()
+    err = np.empty(phi.size)
+    for fit, held in splitter.split(x, phi, groups):
+        err[held] = _abs_error_deg(predict(x[fit], phi[fit], x[held]), phi[held])
+    return err
+
+
+def _per_action(err: NDArray, action: NDArray) -> dict[str, float]:
+    return {str(a): float(err[action == a].mean()) for a in np.unique(action)}
+
+
+def run(data: Path, feature_sets: list[str], models: list[str]) -> dict[str, Any]:
+    """Every candidate's grouped-CV and leave-one-action-out MAE, the chosen one held out."""
+    train, test = validation_split_highest_numbered(cmu_swivel_dataset(data))
+    action = _action(train.activity)
+    rows = []
+    for kind in feature_sets:
+        x = features(train.features, kind)
+        for model in models:
+            t0 = time.perf_counter()
+            cv = out_of_sample_errors(lambda a, b, c, m=model: fit_predict(m, a, b, c),
+                                      x, train.swivel, train.groups)  # fmt: skip
+            loao = out_of_sample_errors(lambda a, b, c, m=model: fit_predict(m, a, b, c),
+                                        x, train.swivel, action)  # fmt: skip
+            held = _abs_error_deg(
+                fit_predict(model, x, train.swivel, features(test.features, kind)), test.swivel
+            )
+            rows.append({
+                "features": kind, "model": model,
+                "cv_mae_deg": float(cv.mean()), "loao_mae_deg": float(loao.mean()),
+                "loao_per_action_deg": _per_action(loao, action),
+                "heldout_mae_deg": float(held.mean()),
+                "heldout_per_action_deg": _per_action(held, _action(test.activity)),
+                "seconds": time.perf_counter() - t0,
+            })  # fmt: skip
+            print(f"{kind:7s} {model:4s} CV {rows[-1]['cv_mae_deg']:6.2f}°", file=sys.stderr)
+    best = min(rows, key=lambda r: r["cv_mae_deg"])
+    shipped = {name: _shipped(name, test) for name in DEFAULT_MODELS}
+    return {
+        "train_samples": len(train),
+        "train_trials": int(np.unique(train.groups).size),
+        "heldout_samples": len(test),
+        "heldout_trials": int(np.unique(test.groups).size),
+        "candidates": rows,
+        "chosen_by_cv": {"features": best["features"], "model": best["model"]},
+        "shipped_heldout": shipped,
+    }
+
+
+def save_shape_mlp(data: Path, path: Path) -> dict[str, Any]:
+    """Fit ``shape`` + ``mlp`` on all training trials, write it as an `MLPPredictor`, score it.
+
+    The scikit-learn network's weights and input scaling become those of
+    ``MLPPredictor((64, 64), rotation="shape", activation="relu")``, which
+    predicts in numpy like the other shipped predictors.
+    """
+    train, test = validation_split_highest_numbered(cmu_swivel_dataset(data))
+    est = _estimator("mlp")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est.fit(features(train.features, "shape"), _unit(train.swivel))
+    scaler, net = est[0], est[-1]
+    predictor = MLPPredictor(net.hidden_layer_sizes, rotation="shape", activation="relu")
+    predictor.weights_ = {"mean": scaler.mean_, "std": scaler.scale_}
+    for k, (w, b) in enumerate(zip(net.coefs_, net.intercepts_, strict=True)):
+        predictor.weights_[f"w{k + 1}"], predictor.weights_[f"b{k + 1}"] = w.T.copy(), b.copy()
+    predictor.save(path)
+    return {"output": str(path), **evaluate(MLPPredictor.load(path), test)}
+
+
+def _shipped(name: str, test: SwivelDataset) -> dict[str, Any]:
+    scores = evaluate(default_predictor(name), test)
+    per = {}
+    for a in np.unique(_action(test.activity)):
+        parts = [v for k, v in scores["per_activity"].items() if _action(np.array(k)) == a]
+        per[str(a)] = sum(p["n"] * p["mae_deg"] for p in parts) / sum(p["n"] for p in parts)
+    return {"heldout_mae_deg": scores["mae_deg"], "heldout_per_action_deg": per}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=Path(os.environ.get("VHUMAN_CMU_DATA", CMU)))
+    parser.add_argument("--features", default=",".join(FEATURE_SETS),
+                        help=f"comma-separated, of {', '.join(FEATURE_SETS)}")  # fmt: skip
+    parser.add_argument("--models", default=",".join(MODELS),
+                        help=f"comma-separated, of {', '.join(MODELS)}")  # fmt: skip
+    parser.add_argument("--save", type=Path, default=None,
+                        help="only fit shape + mlp on the training trials, write it")  # fmt: skip
+    args = parser.parse_args()
+    if args.save is not None:
+        saved = save_shape_mlp(args.data, args.save)
+        print(f"wrote {args.save}: held-out MAE {saved['mae_deg']:.2f}°", file=sys.stderr)
+        print(json.dumps({"benchmark": "swivel", "saved": saved}))
+        return
+    feature_sets, models = args.features.split(","), args.models.split(",")
+    bad = sorted(set(feature_sets) - set(FEATURE_SETS)) + sorted(set(models) - set(MODELS))
+    if bad:
+        parser.error(f"unknown {bad}; features are {FEATURE_SETS}, models {MODELS}")
+    if not (args.data / "train").is_dir():
+        parser.error(f"--data must be the CMU data folder holding train/, got {args.data}")
+    result = run(args.data, feature_sets, models)
+    console = Console(width=130, highlight=False)
+    table = Table(
+        title=f"swivel MAE °: {result['train_trials']} training trials "
+        f"({result['train_samples']} samples), {result['heldout_trials']} held-out trials "
+        f"({result['heldout_samples']} samples)"
+    )
+    for col in ("features", "model", "grouped CV", "leave-one-action-out", "held-out", "s"):
+        table.add_column(col, justify="left" if col in ("features", "model") else "right")
+    chosen = result["chosen_by_cv"]
+    key = (chosen["features"], chosen["model"])
+    for r in result["candidates"]:
+        mark = " *" if (r["features"], r["model"]) == key else ""
+        table.add_row(r["features"], r["model"] + mark, f"{r['cv_mae_deg']:.2f}",
+                      f"{r['loao_mae_deg']:.2f}", f"{r['heldout_mae_deg']:.2f}",
+                      f"{r['seconds']:.0f}")  # fmt: skip
+    for name, s in result["shipped_heldout"].items():
+        table.add_row("shipped", name, "-", "-", f"{s['heldout_mae_deg']:.2f}", "-")
+    console.print(table)
+    console.print("* chosen by grouped CV; held-out trials used for no choice")
+    best = next(r for r in result["candidates"] if (r["features"], r["model"]) == key)
+    per = Table(title=f"MAE ° per action: {chosen['features']} + {chosen['model']} beside shipped")
+    per.add_column("action")
+    per.add_column("leave-one-action-out", justify="right")
+    per.add_column("held-out", justify="right")
+    for name in result["shipped_heldout"]:
+        per.add_column(f"{name} held-out", justify="right")
+    for a in best["heldout_per_action_deg"]:
+        per.add_row(a, f"{best['loao_per_action_deg'][a]:.2f}",
+                    f"{best['heldout_per_action_deg'][a]:.2f}",
+                    *(f"{s['heldout_per_action_deg'][a]:.2f}"
+                      for s in result["shipped_heldout"].values()))  # fmt: skip
+    console.print(per)
+    print(json.dumps({"benchmark": "swivel", **result}))
+
+
+if __name__ == "__main__":
+    main()
