@@ -146,6 +146,10 @@ def main() -> None:
                           c["source"], json.dumps(c["expected"]), json.dumps(c["got"]),
                           "yes" if c["agrees"] else "NO")  # fmt: skip
         console.print(table)
+        for c in checks:
+            if c["published"] is not None:
+                console.print(f"{c['method'].upper()} {c['id']}: the source printed "
+                              f"{json.dumps(c['published'])}; {c['note']}")  # fmt: skip
         for m in ("reba", "rula"):
             console.print(
                 f"{m.upper()}: {summary['agree'][m]} of {summary['cases'][m]} cases agree; "

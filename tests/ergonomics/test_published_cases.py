@@ -108,3 +108,12 @@ def test_a_bad_factor_score_is_one_clear_error(factor_scores: dict, message: str
     }
     with pytest.raises(InputError, match=message):
         check_case("reba", case)
+
+
+def test_a_published_value_off_the_method_needs_a_note() -> None:
+    case = next(c for c in published_cases()["rula"] if c.get("published"))
+    check = check_case("rula", case)
+    assert check.published != check.expected
+    assert check.note
+    with pytest.raises(InputError, match="needs a 'note'"):
+        check_case("rula", {**case, "note": ""})

@@ -28,7 +28,13 @@ METHODS: tuple[str, str] = ("reba", "rula")
 
 @dataclass(frozen=True)
 class CaseCheck:
-    """One published case scored by vhuman: what was expected, what came out, agreement."""
+    """One published case scored by vhuman: what was expected, what came out, agreement.
+
+    ``independent`` is true for a worked example scored by someone else. Where the
+    source printed a score that its method's own wording does not allow,
+    ``published`` holds what it printed, ``expected`` the score by that wording and
+    ``note`` the wording that resolves it.
+    """
 
     method: str
     id: str
@@ -36,6 +42,8 @@ class CaseCheck:
     expected: dict[str, Any]
     got: dict[str, Any]
     independent: bool
+    published: dict[str, Any] | None = None
+    note: str = ""
 
     @property
     def agrees(self) -> bool:
@@ -46,7 +54,7 @@ class CaseCheck:
         """JSON-ready dict."""
         return {"method": self.method, "id": self.id, "source": self.source,
                 "independent": self.independent, "expected": self.expected, "got": self.got,
-                "agrees": self.agrees}  # fmt: skip
+                "agrees": self.agrees, "published": self.published, "note": self.note}  # fmt: skip
 
 
 def published_cases() -> dict[str, list[dict[str, Any]]]:
@@ -152,4 +160,11 @@ def check_case(method: str, case: dict[str, Any]) -> CaseCheck:
     independent = case.get("independent")
     if not isinstance(independent, bool):
         raise InputError(f"case {case['id']}: independent must be true or false")
-    return CaseCheck(method, case["id"], case["source"], expected, got, independent)
+    published, note = case.get("published"), str(case.get("note", "")).strip()
+    if published is not None and not note:
+        raise InputError(
+            f"case {case['id']}: a 'published' value differing from 'expect' needs a 'note' "
+            "citing the wording that resolves it"
+        )
+    return CaseCheck(method, case["id"], case["source"], expected, got, independent,
+                     None if published is None else dict(published), note)  # fmt: skip
