@@ -138,7 +138,7 @@ def main() -> None:
                 c["independent"] and c["published"] is not None for c in checks if c["method"] == m
             )
             for m in ("reba", "rula")
-        },  # fmt: skip
+        },
         **perf,
     }
     summary["headline"] = headline(summary)
