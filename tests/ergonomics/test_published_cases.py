@@ -117,3 +117,10 @@ def test_a_published_value_off_the_method_needs_a_note() -> None:
     assert check.note
     with pytest.raises(InputError, match="needs a 'note'"):
         check_case("rula", {**case, "note": ""})
+
+
+def test_a_tables_case_missing_a_body_part_is_one_clear_error() -> None:
+    case = {"id": "short", "kind": "tables", "independent": False, "source": "x",
+            "scores": {"trunk": 1, "neck": 1}, "expect": {"table_c": 1}}  # fmt: skip
+    with pytest.raises(InputError, match=r"scores lack \['legs', 'lower_arm'"):
+        check_case("reba", case)

@@ -84,6 +84,13 @@ FACTOR_SCORES: dict[str, dict[str, int]] = {
 }
 
 
+#: Body-part scores a ``tables`` case gives, adjustments included.
+BODY_PARTS: dict[str, tuple[str, ...]] = {
+    "reba": ("trunk", "neck", "legs", "upper_arm", "lower_arm", "wrist"),
+    "rula": ("upper_arm", "lower_arm", "wrist", "wrist_twist", "neck", "trunk", "legs"),
+}
+
+
 def _factor_scores(method: str, case: dict[str, Any]) -> dict[str, int]:
     """The case's non-posture scores (missing ones 0), or `InputError` naming the bad one."""
     given = dict(case.get("factor_scores", {}))
@@ -103,22 +110,39 @@ def _factor_scores(method: str, case: dict[str, Any]) -> dict[str, int]:
 
 
 def _tables(method: str, case: dict[str, Any]) -> dict[str, int]:
-    """Every worksheet score from body-part scores (adjustments included) and factor scores."""
-    s, f = case["scores"], _factor_scores(method, case)
+    """Every worksheet score from body-part scores (adjustments included) and factor scores.
+
+    A case that gives only the two scores entering Table C (REBA ``score_a`` and
+    ``score_b``, RULA ``score_c`` and ``score_d``) is checked from Table C on.
+    """
+    s, f = dict(case["scores"]), _factor_scores(method, case)
+    parts = BODY_PARTS[method]
+    final = ("score_a", "score_b") if method == "reba" else ("score_c", "score_d")
+    if not (set(final) <= set(s) or set(parts) <= set(s)):
+        missing = sorted(set(parts) - set(s))
+        raise InputError(
+            f"case {case['id']}: scores lack {missing}; give all of {list(parts)} or {list(final)}"
+        )
     if method == "reba":
-        a = int(reba_table_a(s["trunk"], s["neck"], s["legs"]))
-        b = int(reba_table_b(s["upper_arm"], s["lower_arm"], s["wrist"]))
-        score_a, score_b = a + f["load"], b + f["coupling"]
-        c = int(reba_table_c(score_a, score_b))
-        return {"table_a": a, "table_b": b, "score_a": score_a, "score_b": score_b,
-                "table_c": c, "score": c + f["activity"]}  # fmt: skip
-    a = int(rula_table_a(s["upper_arm"], s["lower_arm"], s["wrist"], s["wrist_twist"]))
-    b = int(rula_table_b(s["neck"], s["trunk"], s["legs"]))
-    score_c = a + f["muscle_use_a"] + f["force_a"]
-    score_d = b + f["muscle_use_b"] + f["force_b"]
-    grand = int(rula_table_c(score_c, score_d))
-    return {"table_a": a, "table_b": b, "score_c": score_c, "score_d": score_d,
-            "table_c": grand, "score": grand}  # fmt: skip
+        out: dict[str, int] = {}
+        if not {"score_a", "score_b"} <= set(s):
+            out["table_a"] = int(reba_table_a(s["trunk"], s["neck"], s["legs"]))
+            out["table_b"] = int(reba_table_b(s["upper_arm"], s["lower_arm"], s["wrist"]))
+            s["score_a"], s["score_b"] = out["table_a"] + f["load"], out["table_b"] + f["coupling"]
+        c = int(reba_table_c(s["score_a"], s["score_b"]))
+        return {**out, "score_a": s["score_a"], "score_b": s["score_b"], "table_c": c,
+                "score": c + f["activity"]}  # fmt: skip
+    out = {}
+    if not {"score_c", "score_d"} <= set(s):
+        out["table_a"] = int(
+            rula_table_a(s["upper_arm"], s["lower_arm"], s["wrist"], s["wrist_twist"])
+        )
+        out["table_b"] = int(rula_table_b(s["neck"], s["trunk"], s["legs"]))
+        s["score_c"] = out["table_a"] + f["muscle_use_a"] + f["force_a"]
+        s["score_d"] = out["table_b"] + f["muscle_use_b"] + f["force_b"]
+    grand = int(rula_table_c(s["score_c"], s["score_d"]))
+    return {**out, "score_c": s["score_c"], "score_d": s["score_d"], "table_c": grand,
+            "score": grand}  # fmt: skip
 
 
 def check_case(method: str, case: dict[str, Any]) -> CaseCheck:
