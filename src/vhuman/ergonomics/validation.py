@@ -112,37 +112,42 @@ def _factor_scores(method: str, case: dict[str, Any]) -> dict[str, int]:
 def _tables(method: str, case: dict[str, Any]) -> dict[str, int]:
     """Every worksheet score from body-part scores (adjustments included) and factor scores.
 
-    A case that gives only the two scores entering Table C (REBA ``score_a`` and
-    ``score_b``, RULA ``score_c`` and ``score_d``) is checked from Table C on.
+    A case may instead start from the two posture scores (``table_a`` and
+    ``table_b``) or from the two scores entering Table C (REBA ``score_a`` and
+    ``score_b``, RULA ``score_c`` and ``score_d``), where its source gives no more.
     """
     s, f = dict(case["scores"]), _factor_scores(method, case)
     parts = BODY_PARTS[method]
     final = ("score_a", "score_b") if method == "reba" else ("score_c", "score_d")
-    if not (set(final) <= set(s) or set(parts) <= set(s)):
-        missing = sorted(set(parts) - set(s))
+    given = set(s)
+    if not (set(final) <= given or {"table_a", "table_b"} <= given or set(parts) <= given):
         raise InputError(
-            f"case {case['id']}: scores lack {missing}; give all of {list(parts)} or {list(final)}"
+            f"case {case['id']}: scores lack {sorted(set(parts) - given)}; give all of "
+            f"{list(parts)}, or table_a and table_b, or {list(final)}"
         )
+    out: dict[str, int] = {}
+    if not (set(final) <= given or {"table_a", "table_b"} <= given):
+        if method == "reba":
+            s["table_a"] = int(reba_table_a(s["trunk"], s["neck"], s["legs"]))
+            s["table_b"] = int(reba_table_b(s["upper_arm"], s["lower_arm"], s["wrist"]))
+        else:
+            s["table_a"] = int(
+                rula_table_a(s["upper_arm"], s["lower_arm"], s["wrist"], s["wrist_twist"])
+            )
+            s["table_b"] = int(rula_table_b(s["neck"], s["trunk"], s["legs"]))
+        out = {"table_a": s["table_a"], "table_b": s["table_b"]}
+    if not set(final) <= given:
+        if method == "reba":
+            s["score_a"], s["score_b"] = s["table_a"] + f["load"], s["table_b"] + f["coupling"]
+        else:
+            s["score_c"] = s["table_a"] + f["muscle_use_a"] + f["force_a"]
+            s["score_d"] = s["table_b"] + f["muscle_use_b"] + f["force_b"]
+    out |= {k: s[k] for k in final}
     if method == "reba":
-        out: dict[str, int] = {}
-        if not {"score_a", "score_b"} <= set(s):
-            out["table_a"] = int(reba_table_a(s["trunk"], s["neck"], s["legs"]))
-            out["table_b"] = int(reba_table_b(s["upper_arm"], s["lower_arm"], s["wrist"]))
-            s["score_a"], s["score_b"] = out["table_a"] + f["load"], out["table_b"] + f["coupling"]
         c = int(reba_table_c(s["score_a"], s["score_b"]))
-        return {**out, "score_a": s["score_a"], "score_b": s["score_b"], "table_c": c,
-                "score": c + f["activity"]}  # fmt: skip
-    out = {}
-    if not {"score_c", "score_d"} <= set(s):
-        out["table_a"] = int(
-            rula_table_a(s["upper_arm"], s["lower_arm"], s["wrist"], s["wrist_twist"])
-        )
-        out["table_b"] = int(rula_table_b(s["neck"], s["trunk"], s["legs"]))
-        s["score_c"] = out["table_a"] + f["muscle_use_a"] + f["force_a"]
-        s["score_d"] = out["table_b"] + f["muscle_use_b"] + f["force_b"]
+        return {**out, "table_c": c, "score": c + f["activity"]}
     grand = int(rula_table_c(s["score_c"], s["score_d"]))
-    return {**out, "score_c": s["score_c"], "score_d": s["score_d"], "table_c": grand,
-            "score": grand}  # fmt: skip
+    return {**out, "table_c": grand, "score": grand}
 
 
 def check_case(method: str, case: dict[str, Any]) -> CaseCheck:
