@@ -2,7 +2,8 @@
 
 1. Every case of ``vhuman/data/ergonomics/published_cases.yaml`` (band edges worded in
    Hignett & McAtamney 2000 and McAtamney & Corlett 1993, load/force classes, published
-   scored examples) scored through the public API: expected and obtained scores side by side.
+   scored examples) scored through the public API: expected and obtained scores side by side,
+   and per method the count of independent worked examples (scored by someone else).
 2. `vhuman.ergonomics.assess_motion` (both methods, both sides, every intermediate score)
    on a 100,000-frame recording: the embedded CMU walking trial tiled end to end. The peer
    is the same call made frame by frame (one `Motion` per frame), timed on the first
@@ -97,6 +98,11 @@ def headline(summary: dict[str, Any]) -> list[dict[str, Any]]:
                100 * summary["agree"][m] / max(summary["cases"][m], 1), "%", target=100.0)
         for m in ("reba", "rula")
     ]  # fmt: skip
+    rows += [
+        figure("ergonomics", f"{m.upper()} independent worked examples agreeing or resolved",
+               float(summary["independent_agree"][m]), "cases", target=10.0)
+        for m in ("reba", "rula")
+    ]  # fmt: skip
     rows.append(
         figure("ergonomics", f"REBA + RULA, {summary['frames']:,} frames",
                summary["batched_frames_per_s"], "frames/s", peer="frame by frame",
@@ -120,18 +126,43 @@ def main() -> None:
         "agree": {
             m: sum(c["agrees"] for c in checks if c["method"] == m) for m in ("reba", "rula")
         },
+        "independent": {
+            m: sum(c["independent"] for c in checks if c["method"] == m) for m in ("reba", "rula")
+        },
+        "independent_agree": {
+            m: sum(c["independent"] and c["agrees"] for c in checks if c["method"] == m)
+            for m in ("reba", "rula")
+        },
+        "independent_resolved": {
+            m: sum(
+                c["independent"] and c["published"] is not None for c in checks if c["method"] == m
+            )
+            for m in ("reba", "rula")
+        },
         **perf,
     }
     summary["headline"] = headline(summary)
     if not args.json:
         console = Console(width=160, highlight=False)
         table = Table(title="Published REBA/RULA cases scored by vhuman")
-        for col in ("method", "case", "source", "published", "vhuman", "agree"):
+        for col in ("method", "case", "independent", "source", "published", "vhuman", "agree"):
             table.add_column(col, overflow="fold")
         for c in checks:
-            table.add_row(c["method"].upper(), c["id"], c["source"], json.dumps(c["expected"]),
-                          json.dumps(c["got"]), "yes" if c["agrees"] else "NO")  # fmt: skip
+            table.add_row(c["method"].upper(), c["id"], "yes" if c["independent"] else "no",
+                          c["source"], json.dumps(c["expected"]), json.dumps(c["got"]),
+                          "yes" if c["agrees"] else "NO")  # fmt: skip
         console.print(table)
+        for c in checks:
+            if c["published"] is not None:
+                console.print(f"{c['method'].upper()} {c['id']}: the source printed "
+                              f"{json.dumps(c['published'])}; {c['note']}")  # fmt: skip
+        for m in ("reba", "rula"):
+            console.print(
+                f"{m.upper()}: {summary['agree'][m]} of {summary['cases'][m]} cases agree; "
+                f"independent worked examples: {summary['independent_agree'][m]} of "
+                f"{summary['independent'][m]} agree ({summary['independent_resolved'][m]} of "
+                "them only after resolving a printed score by the paper's wording)"
+            )
         t = Table(title=f"Scoring {perf['frames']:,} frames (CMU walking trial, 38 joints)")
         for col in ("method", "time s", "frames/s"):
             t.add_column(col, justify="left" if col == "method" else "right")

@@ -162,3 +162,23 @@ def test_help_shows_units() -> None:
     result = runner.invoke(app, ["ergo", "--help"], terminal_width=200)
     assert result.exit_code == 0
     assert "in kg" in result.output
+
+
+def test_a_negative_load_in_the_factors_file_names_the_file(
+    stoop_file: Path, tmp_path: Path
+) -> None:
+    factors = tmp_path / "factors.yaml"
+    factors.write_text("load_kg: -3\n")
+    result = runner.invoke(app, ["ergo", str(stoop_file), "--factors", str(factors)])
+    assert result.exit_code == 2
+    assert f"{factors}: WorkFactors.load_kg must be a finite mass >= 0 kg, got -3" in result.output
+    assert len(result.output.strip().splitlines()) == 1
+
+
+def test_missing_joints_is_one_line(stoop_file: Path, tmp_path: Path) -> None:
+    renamed = tmp_path / "renamed.bvh"
+    renamed.write_text(stoop_file.read_text().replace("l_knee", "l_shin"))
+    result = runner.invoke(app, ["ergo", str(renamed)])
+    assert result.exit_code == 2
+    assert "lacks joints REBA and RULA need: ['l_knee']" in result.output
+    assert len(result.output.strip().splitlines()) == 1

@@ -34,3 +34,93 @@ def test_a_wrong_expectation_disagrees() -> None:
         check_case("reba", {**case, "expect": {"elbow": 1}})
     with pytest.raises(InputError, match="method must be one of"):
         check_case("owas", case)
+
+
+def test_every_case_says_whether_it_is_independent() -> None:
+    for cases in published_cases().values():
+        for c in cases:
+            assert isinstance(c.get("independent"), bool), c["id"]
+    case = {**published_cases()["rula"][0]}
+    del case["independent"]
+    with pytest.raises(InputError, match="independent must be true or false"):
+        check_case("rula", case)
+
+
+def test_a_tables_case_runs_the_worksheet_to_the_final_score() -> None:
+    # REBA: trunk 2, neck 1, legs 1 -> Table A 2; upper arm 1, lower arm 1, wrist 1 ->
+    # Table B 1; load 2 and coupling 1 give scores A 4 and B 2, Table C 4, activity 1 -> 5.
+    reba = {
+        "id": "t",
+        "kind": "tables",
+        "independent": False,
+        "source": "HM2000 Tables 1-5",
+        "scores": {"trunk": 2, "neck": 1, "legs": 1, "upper_arm": 1, "lower_arm": 1, "wrist": 1},
+        "factor_scores": {"load": 2, "coupling": 1, "activity": 1},
+        "expect": {
+            "table_a": 2,
+            "table_b": 1,
+            "score_a": 4,
+            "score_b": 2,
+            "table_c": 4,
+            "score": 5,
+        },
+    }
+    check = check_case("reba", reba)
+    assert check.agrees, check.to_dict()
+    # RULA: score C and score D of 8 and more share the last row and column of Table C.
+    rula = {
+        "id": "t",
+        "kind": "tables",
+        "independent": False,
+        "source": "MC1993 Figure 3",
+        "scores": {
+            "upper_arm": 6,
+            "lower_arm": 3,
+            "wrist": 4,
+            "wrist_twist": 2,
+            "neck": 6,
+            "trunk": 6,
+            "legs": 2,
+        },
+        "factor_scores": {"muscle_use_a": 1, "force_a": 3, "muscle_use_b": 1, "force_b": 3},
+        "expect": {"table_a": 9, "table_b": 9, "score_c": 13, "score_d": 13, "score": 7},
+    }
+    check = check_case("rula", rula)
+    assert check.agrees, check.to_dict()
+
+
+@pytest.mark.parametrize(
+    ("factor_scores", "message"),
+    [({"load": 4}, "load must be a whole score 0-3"),
+     ({"coupling": -1}, "coupling must be a whole score 0-3"),
+     ({"activity": 1.5}, "activity must be a whole score 0-3"),
+     ({"muscle_use": 1}, "unknown factor scores")],
+)  # fmt: skip
+def test_a_bad_factor_score_is_one_clear_error(factor_scores: dict, message: str) -> None:
+    case = {
+        "id": "bad",
+        "kind": "tables",
+        "independent": False,
+        "source": "x",
+        "scores": {"trunk": 1, "neck": 1, "legs": 1, "upper_arm": 1, "lower_arm": 1, "wrist": 1},
+        "factor_scores": factor_scores,
+        "expect": {"score": 1},
+    }
+    with pytest.raises(InputError, match=message):
+        check_case("reba", case)
+
+
+def test_a_published_value_off_the_method_needs_a_note() -> None:
+    case = next(c for c in published_cases()["rula"] if c.get("published"))
+    check = check_case("rula", case)
+    assert check.published != check.expected
+    assert check.note
+    with pytest.raises(InputError, match="needs a 'note'"):
+        check_case("rula", {**case, "note": ""})
+
+
+def test_a_tables_case_missing_a_body_part_is_one_clear_error() -> None:
+    case = {"id": "short", "kind": "tables", "independent": False, "source": "x",
+            "scores": {"trunk": 1, "neck": 1}, "expect": {"table_c": 1}}  # fmt: skip
+    with pytest.raises(InputError, match=r"scores lack \['legs', 'lower_arm'"):
+        check_case("reba", case)

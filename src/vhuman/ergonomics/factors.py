@@ -121,7 +121,10 @@ class WorkFactors:
         unknown = sorted(set(values) - set(names))
         if unknown:
             raise InputError(f"{source}: unknown factors {unknown}; allowed: {names}")
-        return cls(**values)
+        try:
+            return cls(**values)
+        except InputError as exc:
+            raise InputError(f"{source}: {exc}") from exc
 
     def reba(self) -> REBAConditions:
         """The REBA conditions of these factors."""

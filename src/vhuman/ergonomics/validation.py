@@ -21,20 +21,29 @@ from vhuman.ergonomics.reba import assess_reba, reba_table_a, reba_table_b, reba
 from vhuman.ergonomics.rula import assess_rula, rula_table_a, rula_table_b, rula_table_c
 from vhuman.errors import InputError
 
-__all__ = ["CaseCheck", "check_case", "published_cases"]
+__all__ = ["FACTOR_SCORES", "CaseCheck", "check_case", "published_cases"]
 
 METHODS: tuple[str, str] = ("reba", "rula")
 
 
 @dataclass(frozen=True)
 class CaseCheck:
-    """One published case scored by vhuman: what was expected, what came out, agreement."""
+    """One published case scored by vhuman: what was expected, what came out, agreement.
+
+    ``independent`` is true for a worked example scored by someone else. Where the
+    source printed a score that its method's own wording does not allow,
+    ``published`` holds what it printed, ``expected`` the score by that wording and
+    ``note`` the wording that resolves it.
+    """
 
     method: str
     id: str
     source: str
     expected: dict[str, Any]
     got: dict[str, Any]
+    independent: bool
+    published: dict[str, Any] | None = None
+    note: str = ""
 
     @property
     def agrees(self) -> bool:
@@ -44,7 +53,8 @@ class CaseCheck:
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict."""
         return {"method": self.method, "id": self.id, "source": self.source,
-                "expected": self.expected, "got": self.got, "agrees": self.agrees}  # fmt: skip
+                "independent": self.independent, "expected": self.expected, "got": self.got,
+                "agrees": self.agrees, "published": self.published, "note": self.note}  # fmt: skip
 
 
 def published_cases() -> dict[str, list[dict[str, Any]]]:
@@ -64,14 +74,80 @@ def _value(v: Any) -> Any:
     return a.item()
 
 
-def _tables(method: str, s: dict[str, int]) -> dict[str, int]:
+#: Non-posture scores a ``tables`` case may give, with their published ranges: REBA load/force
+#: 0-3 (0-2 plus 1 for shock), coupling 0-3 and activity 0-3 (Hignett & McAtamney 2000,
+#: Tables 3 and 5); RULA muscle use 0-1 and force/load 0-3 for group A (arm and wrist) and
+#: group B (neck, trunk, legs) (McAtamney & Corlett 1993, Figure 3).
+FACTOR_SCORES: dict[str, dict[str, int]] = {
+    "reba": {"load": 3, "coupling": 3, "activity": 3},
+    "rula": {"muscle_use_a": 1, "force_a": 3, "muscle_use_b": 1, "force_b": 3},
+}
+
+
+#: Body-part scores a ``tables`` case gives, adjustments included.
+BODY_PARTS: dict[str, tuple[str, ...]] = {
+    "reba": ("trunk", "neck", "legs", "upper_arm", "lower_arm", "wrist"),
+    "rula": ("upper_arm", "lower_arm", "wrist", "wrist_twist", "neck", "trunk", "legs"),
+}
+
+
+def _factor_scores(method: str, case: dict[str, Any]) -> dict[str, int]:
+    """The case's non-posture scores (missing ones 0), or `InputError` naming the bad one."""
+    given = dict(case.get("factor_scores", {}))
+    allowed = FACTOR_SCORES[method]
+    unknown = sorted(set(given) - set(allowed))
+    if unknown:
+        raise InputError(
+            f"case {case['id']}: unknown factor scores {unknown}; allowed: {sorted(allowed)}"
+        )
+    out = {}
+    for name, top in allowed.items():
+        v = given.get(name, 0)
+        if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= top:
+            raise InputError(f"case {case['id']}: {name} must be a whole score 0-{top}, got {v!r}")
+        out[name] = v
+    return out
+
+
+def _tables(method: str, case: dict[str, Any]) -> dict[str, int]:
+    """Every worksheet score from body-part scores (adjustments included) and factor scores.
+
+    A case may instead start from the two posture scores (``table_a`` and
+    ``table_b``) or from the two scores entering Table C (REBA ``score_a`` and
+    ``score_b``, RULA ``score_c`` and ``score_d``), where its source gives no more.
+    """
+    s, f = dict(case["scores"]), _factor_scores(method, case)
+    parts = BODY_PARTS[method]
+    final = ("score_a", "score_b") if method == "reba" else ("score_c", "score_d")
+    given = set(s)
+    if not (set(final) <= given or {"table_a", "table_b"} <= given or set(parts) <= given):
+        raise InputError(
+            f"case {case['id']}: scores lack {sorted(set(parts) - given)}; give all of "
+            f"{list(parts)}, or table_a and table_b, or {list(final)}"
+        )
+    out: dict[str, int] = {}
+    if not (set(final) <= given or {"table_a", "table_b"} <= given):
+        if method == "reba":
+            s["table_a"] = int(reba_table_a(s["trunk"], s["neck"], s["legs"]))
+            s["table_b"] = int(reba_table_b(s["upper_arm"], s["lower_arm"], s["wrist"]))
+        else:
+            s["table_a"] = int(
+                rula_table_a(s["upper_arm"], s["lower_arm"], s["wrist"], s["wrist_twist"])
+            )
+            s["table_b"] = int(rula_table_b(s["neck"], s["trunk"], s["legs"]))
+        out = {"table_a": s["table_a"], "table_b": s["table_b"]}
+    if not set(final) <= given:
+        if method == "reba":
+            s["score_a"], s["score_b"] = s["table_a"] + f["load"], s["table_b"] + f["coupling"]
+        else:
+            s["score_c"] = s["table_a"] + f["muscle_use_a"] + f["force_a"]
+            s["score_d"] = s["table_b"] + f["muscle_use_b"] + f["force_b"]
+    out |= {k: s[k] for k in final}
     if method == "reba":
-        a = reba_table_a(s["trunk"], s["neck"], s["legs"])
-        b = reba_table_b(s["upper_arm"], s["lower_arm"], s["wrist"])
-        return {"table_a": int(a), "table_b": int(b), "table_c": int(reba_table_c(a, b))}
-    a = rula_table_a(s["upper_arm"], s["lower_arm"], s["wrist"], s["wrist_twist"])
-    b = rula_table_b(s["neck"], s["trunk"], s["legs"])
-    return {"table_a": int(a), "table_b": int(b), "table_c": int(rula_table_c(a, b))}
+        c = int(reba_table_c(s["score_a"], s["score_b"]))
+        return {**out, "table_c": c, "score": c + f["activity"]}
+    grand = int(rula_table_c(s["score_c"], s["score_d"]))
+    return {**out, "table_c": grand, "score": grand}
 
 
 def check_case(method: str, case: dict[str, Any]) -> CaseCheck:
@@ -79,19 +155,22 @@ def check_case(method: str, case: dict[str, Any]) -> CaseCheck:
 
     ``kind: angles`` cases go through :meth:`BodyAngles.from_degrees`,
     :class:`WorkFactors` and :func:`assess_reba` / :func:`assess_rula`;
-    ``kind: tables`` cases look the body-part scores up in the tables. A
-    per-side result is compared as one value when both sides agree.
+    ``kind: tables`` cases take the body-part scores (adjustments included)
+    and the factor scores of :data:`FACTOR_SCORES` through the tables to the
+    final score. A per-side result is compared as one value when both sides
+    agree.
 
     Raises
     ------
     InputError
-        For an unknown method, kind or expected score name.
+        For an unknown method, kind, expected score name or factor score, or
+        a score out of its published range.
     """
     if method not in METHODS:
         raise InputError(f"method must be one of {METHODS}, got {method!r}")
     expected = dict(case["expect"])
     if case["kind"] == "tables":
-        out = _tables(method, case["scores"])
+        out = _tables(method, case)
     elif case["kind"] == "angles":
         angles = BodyAngles.from_degrees(**case["angles"])
         factors = WorkFactors.from_mapping(case.get("factors", {}), source=case["id"])
@@ -100,11 +179,21 @@ def check_case(method: str, case: dict[str, Any]) -> CaseCheck:
             if method == "reba"
             else assess_rula(angles, factors.rula())
         )
-        unknown = [k for k in expected if not hasattr(result, k)]
-        if unknown:
-            raise InputError(f"case {case['id']}: unknown scores {unknown}")
-        out = {k: _value(getattr(result, k)) for k in expected}
+        out = {k: _value(getattr(result, k)) for k in expected if hasattr(result, k)}
     else:
         raise InputError(f"case {case['id']}: kind must be 'angles' or 'tables'")
+    unknown = [k for k in expected if k not in out]
+    if unknown:
+        raise InputError(f"case {case['id']}: unknown scores {unknown}")
     got = {k: out[k] for k in expected}
-    return CaseCheck(method, case["id"], case["source"], expected, got)
+    independent = case.get("independent")
+    if not isinstance(independent, bool):
+        raise InputError(f"case {case['id']}: independent must be true or false")
+    published, note = case.get("published"), str(case.get("note", "")).strip()
+    if published is not None and not note:
+        raise InputError(
+            f"case {case['id']}: a 'published' value differing from 'expect' needs a 'note' "
+            "citing the wording that resolves it"
+        )
+    return CaseCheck(method, case["id"], case["source"], expected, got, independent,
+                     None if published is None else dict(published), note)  # fmt: skip
