@@ -621,12 +621,15 @@ def test_temporal_attention_relative_keys_equal_the_bias_of_the_definition():
 
     torch.manual_seed(0)
     att = _TemporalAttention(32, 4, 7, 4).double()
-    x = torch.randn(10, 7, 32, dtype=torch.float64)
-    q, k, v = att.qkv(x).view(10, 7, 3, 4, 8).permute(2, 0, 3, 1, 4)
+    x = torch.randn(2, 7, 5, 32, dtype=torch.float64)  # (windows, time, joints, width)
+    seqs = x.transpose(1, 2).reshape(10, 7, 32)  # each joint of each window alone
+    q, k, v = att.qkv(seqs).view(10, 7, 3, 4, 8).permute(2, 0, 3, 1, 4)
     # q_i·k_j/√d + q_i·W φ(i − j), term by term
     bias = torch.einsum("bhid,hdk,ijk->bhij", q, att.rpe, att.phi)
-    y = scaled_dot_product_attention(q, k, v, attn_mask=bias)
-    torch.testing.assert_close(att(x), att.out(y.transpose(1, 2).reshape(10, 7, 32)))
+    y = scaled_dot_product_attention(q, k, v, attn_mask=bias).transpose(1, 2)
+    y = att.out(y.reshape(10, 7, 32))
+    expected = y.reshape(2, 5, 7, 32).transpose(1, 2)
+    torch.testing.assert_close(att(x), expected, atol=1e-12, rtol=0)
 
 
 def test_jacobian_features_by_cholesky_equal_the_damped_least_squares(toy):
