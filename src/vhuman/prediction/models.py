@@ -346,10 +346,12 @@ class _TemporalAttention(nn.Module):
         # q_i·W φ(i − j) = q_i·R_ij with R = W φ, the relative keys (Shaw et al. 2018)
         rel = torch.einsum("hdk,ijk->hdij", self.rpe, self.phi)
         logits = torch.einsum("hdis,hdij->hijs", q, rel)  # (heads, L, L, S)
-        logits = logits + (q[:, :, :, None] * c**-0.5 * k[:, :, None]).sum(1)
+        qs = q * c**-0.5
+        for i in range(c):  # one channel at a time: no (heads, d, L, L, S) intermediate
+            logits = logits + qs[:, i, :, None] * k[:, i, None]
         e = (logits - logits.detach().amax(2, keepdim=True)).exp()
         weights = e / e.sum(2, keepdim=True)
-        y = (weights[:, None] * v[:, :, None]).sum(3)  # (heads, d, L, S)
+        y = torch.stack([(weights * v[:, i, None]).sum(2) for i in range(c)], 1)  # (h, d, L, S)
         out = torch.addmm(self.out.bias[:, None], self.out.weight, y.reshape(d, n * b * j))
         return out.view(d, n, b, j).permute(2, 1, 3, 0)
 
