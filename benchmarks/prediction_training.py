@@ -488,6 +488,7 @@ def main() -> None:
                 *(
                     f"{p[stage]['cpu_ms']:.1f}"
                     + (f" / {p[stage]['device_ms']:.1f}" if args.device == "cuda" else "")
+                    + f" ({100 * p[stage]['cpu_ms'] / p['wall_ms_per_step']:.0f} %)"
                     for p in profiles
                 ),
             )
@@ -498,9 +499,10 @@ def main() -> None:
             )
         console.print(ptable)
         console.print(
-            "CPU ms per step (inclusive: 'fk (augmentation)' lies within 'data and augmentation'; "
-            "fk, jacobian features and attention within 'forward and loss'; on CUDA CPU / device "
-            "ms); a profiled step is slower than an unprofiled one"
+            "CPU ms per step (share of the profiled step's wall time; inclusive: 'fk "
+            "(augmentation)' lies within 'data and augmentation'; fk, jacobian features and "
+            "attention within 'forward and loss'; on CUDA CPU / device ms); a profiled step is "
+            "slower than an unprofiled one"
         )
     if args.peer:
         result["peer"] = []
