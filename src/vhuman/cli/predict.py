@@ -89,7 +89,10 @@ def train(
         int | None, typer.Option("--max-windows", help="Windows per epoch (seeded subset).")
     ] = None,
     threads: Annotated[
-        int | None, typer.Option("--threads", help="CPU threads for torch (default: torch's).")
+        int | None,
+        typer.Option(
+            "--threads", help="CPU threads for torch (default: torch's; may differ on resume)."
+        ),
     ] = None,
     weight_decay: Annotated[
         float, typer.Option("--weight-decay", help="AdamW weight decay (weights, embeddings).")
@@ -126,7 +129,12 @@ def train(
         typer.Option("--dropout", help="Dropout rate (seed: default 0; ltd: default 0.5)."),
     ] = None,
     resume: Annotated[
-        bool, typer.Option("--resume", help="Continue from <output>.ckpt if it is there.")
+        bool,
+        typer.Option(
+            "--resume",
+            help="Continue from <output>.ckpt if it is there; every other setting but "
+            "--threads must be the one it was written with.",
+        ),
     ] = False,
     as_json: JsonOption = False,
 ) -> None:
@@ -137,6 +145,11 @@ def train(
         check_writable(output, "--output")
         check_writable(f"{output}.ckpt", "the checkpoint")
         import torch
+
+        if resume and Path(f"{output}.ckpt").is_file():
+            from vhuman.prediction.checkpoint import load_checkpoint
+
+            load_checkpoint(f"{output}.ckpt")  # a damaged one is refused before any work
 
         from vhuman.prediction import TrainConfig, load_sequences
         from vhuman.prediction import train as train_model

@@ -26,7 +26,13 @@ from vhuman.io._common import PathLike
 from vhuman.prediction.data import PoseSequences
 from vhuman.prediction.files import read_model_file, serialized
 
-__all__ = ["data_digest", "payload_digest", "read_checkpoint", "write_checkpoint"]
+__all__ = [
+    "data_digest",
+    "load_checkpoint",
+    "payload_digest",
+    "read_checkpoint",
+    "write_checkpoint",
+]
 
 
 def data_digest(sequences: PoseSequences) -> str:
@@ -72,22 +78,15 @@ def write_checkpoint(path: PathLike, payload: Mapping[str, Any]) -> None:
     atomic_write(path, serialized({**payload, "sha256": payload_digest(payload)}))
 
 
-def read_checkpoint(path: PathLike, identity: Mapping[str, Any]) -> dict[str, Any]:
-    """The payload of checkpoint ``path``, checked against its digest and ``identity``.
-
-    Parameters
-    ----------
-    path : path
-    identity : mapping
-        The resuming run's settings that change the result (JSON values).
+def load_checkpoint(path: PathLike) -> dict[str, Any]:
+    """The payload of checkpoint ``path``, checked against its digest.
 
     Raises
     ------
     InputError
         One line naming the file and what is wrong: unreadable, empty,
-        truncated, not a checkpoint (FileFormatError), changed after it was
-        written, or of a run with another setting (its name, stored and given
-        value).
+        truncated, not a checkpoint (FileFormatError), or changed after it was
+        written.
     """
     p = Path(path)
     data = read_model_file(p)
@@ -103,12 +102,31 @@ def read_checkpoint(path: PathLike, identity: Mapping[str, Any]) -> dict[str, An
             f"checkpoint {p} was changed after it was written (checksum mismatch); "
             "delete it to start over"
         )
+    return data
+
+
+def read_checkpoint(path: PathLike, identity: Mapping[str, Any]) -> dict[str, Any]:
+    """The payload of checkpoint ``path`` (see :func:`load_checkpoint`), of a run with ``identity``.
+
+    Parameters
+    ----------
+    path : path
+    identity : mapping
+        The resuming run's settings that change the result (JSON values).
+
+    Raises
+    ------
+    InputError
+        As :func:`load_checkpoint`, or for a checkpoint of a run with another
+        setting: one line with its name, stored and given value.
+    """
+    data = load_checkpoint(path)
     stored = json.loads(data["identity"])
     given = json.loads(json.dumps(dict(identity)))
     for key in sorted(set(stored) | set(given)):
         if stored.get(key) != given.get(key):
             raise InputError(
-                f"checkpoint {p} belongs to a run with {key} = {stored.get(key)!r}; this run has "
-                f"{key} = {given.get(key)!r} (use the same value, or train without --resume)"
+                f"checkpoint {path} belongs to a run with {key} = {stored.get(key)!r}; this run "
+                f"has {key} = {given.get(key)!r} (use the same value, or train without --resume)"
             )
     return data

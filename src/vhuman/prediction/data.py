@@ -440,7 +440,9 @@ def _cached(
                 return _sequences_from_arrays({k: data[k] for k in data.files}, skeleton)
         except (OSError, ValueError, KeyError):
             pass  # a damaged cache file is rebuilt below
-    seqs = build()
+    # Rounded as the cache file holds them: a first run and a later cached run (a resume)
+    # train on the same numbers.
+    seqs = _sequences_from_arrays(build().to_arrays(), skeleton)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with atomic_path(path) as tmp, open(tmp, "wb") as fh:
