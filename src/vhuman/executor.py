@@ -32,9 +32,9 @@ class MapExecutor(Protocol):
 class SerialExecutor:
     """Evaluates in this process, in order."""
 
-    def map(self, fn: Callable[..., Any], *iterables: Iterable[Any]) -> list[Any]:
-        """``[fn(*args) for args in zip(*iterables)]``."""
-        return [fn(*args) for args in zip(*iterables, strict=True)]
+    def map(self, fn: Callable[..., Any], *iterables: Iterable[Any]) -> Iterator[Any]:
+        """``fn(*args)`` for each ``args`` of ``zip(*iterables)``, each computed when asked for."""
+        return (fn(*args) for args in zip(*iterables, strict=True))
 
 
 class DaskExecutor:
@@ -43,10 +43,11 @@ class DaskExecutor:
     def __init__(self, client: Any) -> None:
         self.client = client
 
-    def map(self, fn: Callable[..., Any], *iterables: Iterable[Any]) -> list[Any]:
-        """Submit ``fn`` over the items (each task keyed uniquely) and gather the results."""
+    def map(self, fn: Callable[..., Any], *iterables: Iterable[Any]) -> Iterator[Any]:
+        """Submit ``fn`` over the items (each task keyed uniquely); yield the results in order,
+        each as soon as it and those before it are in."""
         futures = self.client.map(fn, *[list(it) for it in iterables], pure=False)
-        return list(self.client.gather(futures))
+        return (future.result() for future in futures)
 
 
 @contextmanager
