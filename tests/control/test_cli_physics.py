@@ -103,6 +103,19 @@ def test_optimize_resumed_with_another_push_force_is_refused(tmp_path) -> None:
     assert run.returncode == 2
     assert run.stderr.count("\n") == 1
     assert "push_force_n = 30.0; this run has push_force_n = 0.0" in run.stderr
+    # Every other setting that changes the result, refused before any work (even refining).
+    for option, value, message in (
+        ("--seed", "4", "seed = 3; this run has seed = 4"),
+        ("--push-growth", "1", "push_growth_n = 0.0; this run has push_growth_n = 1.0"),
+        ("--refine-budget", "128", "refine_budget = 0; this run has refine_budget = 128"),
+        ("--population", "6", "config.population = 4; this run has config.population = 6"),
+        ("--no-screen", None, "config.screen = True; this run has config.screen = False"),
+    ):
+        extra = [option] if value is None else [option, value]
+        res = runner.invoke(physics_app, [*_optimize(out, ckpt)[2:], *extra])
+        assert res.exit_code == 2, (option, res.output)
+        assert message in res.output
+        assert res.output.strip().count("\n") == 0
 
 
 def test_optimize_into_a_missing_folder_fails_before_any_simulation(tmp_path) -> None:
