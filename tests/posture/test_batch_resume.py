@@ -26,7 +26,7 @@ SCRIPT = textwrap.dedent(
     TINY = PostureSettings(population=6, generations=2, max_arm_attempts=1, max_checks=20,
                            octree_depth=2)
     if __name__ == "__main__":
-        tasks = [PostureTask("over-pipe", w, 0) for w in sys.argv[3:]]
+        tasks = [PostureTask("ship-valve", w, 0) for w in sys.argv[3:]]
         solve_into(tasks, Path(sys.argv[1]), write_posture_outputs, workers=int(sys.argv[2]),
                    settings=TINY)
     """
@@ -51,7 +51,7 @@ def test_a_killed_batch_resumes_by_skipping_finished_cases(tmp_path: Path) -> No
     script.write_text(SCRIPT)
     whole, cut = tmp_path / "whole", tmp_path / "cut"
     reference = subprocess.Popen(_batch(script, whole), stderr=subprocess.PIPE)
-    first = case_folder(cut, PostureTask("over-pipe", WORKERS[0])) / CASE_RECORD
+    first = case_folder(cut, PostureTask("ship-valve", WORKERS[0])) / CASE_RECORD
     job = subprocess.Popen(_batch(script, cut), stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 120
     while not first.exists() and job.poll() is None and time.monotonic() < deadline:
@@ -70,7 +70,7 @@ def test_a_killed_batch_resumes_by_skipping_finished_cases(tmp_path: Path) -> No
     expected = json.loads((whole / MANIFEST).read_text())["cases"]
     assert [_figures(c) for c in cases] == [_figures(c) for c in expected]
     for w in WORKERS:
-        task = PostureTask("over-pipe", w)
+        task = PostureTask("ship-valve", w)
         got = json.loads((case_folder(cut, task) / "posture.json").read_text())
         want = json.loads((case_folder(whole, task) / "posture.json").read_text())
         assert _figures(got) == _figures(want)
