@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import sys
 import time
@@ -123,3 +124,25 @@ def test_optimize_into_a_missing_folder_fails_before_any_simulation(tmp_path) ->
     assert res.exit_code == 2
     assert "does not exist" in res.output
     assert "generation" not in res.output
+
+
+def test_optimize_ctrl_c_keeps_the_checkpoint_and_says_how_to_resume(tmp_path) -> None:
+    pytest.importorskip("pybullet_data", reason="DeepMimic clips ship with pybullet")
+    out, ckpt = tmp_path / "c.json", tmp_path / "c.ckpt"
+    job = subprocess.Popen(
+        _optimize(out, ckpt, "--workers", "2"), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True,
+    )  # fmt: skip
+    deadline = time.monotonic() + 120
+    while _generation(ckpt) < 0 and job.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert job.poll() is None, "the run ended before it could be interrupted"
+    job.send_signal(signal.SIGINT)
+    _, err = job.communicate(timeout=60)
+    assert job.returncode == 130
+    lines = err.strip().splitlines()
+    assert len(lines) == 1
+    assert lines[0].startswith("interrupted; resume with: vhuman physics optimize")
+    assert _generation(ckpt) >= 0
+    assert not out.exists()
+    assert not [p.name for p in tmp_path.iterdir() if p.name.startswith(".")]
