@@ -28,11 +28,12 @@ first ramped up linearly), gradient norm clipped at 1. Options
   trial's end is sped up only as far as the trial reaches.
 
 Device: on ``device="cuda"`` the whole step runs on the GPU
-(:class:`WindowSampler` keeps the rotations there, the epoch's order, flips
-and speeds are copied once per pass), and nothing is read back within a step
-but the loss every ``progress_every`` steps. The same seed gives the same
-weights on the same device (tested on the CPU; ``benchmarks/prediction_gpu.sh``
-checks it on a GPU, with the difference from the CPU's weights).
+(:class:`~vhuman.prediction.sampling.WindowSampler` keeps the rotations
+there, the epoch's order, flips and speeds are copied once per pass), and
+nothing is read back within a step but the loss every ``progress_every``
+steps. The same seed gives the same weights on the same device (tested on
+the CPU; ``benchmarks/prediction_gpu.sh`` checks it on a GPU, with the
+difference from the CPU's weights).
 
 Checkpoints (:mod:`vhuman.prediction.checkpoint`) are written after every
 epoch; a run resumed from one continues exactly as the uninterrupted run would
@@ -230,7 +231,8 @@ def train(
     checkpoint : path, optional
         Written after every epoch (default ``<output>.ckpt``).
     resume : bool
-        Continue from ``checkpoint`` if it exists (same configuration required).
+        Continue from ``checkpoint`` if it exists: it must be intact and of a
+        run with the same configuration, training data (by digest) and device.
     device : {"cpu", "cuda"}
     stop_after : int, optional
         Stop after this many epochs in total (the checkpoint stays; for tests
@@ -251,7 +253,8 @@ def train(
     ------
     InputError
         For a device that is not available, no training windows, or a
-        checkpoint of another configuration.
+        checkpoint that is damaged or of another run (naming the first setting
+        that differs, stored and given).
     """
     check_device(device)
     windows = sequences.windows(
