@@ -43,11 +43,10 @@ class DaskExecutor:
     def __init__(self, client: Any) -> None:
         self.client = client
 
-    def map(self, fn: Callable[..., Any], *iterables: Iterable[Any]) -> Iterator[Any]:
-        """Submit ``fn`` over the items (each task keyed uniquely); yield the results in order,
-        each as soon as it and those before it are in."""
+    def map(self, fn: Callable[..., Any], *iterables: Iterable[Any]) -> list[Any]:
+        """Submit ``fn`` over the items (each task keyed uniquely) and gather the results."""
         futures = self.client.map(fn, *[list(it) for it in iterables], pure=False)
-        return (future.result() for future in futures)
+        return list(self.client.gather(futures))
 
 
 @contextmanager

@@ -156,7 +156,8 @@ def solve_each(
     scheduler: str | None = None,
     settings: PostureSettings | None = None,
 ) -> Iterator[PostureResult | InputError]:
-    """The results of :func:`solve_many`, each yielded as soon as it and those before it are in.
+    """The results of :func:`solve_many`, each yielded as soon as it and those before it are
+    in (on a Dask cluster, all together at the end).
 
     Closing the iterator early (an error or Ctrl-C in the caller) cancels the
     tasks not yet started.
