@@ -175,7 +175,9 @@ def posture(
         typer.Option(help="Replace the scene's target position X Y Z, in m."),
     ] = None,
     seed: Annotated[int, typer.Option(help="Seed of the arm NSGA-II.")] = 0,
-    jobs: Annotated[int, typer.Option(min=1, help="Local worker processes.")] = 2,
+    jobs: Annotated[
+        int, typer.Option(min=1, help="Local worker processes (may differ on a rerun).")
+    ] = 2,
     scheduler: Annotated[
         str | None, typer.Option(help="Dask scheduler address: run the tasks on its cluster.")
     ] = None,
