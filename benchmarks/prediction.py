@@ -27,7 +27,7 @@ from rich.table import Table
 
 from headline import figure
 from vhuman.prediction import build_model, evaluate, load_cmu_sequences, load_model
-from vhuman.prediction.files import default_model_path
+from vhuman.prediction.shipped import default_model_path
 
 MAIN = "lie-transformer"
 CMU = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "cmu_mocap"

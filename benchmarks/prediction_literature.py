@@ -30,9 +30,9 @@ from rich.table import Table
 from headline import figure
 from vhuman.prediction import build_model, load_cmu_sequences, load_model
 from vhuman.prediction.data import mirror_joints
-from vhuman.prediction.files import default_model_path
 from vhuman.prediction.literature import PUBLISHED_MPJPE_MM, WindowRule, evaluate_literature
 from vhuman.prediction.mirror import MirrorAveraged
+from vhuman.prediction.shipped import default_model_path
 
 CMU = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "cmu_mocap"
 ACTIONS = ("basketball", "jumping", "running", "soccer", "walking", "washwindow")

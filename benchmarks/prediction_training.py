@@ -171,7 +171,7 @@ def _labelled(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
 @contextlib.contextmanager
 def stage_labels() -> Iterator[None]:
     """Label the training step's stages for the profiler by wrapping library functions."""
-    from vhuman.prediction import kinematics, models, training
+    from vhuman.prediction import kinematics, models, sampling, training
 
     in_data = [False]
     fk_forward = kinematics.TorchFK.forward
@@ -180,7 +180,7 @@ def stage_labels() -> Iterator[None]:
         with torch.profiler.record_function("fk (augmentation)" if in_data[0] else "fk"):
             return fk_forward(self, *a, **k)
 
-    batch = training.WindowSampler.batch
+    batch = sampling.WindowSampler.batch
 
     def data(self: Any, *a: Any, **k: Any) -> Any:
         in_data[0] = True
@@ -192,7 +192,7 @@ def stage_labels() -> Iterator[None]:
 
     patches = [
         (kinematics.TorchFK, "forward", fk),
-        (training.WindowSampler, "batch", data),
+        (sampling.WindowSampler, "batch", data),
         (models.LieTransformer, "_position_rotvecs",
          _labelled("jacobian features", models.LieTransformer._position_rotvecs)),
         (models._TemporalAttention, "forward",
@@ -204,7 +204,7 @@ def stage_labels() -> Iterator[None]:
          _labelled("forward and loss", models.LieTransformer.loss)),
         (torch.Tensor, "backward", _labelled("backward", torch.Tensor.backward)),
         (torch.nn.utils, "clip_grad_norm_", _labelled("clip", torch.nn.utils.clip_grad_norm_)),
-        (training, "_ema_update", _labelled("ema", training._ema_update)),
+        (training, "ema_update", _labelled("ema", training.ema_update)),
     ]  # fmt: skip
     saved = [(obj, name, getattr(obj, name)) for obj, name, _ in patches]
     for obj, name, new in patches:

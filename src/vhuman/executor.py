@@ -32,9 +32,9 @@ class MapExecutor(Protocol):
 class SerialExecutor:
     """Evaluates in this process, in order."""
 
-    def map(self, fn: Callable[..., Any], *iterables: Iterable[Any]) -> list[Any]:
-        """``[fn(*args) for args in zip(*iterables)]``."""
-        return [fn(*args) for args in zip(*iterables, strict=True)]
+    def map(self, fn: Callable[..., Any], *iterables: Iterable[Any]) -> Iterator[Any]:
+        """``fn(*args)`` for each ``args`` of ``zip(*iterables)``, each computed when asked for."""
+        return (fn(*args) for args in zip(*iterables, strict=True))
 
 
 class DaskExecutor:

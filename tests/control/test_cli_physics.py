@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import sys
 import time
@@ -103,6 +104,19 @@ def test_optimize_resumed_with_another_push_force_is_refused(tmp_path) -> None:
     assert run.returncode == 2
     assert run.stderr.count("\n") == 1
     assert "push_force_n = 30.0; this run has push_force_n = 0.0" in run.stderr
+    # Every other setting that changes the result, refused before any work (even refining).
+    for option, value, message in (
+        ("--seed", "4", "seed = 3; this run has seed = 4"),
+        ("--push-growth", "1", "push_growth_n = 0.0; this run has push_growth_n = 1.0"),
+        ("--refine-budget", "128", "refine_budget = 0; this run has refine_budget = 128"),
+        ("--population", "6", "config.population = 4; this run has config.population = 6"),
+        ("--no-screen", None, "config.screen = True; this run has config.screen = False"),
+    ):
+        extra = [option] if value is None else [option, value]
+        res = runner.invoke(physics_app, [*_optimize(out, ckpt)[2:], *extra])
+        assert res.exit_code == 2, (option, res.output)
+        assert message in res.output
+        assert res.output.strip().count("\n") == 0
 
 
 def test_optimize_into_a_missing_folder_fails_before_any_simulation(tmp_path) -> None:
@@ -181,3 +195,25 @@ def test_simulate_by_speed(tmp_path) -> None:
     res = runner.invoke(physics_app, ["simulate", "--speed", "1.0", "--controller", "c.json"])
     assert res.exit_code == 2
     assert "not both" in res.output
+
+
+def test_optimize_ctrl_c_keeps_the_checkpoint_and_says_how_to_resume(tmp_path) -> None:
+    pytest.importorskip("pybullet_data", reason="DeepMimic clips ship with pybullet")
+    out, ckpt = tmp_path / "c.json", tmp_path / "c.ckpt"
+    job = subprocess.Popen(
+        _optimize(out, ckpt, "--workers", "2"), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True,
+    )  # fmt: skip
+    deadline = time.monotonic() + 120
+    while _generation(ckpt) < 0 and job.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert job.poll() is None, "the run ended before it could be interrupted"
+    job.send_signal(signal.SIGINT)
+    _, err = job.communicate(timeout=60)
+    assert job.returncode == 130
+    lines = err.strip().splitlines()
+    assert len(lines) == 1
+    assert lines[0].startswith("interrupted; resume with: vhuman physics optimize")
+    assert _generation(ckpt) >= 0
+    assert not out.exists()
+    assert not [p.name for p in tmp_path.iterdir() if p.name.startswith(".")]

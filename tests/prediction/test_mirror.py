@@ -7,7 +7,7 @@ import torch
 from vhuman.prediction import build_model
 from vhuman.prediction.data import mirror_joints
 from vhuman.prediction.mirror import MirrorAveraged, mirror_positions
-from vhuman.prediction.training import batch_tensors, mirror_rotations
+from vhuman.prediction.sampling import batch_tensors, mirror_rotations
 
 SMALL = {"dim": 16, "heads": 2, "ff": 32}
 

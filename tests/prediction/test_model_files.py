@@ -8,7 +8,7 @@ import pytest
 
 from vhuman.errors import FileFormatError, InputError
 from vhuman.prediction import TrainConfig, build_model, load_model, save_model
-from vhuman.prediction.files import default_model_path
+from vhuman.prediction.shipped import default_model_path
 
 
 def test_an_empty_model_file_says_so(tmp_path: Path) -> None:

@@ -26,13 +26,8 @@ from vhuman.prediction import (
 )
 from vhuman.prediction.data import mirror_joints
 from vhuman.prediction.kinematics import quat_multiply_t, quat_to_rotvec_t, rotvec_to_quat_t
-from vhuman.prediction.training import (
-    WindowSampler,
-    _epoch_order,
-    batch_tensors,
-    lr_at,
-    mirror_rotations,
-)
+from vhuman.prediction.sampling import WindowSampler, batch_tensors, epoch_order, mirror_rotations
+from vhuman.prediction.schedule import lr_at
 from vhuman.skeleton import Motion, Skeleton, forward_kinematics, standard_humanoid
 
 torch.set_num_threads(1)
@@ -310,7 +305,7 @@ def test_checkpoint_resume_equals_uninterrupted(toy, tmp_path):
     loaded, info = load_model(part)
     assert info.train["epochs_done"] == 2
     torch.testing.assert_close(loaded.head.weight, full.head.weight)
-    with pytest.raises(InputError, match="another training configuration"):
+    with pytest.raises(InputError, match=r"lr = None; this run has lr = 0\.5"):
         train(toy, _config(lr=0.5), output=part, resume=True)
 
 
@@ -452,34 +447,34 @@ def test_mirror_batch_reflects_poses_in_the_sagittal_plane():
 def test_mirror_and_reverse_flags_are_seeded_and_leave_the_order(toy):
     plain = TrainConfig(kind="lie-transformer", seed=4)
     both = TrainConfig(kind="lie-transformer", seed=4, mirror=True, reverse=True)
-    order, flip, back, _ = _epoch_order(500, plain, 2)
-    order_b, flip_b, back_b, _ = _epoch_order(500, both, 2)
+    order, flip, back, _ = epoch_order(500, plain, 2)
+    order_b, flip_b, back_b, _ = epoch_order(500, both, 2)
     np.testing.assert_array_equal(order, order_b)
     assert not flip.any()
     assert not back.any()
     assert 200 < flip_b.sum() < 300
     assert 200 < back_b.sum() < 300
     assert (flip_b != back_b).any()  # independent draws
-    np.testing.assert_array_equal(flip_b, _epoch_order(500, both, 2)[1])
-    np.testing.assert_array_equal(back_b, _epoch_order(500, both, 2)[2])
-    assert (flip_b != _epoch_order(500, both, 3)[1]).any()
+    np.testing.assert_array_equal(flip_b, epoch_order(500, both, 2)[1])
+    np.testing.assert_array_equal(back_b, epoch_order(500, both, 2)[2])
+    assert (flip_b != epoch_order(500, both, 3)[1]).any()
     mirror_only = TrainConfig(kind="lie-transformer", seed=4, mirror=True)
-    np.testing.assert_array_equal(flip_b, _epoch_order(500, mirror_only, 2)[1])
+    np.testing.assert_array_equal(flip_b, epoch_order(500, mirror_only, 2)[1])
 
 
 def test_speed_factors_are_seeded_log_uniform_and_leave_the_order():
     plain = TrainConfig(kind="lie-transformer", seed=4, mirror=True)
     fast = TrainConfig(kind="lie-transformer", seed=4, mirror=True, speed=0.25)
-    order, flip, _, factor = _epoch_order(2000, plain, 2)
-    order_s, flip_s, _, factor_s = _epoch_order(2000, fast, 2)
+    order, flip, _, factor = epoch_order(2000, plain, 2)
+    order_s, flip_s, _, factor_s = epoch_order(2000, fast, 2)
     np.testing.assert_array_equal(order, order_s)
     np.testing.assert_array_equal(flip, flip_s)
     np.testing.assert_array_equal(factor, 1.0)
     assert 1 / 1.25 <= factor_s.min() < 0.81
     assert 1.24 < factor_s.max() <= 1.25
     assert abs(np.mean(np.log(factor_s))) < 0.01  # as often slower as faster
-    np.testing.assert_array_equal(factor_s, _epoch_order(2000, fast, 2)[3])
-    assert (factor_s != _epoch_order(2000, fast, 3)[3]).any()
+    np.testing.assert_array_equal(factor_s, epoch_order(2000, fast, 2)[3])
+    assert (factor_s != epoch_order(2000, fast, 3)[3]).any()
     for bad in (-0.1, 1.5, float("nan")):
         with pytest.raises(InputError, match="speed"):
             TrainConfig(speed=bad)

@@ -393,7 +393,7 @@ def _prediction_section(report, out: Path, step: Callable[[], None]) -> dict:
     """The shipped Transformer continuing the CMU walk, beside zero velocity and the truth."""
     from vhuman.io import cmu_walking_example, save_motion
     from vhuman.prediction import load_model, mpjpe, predict_motion
-    from vhuman.prediction.files import default_model_path
+    from vhuman.prediction.shipped import default_model_path
     from vhuman.viz import motion_figure, plot_curves, save_figure
 
     model, info = load_model(default_model_path("lie-transformer"))

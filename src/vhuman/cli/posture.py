@@ -5,7 +5,6 @@ from __future__ import annotations
 import itertools
 import json
 import math
-import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -13,7 +12,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from vhuman.cli.errors import stderr, user_errors
+from vhuman.cli.errors import command_line, interruptible, stderr, user_errors
 from vhuman.cli.tables import print_table
 from vhuman.errors import InputError
 
@@ -160,8 +159,14 @@ def _body(result: PostureResult) -> Any:
     return BodyModel.from_skeleton(result.motion.skeleton, samples_per_segment=1)
 
 
-def _slug(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", Path(text).stem if "." in text else text)
+def _make_folder(folder: Path) -> None:
+    """Create ``folder`` (and its parents) or say in one line why it cannot be."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        raise InputError(f"--output {folder} is a file; give a folder") from None
+    except OSError as exc:
+        raise InputError(f"--output {folder}: cannot create it ({exc.strerror or exc})") from None
 
 
 def posture(
@@ -185,18 +190,26 @@ def posture(
         typer.Option(help="Replace the scene's target position X Y Z, in m."),
     ] = None,
     seed: Annotated[int, typer.Option(help="Seed of the arm NSGA-II.")] = 0,
-    jobs: Annotated[int, typer.Option(min=1, help="Local worker processes.")] = 2,
+    jobs: Annotated[
+        int, typer.Option(min=1, help="Local worker processes (may differ on a rerun).")
+    ] = 2,
     scheduler: Annotated[
         str | None, typer.Option(help="Dask scheduler address: run the tasks on its cluster.")
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
-    """Maintenance posture: library placement in the free space, then the arm by NSGA-II."""
-    from vhuman.posture import PostureTask, solve_many
+    """Maintenance posture: library placement in the free space, then the arm by NSGA-II.
+
+    With several tasks, each goes to its own folder in OUTPUT and OUTPUT/manifest.json is
+    written last; the same command run again after an interruption skips finished tasks.
+    """
+    from vhuman.io import check_writable
+    from vhuman.posture import PostureTask, solve_into, solve_many
     from vhuman.posture.solver import WORKERS
 
-    with user_errors():
-        workers = worker or ["p95-male"]
+    workers = worker or ["p95-male"]
+    batch = len(scene) * len(workers) > 1 or scheduler is not None
+    with user_errors(), interruptible(command_line() if batch else None):
         for w in workers:
             if w not in WORKERS:
                 raise InputError(f"--worker {w!r} is unknown; workers: {', '.join(WORKERS)}")
@@ -206,19 +219,23 @@ def posture(
         # Bad input fails fast, before any solving: load every scene here.
         for t in tasks:
             t.load()
-        if len(tasks) == 1 and scheduler is None:
-            results = solve_many(tasks, workers=1)
+        _make_folder(output)
+        check_writable(output / "posture.json", "--output")
+        if not batch:
+            (result,) = solve_many(tasks, workers=1)
+            if isinstance(result, InputError):
+                raise result
+            outputs = [{**result.to_dict(), "files": write_posture_outputs(result, output)}]
         else:
-            with stderr.status(f"solving {len(tasks)} posture tasks", spinner="dots"):
-                results = solve_many(tasks, workers=jobs, scheduler=scheduler)
-        for r in results:
-            if isinstance(r, InputError):
-                raise r
-        outputs = []
-        for task, r in zip(tasks, results, strict=True):
-            folder = output if len(tasks) == 1 else output / f"{_slug(task.scene)}_{task.worker}"
-            files = write_posture_outputs(r, folder)
-            outputs.append({**r.to_dict(), "files": files})
+            with stderr.status(f"solving {len(tasks)} posture tasks", spinner="dots") as status:
+
+                def on_case(done: int, total: int) -> None:
+                    status.update(f"solving {total} posture tasks: {done} complete")
+
+                outputs = solve_into(
+                    tasks, output, write_posture_outputs, workers=jobs, scheduler=scheduler,
+                    on_case=on_case,
+                )  # fmt: skip
     if as_json:
         print(json.dumps(outputs[0] if len(outputs) == 1 else {"tasks": outputs}))
         return

@@ -83,7 +83,10 @@ def train(
         int | None, typer.Option("--max-windows", help="Windows per epoch (seeded subset).")
     ] = None,
     threads: Annotated[
-        int | None, typer.Option("--threads", help="CPU threads for torch (default: torch's).")
+        int | None,
+        typer.Option(
+            "--threads", help="CPU threads for torch (default: torch's; may differ on resume)."
+        ),
     ] = None,
     weight_decay: Annotated[
         float, typer.Option("--weight-decay", help="AdamW weight decay (weights, embeddings).")
@@ -122,7 +125,12 @@ def train(
         ),
     ] = None,
     resume: Annotated[
-        bool, typer.Option("--resume", help="Continue from <output>.ckpt if it is there.")
+        bool,
+        typer.Option(
+            "--resume",
+            help="Continue from <output>.ckpt if it is there; every other setting but "
+            "--threads must be the one it was written with.",
+        ),
     ] = False,
     as_json: JsonOption = False,
 ) -> None:
@@ -133,6 +141,11 @@ def train(
         check_writable(output, "--output")
         check_writable(f"{output}.ckpt", "the checkpoint")
         import torch
+
+        if resume and Path(f"{output}.ckpt").is_file():
+            from vhuman.prediction.checkpoint import load_checkpoint
+
+            load_checkpoint(f"{output}.ckpt")  # a damaged one is refused before any work
 
         from vhuman.prediction import TrainConfig, load_sequences
         from vhuman.prediction import train as train_model
@@ -249,8 +262,8 @@ def evaluate(
     with user_errors():
         from vhuman.prediction import build_model, load_model, load_sequences
         from vhuman.prediction import evaluate as evaluate_models
-        from vhuman.prediction.files import default_model_path
         from vhuman.prediction.literature import EvaluationProtocol, WindowRule, parse_choice
+        from vhuman.prediction.shipped import default_model_path
 
         chosen = parse_choice(EvaluationProtocol, protocol, "--protocol")
         rule = parse_choice(WindowRule, windows, "--windows")
@@ -338,8 +351,8 @@ def run(
     with user_errors():
         from vhuman.io import load_motion, save_motion
         from vhuman.prediction import load_model, predict_motion
-        from vhuman.prediction.files import default_model_path
         from vhuman.prediction.root import ROOT_WINDOW_S
+        from vhuman.prediction.shipped import default_model_path
 
         predictor, info = load_model(model or default_model_path("lie-transformer"))
         motion = load_motion(input)

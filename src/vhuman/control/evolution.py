@@ -63,6 +63,7 @@ __all__ = [
     "advance_window",
     "evolve",
     "region_density",
+    "resumable_state",
     "select_parents",
     "weibull_step",
 ]
@@ -403,6 +404,34 @@ def _identity(cfg: EvolutionConfig, extra: Mapping[str, Any] | None) -> dict[str
     return json.loads(json.dumps(settings))
 
 
+def resumable_state(
+    checkpoint: PathLike | None, config: EvolutionConfig, identity: Mapping[str, Any] | None
+) -> _State | None:
+    """The state to resume :func:`evolve` from: None without a checkpoint file.
+
+    For a caller to check a checkpoint before work that precedes the evolution.
+
+    Raises
+    ------
+    InputError
+        If the checkpoint cannot be read, or belongs to a run with other
+        settings (the message names the first that differs, stored and given).
+    """
+    if checkpoint is None or not Path(checkpoint).is_file():
+        return None
+    ckpt = Path(checkpoint)
+    given = _identity(config, identity)
+    stored, state = _read_checkpoint(ckpt)
+    for key in sorted(set(stored) | set(given)):
+        if stored.get(key) != given.get(key):
+            raise InputError(
+                f"checkpoint {ckpt} belongs to a run with {key} = {stored.get(key)!r}; this "
+                f"run has {key} = {given.get(key)!r} (use the same value, or another "
+                "checkpoint file)"
+            )
+    return state
+
+
 def evolve(
     evaluate: Callable[[NDArray[np.float64], float], Evaluation],
     config: EvolutionConfig,
@@ -447,17 +476,8 @@ def evolve(
     """
     ckpt = Path(checkpoint) if checkpoint is not None else None
     cfg = config
-    state: _State | None = None
     given = _identity(cfg, identity)
-    if ckpt is not None and ckpt.is_file():
-        stored, state = _read_checkpoint(ckpt)
-        for key in sorted(set(stored) | set(given)):
-            if stored.get(key) != given.get(key):
-                raise InputError(
-                    f"checkpoint {ckpt} belongs to a run with {key} = {stored.get(key)!r}; this "
-                    f"run has {key} = {given.get(key)!r} (use the same value, or another "
-                    "checkpoint file)"
-                )
+    state = resumable_state(ckpt, cfg, identity)
     gen = np.random.default_rng(rng)
     screen = ForbiddenRegionScreen(cfg.lower, cfg.upper, cfg.svm_c, cfg.svm_gamma)
     span = cfg.upper - cfg.lower

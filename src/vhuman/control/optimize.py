@@ -16,7 +16,13 @@ from vhuman.control.controller import (
     Controller,
     initial_controller,
 )
-from vhuman.control.evolution import Evaluation, EvolutionConfig, EvolutionResult, evolve
+from vhuman.control.evolution import (
+    Evaluation,
+    EvolutionConfig,
+    EvolutionResult,
+    evolve,
+    resumable_state,
+)
 from vhuman.control.simulation import Push, simulate
 from vhuman.errors import InputError
 from vhuman.executor import make_executor
@@ -188,12 +194,6 @@ def optimize_controller(
     if int(refine_budget) != refine_budget or refine_budget < 0:
         raise InputError(f"refinement budget must be a non-negative integer, got {refine_budget}")
     base = _initial(clip, WalkProblem.keyframes)  # unknown clip → InputError before any work
-    if refine_budget:
-        from vhuman.control.refine import refine_keyframes
-
-        base = refine_keyframes(base, int(refine_budget))
-    problem = WalkProblem(clip, push_force=float(push_force), push_growth=float(push_growth),
-                          base=base)  # fmt: skip
     config = EvolutionConfig(
         lower=SEARCH_LOWER,
         upper=SEARCH_UPPER,
@@ -205,12 +205,21 @@ def optimize_controller(
         target=target_cycles,
         screen=screen,
     )
+    identity = {"clip": clip, "seed": seed, "push_force_n": float(push_force),
+                "push_growth_n": float(push_growth),
+                "refine_budget": int(refine_budget)}  # fmt: skip
+    resumable_state(checkpoint, config, identity)  # another run's checkpoint: refused now
+    if refine_budget:
+        from vhuman.control.refine import refine_keyframes
+
+        base = refine_keyframes(base, int(refine_budget))
+    problem = WalkProblem(clip, push_force=float(push_force), push_growth=float(push_growth),
+                          base=base)  # fmt: skip
     with make_executor(workers, scheduler) as executor:
         result = evolve(
             problem, config, rng=seed, executor=executor, checkpoint=checkpoint,
             on_generation=on_generation,
-            identity={"clip": clip, "seed": seed, "push_force_n": float(push_force),
-                      "push_growth_n": float(push_growth), "refine_budget": int(refine_budget)},
+            identity=identity,
         )  # fmt: skip
     ctrl = problem.controller(result.best)
     meta = dict(ctrl.meta)

@@ -10,7 +10,7 @@ from vhuman.posture.arm import (
     solve_arm_nsga2,
 )
 from vhuman.posture.baseline import BaselineResult, solve_posture_ga
-from vhuman.posture.batch import PostureTask, run_task, solve_many
+from vhuman.posture.batch import PostureTask, run_task, solve_each, solve_into, solve_many
 from vhuman.posture.check import Balance, PostureCheck, check_posture
 from vhuman.posture.library import (
     LIBRARY_MOTIONS,
@@ -78,6 +78,8 @@ __all__ = [
     "rank_placements",
     "run_task",
     "solve_arm_nsga2",
+    "solve_each",
+    "solve_into",
     "solve_many",
     "solve_posture",
     "solve_posture_ga",

@@ -15,6 +15,7 @@ from vhuman.prediction.data import (
     load_sequences,
 )
 from vhuman.prediction.evaluation import EvaluationResult, ModelScores, evaluate, predict_motion
+from vhuman.prediction.files import ModelInfo, load_model, save_model
 from vhuman.prediction.kinematics import TorchFK
 from vhuman.prediction.metrics import bone_length_drift, euler_error, foot_skating, mpjpe
 from vhuman.prediction.models import (
@@ -27,14 +28,7 @@ from vhuman.prediction.models import (
     SiMLPe,
     ZeroVelocity,
 )
-from vhuman.prediction.training import (
-    ModelInfo,
-    TrainConfig,
-    build_model,
-    load_model,
-    save_model,
-    train,
-)
+from vhuman.prediction.training import TrainConfig, build_model, train
 
 __all__ = [
     "HORIZONS_MS",

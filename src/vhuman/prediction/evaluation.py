@@ -35,10 +35,11 @@ from vhuman.prediction.data import (
     Windows,
     motion_pose_arrays,
 )
+from vhuman.prediction.files import ModelInfo
 from vhuman.prediction.metrics import bone_length_drift, euler_error, foot_skating, mpjpe
 from vhuman.prediction.models import MotionPredictor
 from vhuman.prediction.root import extrapolate_root
-from vhuman.prediction.training import ModelInfo, batch_tensors
+from vhuman.prediction.sampling import batch_tensors
 from vhuman.skeleton import Motion
 
 __all__ = [

@@ -22,7 +22,7 @@ from __future__ import annotations
 import torch
 
 from vhuman.prediction.models import MotionPredictor, Prediction
-from vhuman.prediction.training import mirror_rotations
+from vhuman.prediction.sampling import mirror_rotations
 
 __all__ = ["MirrorAveraged", "mirror_positions"]
 
