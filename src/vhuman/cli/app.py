@@ -21,6 +21,7 @@ from typer._click.exceptions import ClickException, NoArgsIsHelpError, UsageErro
 from vhuman import __version__
 from vhuman.cli.ergo import ergo
 from vhuman.cli.errors import stderr, user_errors
+from vhuman.cli.options import renamed
 from vhuman.cli.physics import physics_app
 from vhuman.cli.posture import posture
 from vhuman.cli.predict import predict_app
@@ -223,7 +224,7 @@ def walk(
     from vhuman.io import save_motion
     from vhuman.skeleton import standard_humanoid
 
-    with user_errors():
+    with user_errors({"turn_rate": "--turn"}):
         params = GaitParameters(
             step_length=step_length, speed=speed, cycles=cycles,
             turn_rate=math.radians(turn), fps=fps, leg_ik=leg_ik,
@@ -257,8 +258,8 @@ def walk(
     console.print(table)
 
 
-app.command()(reach)
-app.command()(posture)
+app.command(cls=renamed({"--model": "--checkpoint"}))(reach)
+app.command(cls=renamed({"--worker": "--body"}))(posture)
 app.command()(ergo)
 app.add_typer(swivel_app, name="swivel")
 app.add_typer(physics_app, name="physics")
@@ -272,7 +273,7 @@ app.add_typer(ik_app, name="ik")
 def ik_bench(
     targets: Annotated[int, typer.Option(min=1, help="Targets solved one at a time.")] = 200,
     batch: Annotated[int, typer.Option(min=1, help="Targets solved in one batched call.")] = 1000,
-    seed: Annotated[int, typer.Option(help="Seed of the random targets.")] = 0,
+    seed: Annotated[int, typer.Option(min=0, help="Seed of the random targets.")] = 0,
     sweep_switch: Annotated[
         bool, typer.Option(help="Also sweep two-stage CCD's switching distance.")
     ] = False,

@@ -159,10 +159,10 @@ def posture(
     output: Annotated[Path, typer.Option("-o", "--output", help="Output folder.")] = Path(
         "posture"
     ),
-    worker: Annotated[
+    body: Annotated[
         list[str] | None,
         typer.Option(
-            help="Worker: p<percentile>-<male|female>, GB/T 10000 (default p95-male); repeatable."
+            help="Body: p<percentile>-<male|female>, GB/T 10000 (default p95-male); repeatable."
         ),
     ] = None,
     target: Annotated[
@@ -170,7 +170,7 @@ def posture(
         typer.Option(help="Replace the scene's target position X Y Z, in m."),
     ] = None,
     seed: Annotated[int, typer.Option(help="Seed of the arm NSGA-II.")] = 0,
-    jobs: Annotated[int, typer.Option(min=1, help="Local worker processes.")] = 2,
+    jobs: Annotated[int, typer.Option("--jobs", "-j", min=1, help="Local worker processes.")] = 2,
     scheduler: Annotated[
         str | None, typer.Option(help="Dask scheduler address: run the tasks on its cluster.")
     ] = None,
@@ -181,10 +181,10 @@ def posture(
     from vhuman.posture.solver import WORKERS
 
     with user_errors():
-        workers = worker or ["p95-male"]
+        workers = body or ["p95-male"]
         for w in workers:
             if w not in WORKERS:
-                raise InputError(f"--worker {w!r} is unknown; workers: {', '.join(WORKERS)}")
+                raise InputError(f"--body {w!r} is unknown; bodies: {', '.join(WORKERS)}")
         if target is not None and not all(math.isfinite(v) for v in target):
             raise InputError(f"--target must be 3 finite numbers [m], got {list(target)}")
         tasks = [PostureTask(s, w, seed, target) for s, w in itertools.product(scene, workers)]

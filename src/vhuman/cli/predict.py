@@ -13,6 +13,7 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from vhuman.cli.errors import command_line, interruptible, user_errors
+from vhuman.cli.options import renamed
 from vhuman.cli.tables import print_table
 from vhuman.errors import InputError
 
@@ -133,7 +134,7 @@ def train(
     """Train a predictor; a checkpoint <output>.ckpt is written after every epoch."""
     from vhuman.io import check_writable
 
-    with user_errors(), interruptible(command_line(["--resume"])):
+    with user_errors({"model kind": "--model"}), interruptible(command_line(["--resume"])):
         check_writable(output, "--output")
         check_writable(f"{output}.ckpt", "the checkpoint")
         import torch
@@ -195,19 +196,31 @@ def _table(result: dict[str, Any]) -> Table:
     return table
 
 
-@predict_app.command()
+_EVALUATE_FILES = {
+    "seed": "--checkpoint",
+    "simlpe": "--simlpe-checkpoint",
+    "ltd": "--ltd-checkpoint",
+}
+"""Model kind → the option of `vhuman predict evaluate` naming its file."""
+
+
+@predict_app.command(
+    cls=renamed({"--model": "--checkpoint", "--simlpe": "--simlpe-checkpoint",
+                 "--ltd": "--ltd-checkpoint"})
+)  # fmt: skip
 def evaluate(
     data: DataOption,
-    model: Annotated[
-        Path | None, typer.Option("--model", help="Seed model file (default: the shipped one).")
+    checkpoint: Annotated[
+        Path | None,
+        typer.Option("--checkpoint", help="Seed model file (default: the shipped one)."),
     ] = None,
     simlpe: Annotated[
         Path | None,
-        typer.Option("--simlpe", help="siMLPe model file (default: the shipped one)."),
+        typer.Option("--simlpe-checkpoint", help="siMLPe model file (default: the shipped one)."),
     ] = None,
     ltd: Annotated[
         Path | None,
-        typer.Option("--ltd", help="LTD model file, evaluated too (none is shipped)."),
+        typer.Option("--ltd-checkpoint", help="LTD model file, evaluated too (none is shipped)."),
     ] = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -217,7 +230,7 @@ def evaluate(
         from vhuman.prediction import evaluate as evaluate_models
 
         sequences = load_sequences(data)
-        files = {"seed": model or default_model_path("seed")}
+        files = {"seed": checkpoint or default_model_path("seed")}
         files["simlpe"] = simlpe or default_model_path("simlpe")
         if ltd is not None:
             files["ltd"] = ltd
@@ -225,10 +238,9 @@ def evaluate(
         for kind, path in files.items():
             trained[kind], _ = load_model(path)
             if trained[kind].kind != kind:
-                option = "--model" if kind == "seed" else f"--{kind}"
                 raise InputError(
-                    f"{option} needs a model of kind {kind!r}; {path} holds one of kind "
-                    f"{trained[kind].kind!r}"
+                    f"{_EVALUATE_FILES[kind]} needs a model of kind {kind!r}; {path} holds one "
+                    f"of kind {trained[kind].kind!r}"
                 )
         seed_model = trained.pop("seed")
         models = {"seed": seed_model}
@@ -254,15 +266,15 @@ def evaluate(
     )
 
 
-@predict_app.command()
+@predict_app.command(cls=renamed({"--model": "--checkpoint"}))
 def run(
     input: Annotated[Path, typer.Option("--input", help="Observed motion (.bvh, CMU .txt, .npz).")],
     output: Annotated[Path, typer.Option("-o", "--output", help="Predicted motion file.")] = Path(
         "future.bvh"
     ),
     frames: Annotated[int, typer.Option("--frames", help="Frames to predict.")] = 25,
-    model: Annotated[
-        Path | None, typer.Option("--model", help="Model file (default: the shipped one).")
+    checkpoint: Annotated[
+        Path | None, typer.Option("--checkpoint", help="Model file (default: the shipped one).")
     ] = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -276,7 +288,7 @@ def run(
         from vhuman.prediction import load_model, predict_motion
         from vhuman.prediction.root import ROOT_WINDOW_S
 
-        predictor, info = load_model(model or default_model_path("seed"))
+        predictor, info = load_model(checkpoint or default_model_path("seed"))
         motion = load_motion(input)
         future = predict_motion(predictor, info, motion, frames)
         save_motion(future, output)
