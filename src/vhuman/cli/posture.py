@@ -208,9 +208,9 @@ def posture(
         print(json.dumps(outputs[0] if len(outputs) == 1 else {"tasks": outputs}))
         return
     table = Table(title=f"maintenance posture → {output}")
-    for col in ("scene", "worker", "posture", "status", "contacts", "clearance mm", "balance mm",
+    for col in ("scene", "body", "posture", "status", "contacts", "clearance mm", "balance mm",
                 "reach mm", "reach °", "REBA", "RULA", "time s"):  # fmt: skip
-        table.add_column(col, justify="left" if col in ("scene", "worker", "posture") else "right")
+        table.add_column(col, justify="left" if col in ("scene", "body", "posture") else "right")
     for o in outputs:
         clear, margin = o["min_clearance_mm"], o["balance_margin_mm"]
         status = o["status"] + (f" ({o['reason']})" if o["reason"] else "")

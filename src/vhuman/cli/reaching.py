@@ -188,7 +188,7 @@ def swivel_train(
         evaluate,
     )
 
-    with user_errors(), interruptible(None):
+    with user_errors({"root": "--data"}), interruptible(None):
         if model not in _KINDS:
             raise InputError(f"--model must be one of {list(_KINDS)}, got {model!r}")
         check_writable(output, "--output")
@@ -242,7 +242,7 @@ def swivel_evaluate(
     from vhuman.reaching import MeanPredictor, cmu_folder_swivel_dataset, evaluate, load_predictor
     from vhuman.reaching.reach import default_predictor
 
-    with user_errors():
+    with user_errors({"root": "--data"}):
         if checkpoint:
             predictors = {path.stem: load_predictor(path) for path in checkpoint}
         else:
