@@ -25,8 +25,13 @@ import torch
 from rich.console import Console
 from rich.table import Table
 
-from vhuman.cli.predict import default_model_path
-from vhuman.prediction import build_model, evaluate, load_cmu_sequences, load_model
+from vhuman.prediction import (
+    build_model,
+    default_model_path,
+    evaluate,
+    load_cmu_sequences,
+    load_model,
+)
 
 CMU = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "cmu_mocap"
 

@@ -173,7 +173,7 @@ def test_walk_json_is_strict_json_even_for_one_cycle(tmp_path: Path) -> None:
     assert figures["foot_skate_mm"] < 2.0
 
 
-def test_walk_with_the_seeds_ccd_legs(tmp_path: Path) -> None:
+def test_walk_with_ccd_legs(tmp_path: Path) -> None:
     args = ["walk", "--cycles", "1", "--leg-ik", "ccd", "-o", str(tmp_path / "w.bvh"), "--json"]
     result = runner.invoke(app, args)
     assert result.exit_code == 0, result.output
@@ -184,7 +184,7 @@ def test_walk_with_the_seeds_ccd_legs(tmp_path: Path) -> None:
     assert figures["ik_max_error_mm"] < 1.0
     bad = runner.invoke(app, ["walk", "--leg-ik", "jacobian", "-o", str(tmp_path / "x.bvh")])
     assert bad.exit_code == 2
-    assert "leg_ik must be one of analytic, ccd" in bad.stderr
+    assert "--leg-ik must be one of analytic, ccd" in bad.stderr
     assert not (tmp_path / "x.bvh").exists()
 
 

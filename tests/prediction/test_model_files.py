@@ -6,9 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from vhuman.cli.predict import default_model_path
 from vhuman.errors import FileFormatError
-from vhuman.prediction import load_model, save_model
+from vhuman.prediction import default_model_path, load_model, save_model
 
 
 def test_an_empty_model_file_says_so(tmp_path: Path) -> None:

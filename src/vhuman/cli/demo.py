@@ -332,9 +332,8 @@ def _posture_section(report, out: Path, step: Callable[[], None]) -> dict:
 
 def _prediction_section(report, out: Path, step: Callable[[], None]) -> dict:
     """The shipped Transformer continuing the CMU walk, beside zero velocity and the truth."""
-    from vhuman.cli.predict import default_model_path
     from vhuman.io import cmu_walking_example, save_motion
-    from vhuman.prediction import load_model, mpjpe, predict_motion
+    from vhuman.prediction import default_model_path, load_model, mpjpe, predict_motion
     from vhuman.viz import motion_figure, plot_curves, save_figure
 
     model, info = load_model(default_model_path("seed"))

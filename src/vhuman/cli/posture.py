@@ -25,25 +25,6 @@ __all__ = ["posture", "write_posture_outputs"]
 console = Console(highlight=False)
 
 
-def _pareto_figure(result: PostureResult) -> Any:
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(6.4, 4.4))
-    ax = fig.add_subplot()
-    f = result.arm.pareto_f
-    ax.plot(f[:, 0], f[:, 1], "o-", color="#1f77b4", label="final Pareto set (feasible)")
-    chosen = result.arm.diff_r + 10.0 * result.arm.diff_t
-    ax.plot([result.arm.comfort], [chosen], "*", ms=14, color="#d62728", label="chosen posture")
-    ax.set_xlabel("joint comfort  Σ f_rot")
-    ax.set_ylabel("reach accuracy  f_access = DiffR + α·DiffT")
-    ax.set_yscale("symlog", linthresh=1e-3)
-    ax.set_title(f"arm NSGA-II on {result.scene.name} ({result.library_posture})")
-    ax.legend(loc="best")
-    ax.grid(alpha=0.3)
-    fig.tight_layout()
-    return fig
-
-
 def _pose_dict(result: PostureResult) -> dict[str, Any]:
     m = result.motion
     return {
@@ -66,7 +47,7 @@ def write_posture_outputs(
         File kind → path.
     """
     from vhuman.io import atomic_write, save_motion
-    from vhuman.viz import Report, save_figure, write_figure
+    from vhuman.viz import Report, plot_posture_pareto, save_figure, write_figure
     from vhuman.viz.scene_view import scene_figure
 
     folder.mkdir(parents=True, exist_ok=True)
@@ -82,7 +63,7 @@ def write_posture_outputs(
     doc = {**figures, "reba": result.reba.to_dict(), "rula": result.rula.to_dict(),
            "pose": _pose_dict(result)}  # fmt: skip
     atomic_write(paths["json"], json.dumps(doc, indent=1) + "\n")
-    pareto = _pareto_figure(result)
+    pareto = plot_posture_pareto(result)
     save_figure(pareto, paths["pareto"])
     body_model = _body(result)
     view = scene_figure(

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from importlib import resources
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -16,8 +15,9 @@ from vhuman.cli.errors import command_line, interruptible, user_errors
 from vhuman.cli.options import renamed
 from vhuman.cli.tables import print_table
 from vhuman.errors import InputError
+from vhuman.prediction.shipped import default_model_path
 
-__all__ = ["default_model_path", "predict_app"]
+__all__ = ["predict_app"]
 
 predict_app = typer.Typer(
     name="predict",
@@ -27,8 +27,6 @@ predict_app = typer.Typer(
     add_completion=False,
 )
 console = Console(highlight=False)
-
-_SHIPPED = {"seed": "prediction_seed.pt", "simlpe": "prediction_simlpe.pt"}
 
 DataOption = Annotated[
     str,
@@ -40,11 +38,6 @@ DataOption = Annotated[
     ),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
-
-
-def default_model_path(kind: str = "seed") -> Path:
-    """The shipped model of ``kind`` (``"seed"`` or ``"simlpe"``), trained on the CMU files."""
-    return Path(str(resources.files("vhuman").joinpath("data", "models", _SHIPPED[kind])))
 
 
 def _progress(enabled: bool) -> Progress:

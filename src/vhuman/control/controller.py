@@ -45,6 +45,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vhuman.control.model import Humanoid, build_humanoid, skeleton_signature
+from vhuman.data import shipped_path
 from vhuman.errors import FileFormatError, InputError
 from vhuman.io._common import PathLike, atomic_write, decode_text, read_bytes
 from vhuman.skeleton.motion import Motion
@@ -327,7 +328,7 @@ def load_controller(path: PathLike) -> Controller:
 
 def default_controller_path() -> Path:
     """Path of the shipped default walking controller (``vhuman/data/controllers/walk.json``)."""
-    return Path(__file__).resolve().parents[1] / "data" / "controllers" / "walk.json"
+    return shipped_path("controllers", "walk.json")
 
 
 # -- ideal state variables ---------------------------------------------------------

@@ -27,6 +27,7 @@ from vhuman.prediction.models import (
     SiMLPe,
     ZeroVelocity,
 )
+from vhuman.prediction.shipped import SHIPPED_MODELS, default_model_path
 from vhuman.prediction.training import (
     ModelInfo,
     TrainConfig,
@@ -43,6 +44,7 @@ __all__ = [
     "MODEL_KINDS",
     "N_FUTURE",
     "N_OBSERVED",
+    "SHIPPED_MODELS",
     "ConstantVelocity",
     "EvaluationResult",
     "JointSets",
@@ -60,6 +62,7 @@ __all__ = [
     "bone_length_drift",
     "build_model",
     "cache_dir",
+    "default_model_path",
     "euler_error",
     "evaluate",
     "foot_skating",

@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from importlib import resources
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -46,6 +45,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy.spatial.transform import Rotation
 
 from vhuman.animation.easing import Easing, ease
+from vhuman.data import shipped_path
 from vhuman.errors import InputError
 from vhuman.geometry import quat_angle, quat_slerp, quat_to_rotmat, rotmat_to_quat
 from vhuman.geometry.quaternion import as_quat_array
@@ -119,9 +119,7 @@ def default_predictor(kind: str = "mlp-deep") -> SwivelPredictor:
     """
     if kind not in DEFAULT_MODELS:
         raise InputError(f"kind must be one of {sorted(DEFAULT_MODELS)}, got {kind!r}")
-    ref = resources.files("vhuman") / "data" / "models" / DEFAULT_MODELS[kind]
-    with resources.as_file(ref) as path:
-        return load_predictor(path)
+    return load_predictor(shipped_path("models", DEFAULT_MODELS[kind]))
 
 
 def _arm_frame(matrix: NDArray[np.float64], side: Side) -> NDArray[np.float64]:

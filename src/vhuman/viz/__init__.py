@@ -7,6 +7,7 @@ from vhuman.viz.plots import (
     plot_ergonomic_scores,
     plot_pareto,
     plot_pose,
+    plot_posture_pareto,
     plot_trajectories,
     save_figure,
 )
@@ -26,6 +27,7 @@ __all__ = [
     "plot_ergonomic_scores",
     "plot_pareto",
     "plot_pose",
+    "plot_posture_pareto",
     "plot_trajectories",
     "save_animation",
     "save_figure",

@@ -26,12 +26,14 @@ from vhuman.viz.scene_mesh import SceneMesh
 
 if TYPE_CHECKING:
     from vhuman.ergonomics import MotionErgonomics
+    from vhuman.posture import PostureResult
 
 __all__ = [
     "plot_curves",
     "plot_ergonomic_scores",
     "plot_pareto",
     "plot_pose",
+    "plot_posture_pareto",
     "plot_trajectories",
     "save_figure",
 ]
@@ -251,6 +253,39 @@ def plot_pareto(
         ax.set_title(title)
     ax.grid(True, alpha=0.3)
     ax.legend(loc="best", fontsize="small")
+    return fig
+
+
+def plot_posture_pareto(result: PostureResult) -> Figure:
+    """The arm NSGA-II's final Pareto set of a maintenance posture, the chosen member starred.
+
+    Joint comfort (the sum of the joint rotation costs, Luo et al.) against
+    reach accuracy ``DiffR + α·DiffT`` on a symmetric-log axis.
+
+    Parameters
+    ----------
+    result : vhuman.posture.PostureResult
+        A solved posture; its ``arm.pareto_f`` ``(N, 2)`` is the final feasible set.
+
+    Returns
+    -------
+    Figure
+    """
+    fig = Figure(figsize=(6.4, 4.4))
+    ax = fig.add_subplot()
+    from vhuman.posture.arm import ACCESS_WEIGHT
+
+    f = result.arm.pareto_f
+    ax.plot(f[:, 0], f[:, 1], "o-", color="#1f77b4", label="final Pareto set (feasible)")
+    chosen = result.arm.diff_r + ACCESS_WEIGHT * result.arm.diff_t
+    ax.plot([result.arm.comfort], [chosen], "*", ms=14, color="#d62728", label="chosen posture")
+    ax.set_xlabel("joint comfort  Σ f_rot")
+    ax.set_ylabel("reach accuracy  f_access = DiffR + α·DiffT")
+    ax.set_yscale("symlog", linthresh=1e-3)
+    ax.set_title(f"arm NSGA-II on {result.scene.name} ({result.library_posture})")
+    ax.legend(loc="best")
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
     return fig
 
 
