@@ -205,7 +205,10 @@ def evaluate(
     data: DataOption,
     checkpoint: Annotated[
         Path | None,
-        typer.Option("--checkpoint", help="Seed model file (default: the shipped one)."),
+        typer.Option(
+            "--checkpoint",
+            help="Model file of Ueda et al.'s Transformer (default: the shipped one).",
+        ),
     ] = None,
     simlpe: Annotated[
         Path | None,

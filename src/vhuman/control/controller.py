@@ -47,7 +47,7 @@ from numpy.typing import NDArray
 from vhuman.control.model import Humanoid, build_humanoid, skeleton_signature
 from vhuman.data import shipped_path
 from vhuman.errors import FileFormatError, InputError
-from vhuman.io._common import PathLike, atomic_write, decode_text, read_bytes
+from vhuman.io.filesystem import PathLike, atomic_write, decode_text, read_bytes
 from vhuman.skeleton.motion import Motion
 from vhuman.skeleton.skeleton import Skeleton
 

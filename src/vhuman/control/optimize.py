@@ -20,7 +20,7 @@ from vhuman.control.evolution import Evaluation, EvolutionConfig, EvolutionResul
 from vhuman.control.simulation import Push, simulate
 from vhuman.errors import InputError
 from vhuman.executor import make_executor
-from vhuman.io._common import PathLike
+from vhuman.io.filesystem import PathLike
 
 __all__ = [
     "FEEDBACK_BOUND",

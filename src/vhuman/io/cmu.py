@@ -44,7 +44,7 @@ from vhuman.data import shipped_path
 from vhuman.errors import FileFormatError, InputError
 from vhuman.geometry.so3 import quat_to_rotvec, rotvec_to_quat
 from vhuman.io._axes import Y_UP_AXES
-from vhuman.io._common import PathLike, atomic_write, decode_text, on_skeleton, read_bytes
+from vhuman.io.filesystem import PathLike, atomic_write, decode_text, on_skeleton, read_bytes
 from vhuman.skeleton.motion import Motion
 from vhuman.skeleton.skeleton import Skeleton
 

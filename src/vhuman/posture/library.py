@@ -1,4 +1,4 @@
-"""The torso-and-leg posture library of seed 001: named postures as joint angles, on the floor.
+"""The torso-and-leg posture library of Luo et al.: named postures as joint angles, on the floor.
 
 Postures are read from a YAML file of anatomical joint angles in degrees (the
 built-in one is ``vhuman/data/postures/library.yaml``, which documents the

@@ -217,7 +217,7 @@ class TorchFK(torch.nn.Module):
         The derivative, at ``r = 0``, of the positions of ``position_joints``
         (P) when each joint ``a`` of ``angle_joints`` (A) turns as
         ``q_a ← exp(r_a) ⊗ q_a`` (``r_a`` in its parent's frame, as the
-        seed's eq. 3): a joint ``i`` below ``a`` moves by
+        Ueda et al.'s eq. 3): a joint ``i`` below ``a`` moves by
         ``(R_parent(a) r_a) × (p_i − p_a)``; others do not move. Rows are
         ``(joint, xyz)`` of the positions, columns ``(joint, xyz)`` of the
         rotation vectors.

@@ -16,7 +16,7 @@ References
 Flash, T., & Hogan, N. (1985). The coordination of arm movements: an
 experimentally confirmed mathematical model. J. Neuroscience 5(7), 1688–1703,
 Eq. (2).
-Xia, Z., et al. (2021), hand trajectory planning (seed 000).
+Xia, Z., et al. (2021), hand trajectory planning.
 """
 
 from __future__ import annotations
