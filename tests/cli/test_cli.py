@@ -210,9 +210,9 @@ def test_reach_writes_bvh_and_reports_its_figures(tmp_path: Path) -> None:
         (["--target", "1.5", "0", "1.4"], "out of reach"),
         (["--target", "0.5", "-0.2", "nan"], "NaN"),
         (["--target", "0.5", "-0.2", "1.3", "--duration", "0"], "duration"),
-        (["--target", "0.5", "-0.2", "1.3", "--arm", "middle"], "side must be one of"),
+        (["--target", "0.5", "-0.2", "1.3", "--arm", "middle"], "--arm must be one of"),
         (["--target", "0.3", "-0.15", "1.2"], "within its joint limits at the target"),
-        (["--target", "0.5", "-0.2", "1.3", "--max-joint-speed", "0"], "max_joint_speed"),
+        (["--target", "0.5", "-0.2", "1.3", "--max-joint-speed", "0"], "--max-joint-speed must be"),
     ],
 )
 def test_reach_bad_input_exits_2(tmp_path: Path, args: list[str], match: str) -> None:

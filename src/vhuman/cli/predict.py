@@ -15,7 +15,6 @@ from vhuman.cli.errors import command_line, interruptible, user_errors
 from vhuman.cli.options import renamed
 from vhuman.cli.tables import print_table
 from vhuman.errors import InputError
-from vhuman.prediction.shipped import default_model_path
 
 __all__ = ["predict_app"]
 
@@ -222,7 +221,7 @@ def evaluate(
 ) -> None:
     """MPJPE (mm) and Euler error at 80…1000 ms for the model and every baseline."""
     with user_errors():
-        from vhuman.prediction import build_model, load_model, load_sequences
+        from vhuman.prediction import build_model, default_model_path, load_model, load_sequences
         from vhuman.prediction import evaluate as evaluate_models
 
         sequences = load_sequences(data)
@@ -281,7 +280,7 @@ def run(
     """
     with user_errors():
         from vhuman.io import load_motion, save_motion
-        from vhuman.prediction import load_model, predict_motion
+        from vhuman.prediction import default_model_path, load_model, predict_motion
         from vhuman.prediction.root import ROOT_WINDOW_S
 
         predictor, info = load_model(checkpoint or default_model_path("seed"))
