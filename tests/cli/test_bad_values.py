@@ -62,8 +62,7 @@ CASES: list[tuple[tuple[str, ...], str]] = [
     (("predict", "evaluate", "--data", "missing-folder"), "--data"),
     (("predict", "run", "--input", "missing.bvh"), "missing.bvh"),
     (("predict", "run", "--input", "missing.bvh", "--frames", "few"), "--frames"),
-    (("ik", "bench", "--targets", "0"), "--targets"),
-    (("ik", "bench", "--seed", "-1"), "--seed"),
+    (("posture", "--scene", "ship-valve", "--seed", "many"), "--seed"),
     (("demo", "--json", "--output", "README.md"), "README.md"),
 ]
 

@@ -128,22 +128,6 @@ def test_console_script_exit_status(tmp_path: Path) -> None:
     assert proc.stderr.startswith("error:")
 
 
-def test_ik_bench_json() -> None:
-    result = runner.invoke(app, ["ik", "bench", "--targets", "3", "--batch", "4", "--json"])
-    assert result.exit_code == 0, result.output
-    out = json.loads(result.stdout)
-    solvers = {(r["solver"], r["problem"]) for r in out["rows"]}
-    assert {
-        ("CCD", "arm7"),
-        ("two-stage CCD", "body"),
-        ("FABRIK", "body"),
-        ("DLS", "arm7"),
-    } <= solvers
-    for row in out["rows"]:
-        assert 0.0 <= row["success"] <= 1.0
-        assert row["median_ms"] > 0.0
-
-
 def test_markup_like_text_in_errors_is_printed_verbatim(tmp_path: Path) -> None:
     path = tmp_path / "x[/y] [m].bvh"
     result = runner.invoke(app, ["info", str(path)])
