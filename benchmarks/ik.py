@@ -298,7 +298,7 @@ def _checks(rows: list[dict[str, Any]]) -> tuple[dict[str, float], dict[str, boo
 
 
 def print_ik_tables(result: dict[str, Any], console: Console) -> None:
-    """The tables of `vhuman ik bench` for people."""
+    """The tables of the benchmark for people."""
     rows = result["rows"]
     table = Table(
         title=f"IK on the standard humanoid: {result['targets']} single targets, batch of "
