@@ -150,7 +150,7 @@ def posture(
         tuple[float, float, float] | None,
         typer.Option(help="Replace the scene's target position X Y Z, in m."),
     ] = None,
-    seed: Annotated[int, typer.Option(help="Seed of the arm NSGA-II.")] = 0,
+    seed: Annotated[int, typer.Option(min=0, help="Seed of the arm NSGA-II.")] = 0,
     jobs: Annotated[int, typer.Option("--jobs", "-j", min=1, help="Local worker processes.")] = 2,
     scheduler: Annotated[
         str | None, typer.Option(help="Dask scheduler address: run the tasks on its cluster.")

@@ -62,7 +62,7 @@ def train(
         float | None,
         typer.Option("--lr", help="Initial learning rate (default: the model kind's)."),
     ] = None,
-    seed: Annotated[int, typer.Option("--seed", help="Random seed.")] = 0,
+    seed: Annotated[int, typer.Option("--seed", min=0, help="Random seed.")] = 0,
     device: Annotated[
         str,
         typer.Option(

@@ -176,7 +176,9 @@ def swivel_train(
         ),
     ] = "rotvec",
     epochs: Annotated[int, typer.Option(min=1, help="MLP training epochs.")] = 300,
-    seed: Annotated[int, typer.Option(help="Seed of the MLP's initialisation and batches.")] = 0,
+    seed: Annotated[
+        int, typer.Option(min=0, help="Seed of the MLP's initialisation and batches.")
+    ] = 0,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Train a swivel predictor on all but the highest-numbered trial of each activity."""

@@ -31,6 +31,7 @@ from vhuman.animation.easing import Easing, ease
 from vhuman.errors import InputError
 from vhuman.geometry import quat_slerp
 from vhuman.geometry.quaternion import as_quat_array
+from vhuman.skeleton.motion import frame_count
 
 __all__ = ["MinimumJerkTrajectory", "minimum_jerk"]
 
@@ -137,7 +138,9 @@ def minimum_jerk(
         points += [_point(p, f"via[{k}]") for k, p in enumerate(v)]
     points.append(_point(pf, "pf"))
     total = _positive(duration, "duration")
-    steps = max(1, round(total * _positive(fps, "fps")))
+    rate = _positive(fps, "fps")
+    frame_count(total, rate)  # refuses more than MAX_FRAMES before any work
+    steps = max(1, round(total * rate))
     if (q0 is None) != (qf is None):
         raise InputError("give both q0 and qf (end orientations) or neither")
 

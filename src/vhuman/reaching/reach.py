@@ -74,6 +74,7 @@ from vhuman.reaching.swivel import (
     swivel_angle,
 )
 from vhuman.skeleton import Motion, Skeleton, standard_humanoid
+from vhuman.skeleton.motion import frame_count
 
 __all__ = [
     "DEFAULT_MODELS",
@@ -486,6 +487,7 @@ def plan_reaches(
     _positive(duration, "duration")
     _positive(fps, "fps")
     _positive(max_joint_speed, "max_joint_speed")
+    frame_count(duration, fps)  # refuses more than MAX_FRAMES before any work
     p0, p1 = (_points(x, name) for x, name in ((start, "start"), (target, "target")))
     q0 = as_quat_array(start_orientation, "start_orientation")
     q1 = as_quat_array(target_orientation, "target_orientation")
@@ -863,6 +865,7 @@ def generate_reach(
     _positive(duration, "duration")
     _positive(fps, "fps")
     _positive(max_joint_speed, "max_joint_speed")
+    frame_count(duration, fps)  # refuses more than MAX_FRAMES before any work
     target = _check_point(target, "target")
     longest = model.upper_arm + model.forearm + model.hand
     if np.linalg.norm(target - shoulder) > longest:
