@@ -40,10 +40,6 @@ SHORTENED: dict[str, tuple[dict[str, str], str]] = {
         },
         "30 generations of 12 walkers take many minutes",
     ),
-    "vhuman ik bench": (
-        {"--targets 200": "--targets 5", "--batch 1000": "--batch 10"},
-        "200 + 1000 targets for every solver and ikpy take minutes",
-    ),
 }
 """Command prefix → (README text → text run instead, why)."""
 

@@ -115,7 +115,7 @@ def test_factors_file_and_options(stoop_file: Path, tmp_path: Path) -> None:
         (["--load", "-1"], "--load must be a finite mass >= 0 kg"),
         (["--map", "nosuch"], "unknown body map 'nosuch'"),
         (["--coupling", "tight"], "coupling must be one of"),
-        (["--load-pattern", "daily"], "load_pattern must be one of"),
+        (["--load-pattern", "daily"], "--load-pattern must be one of"),
         (["--plot", "x.jpg"], "must end in .png"),
     ],
 )

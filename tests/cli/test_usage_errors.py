@@ -24,7 +24,7 @@ def _run(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture, *argv: 
         (("reach",), ("vhuman reach", "--target")),
         (("no-such-command",), ("vhuman", "no-such-command")),
         (("physics", "simulate", "--cycles", "many"), ("vhuman physics simulate", "--cycles")),
-        (("ik", "bench", "--targets", "0"), ("vhuman ik bench", "--targets")),
+        (("posture", "--scene", "ship-valve", "-j", "0"), ("vhuman posture", "--jobs")),
     ],
 )
 def test_usage_error_is_one_line_and_exit_2(

@@ -47,7 +47,7 @@ objects:
         (["--scene", "{bad}"], "objects[0].size"),
         (["--scene", "{nan}"], "target.position"),
         (["--scene", "ship-valve", "--target", "1.3", "0", "0.6"], "inside"),
-        (["--scene", "ship-valve", "--worker", "giant"], "p95-male"),
+        (["--scene", "ship-valve", "--body", "giant"], "p95-male"),
         (["--scene", "nowhere"], "built-in scenes"),
     ],
 )

@@ -31,8 +31,8 @@ def test_run_writes_future_bvh(model_file, tmp_path):
     out = tmp_path / "future.bvh"
     res = runner.invoke(
         predict_app,
-        ["run", "--model", str(model_file), "--input", str(src), "--frames", "12", "-o", str(out),
-         "--json"],
+        ["run", "--checkpoint", str(model_file), "--input", str(src), "--frames", "12",
+         "-o", str(out), "--json"],
     )  # fmt: skip
     assert res.exit_code == 0, res.output
     assert json.loads(res.stdout)["frames"] == 12
@@ -53,7 +53,7 @@ def test_run_bad_input_exit_2(model_file, tmp_path, case):
         lines = path.read_text().splitlines()
         lines[5] = "nan," + lines[5].split(",", 1)[1]
         path.write_text("\n".join(lines) + "\n")
-    res = runner.invoke(predict_app, ["run", "--model", str(model_file), "--input", str(path)])
+    res = runner.invoke(predict_app, ["run", "--checkpoint", str(model_file), "--input", str(path)])
     assert res.exit_code == 2
     assert "error:" in res.stderr
     assert "Traceback" not in res.stderr
@@ -116,8 +116,8 @@ def test_train_on_bvh_folder_then_evaluate(tmp_path):
     data = ["evaluate", "--data", str(tmp_path / "bvh")]
     res = runner.invoke(
         predict_app,
-        [*data, "--model", str(files["seed"]), "--simlpe", str(files["simlpe"]),
-         "--ltd", str(files["ltd"]), "--json"],
+        [*data, "--checkpoint", str(files["seed"]), "--simlpe-checkpoint", str(files["simlpe"]),
+         "--ltd-checkpoint", str(files["ltd"]), "--json"],
     )  # fmt: skip
     assert res.exit_code == 0, res.output
     d = json.loads(res.stdout)
@@ -127,9 +127,9 @@ def test_train_on_bvh_folder_then_evaluate(tmp_path):
     assert d["windows"] > 0
     assert np.all(np.isfinite(d["models"]["zero_velocity"]["mpjpe_mm"]))
     # A model file of another kind than the option asks for is refused.
-    res = runner.invoke(predict_app, [*data, "--ltd", str(files["simlpe"])])
+    res = runner.invoke(predict_app, [*data, "--ltd-checkpoint", str(files["simlpe"])])
     assert res.exit_code == 2
-    assert "--ltd needs a model of kind 'ltd'" in res.stderr
+    assert "--ltd-checkpoint needs a model of kind 'ltd'" in res.stderr
 
 
 def test_train_regularisation_options(tmp_path):

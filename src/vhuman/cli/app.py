@@ -6,12 +6,11 @@ import json
 import math
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from typer import Abort
 
@@ -21,11 +20,11 @@ from typer._click.exceptions import ClickException, NoArgsIsHelpError, UsageErro
 from vhuman import __version__
 from vhuman.cli.ergo import ergo
 from vhuman.cli.errors import stderr, user_errors
+from vhuman.cli.options import renamed
 from vhuman.cli.physics import physics_app
 from vhuman.cli.posture import posture
 from vhuman.cli.predict import predict_app
 from vhuman.cli.reaching import reach, swivel_app
-from vhuman.cli.tables import print_table
 from vhuman.cli.task import task
 from vhuman.errors import InputError
 
@@ -224,7 +223,7 @@ def walk(
     from vhuman.io import save_motion
     from vhuman.skeleton import standard_humanoid
 
-    with user_errors():
+    with user_errors({"turn_rate": "--turn"}):
         params = GaitParameters(
             step_length=step_length, speed=speed, cycles=cycles,
             turn_rate=math.radians(turn), fps=fps, leg_ik=leg_ik,
@@ -258,96 +257,13 @@ def walk(
     console.print(table)
 
 
-app.command()(reach)
-app.command()(posture)
+app.command(cls=renamed({"--model": "--checkpoint"}))(reach)
+app.command(cls=renamed({"--worker": "--body"}))(posture)
 app.command()(ergo)
 app.command()(task)
 app.add_typer(swivel_app, name="swivel")
 app.add_typer(physics_app, name="physics")
 app.add_typer(predict_app, name="predict")
-
-ik_app = typer.Typer(help="Inverse kinematics: compare the solvers.", no_args_is_help=True)
-app.add_typer(ik_app, name="ik")
-
-
-@ik_app.command("bench")
-def ik_bench(
-    targets: Annotated[int, typer.Option(min=1, help="Targets solved one at a time.")] = 200,
-    batch: Annotated[int, typer.Option(min=1, help="Targets solved in one batched call.")] = 1000,
-    seed: Annotated[int, typer.Option(help="Seed of the random targets.")] = 0,
-    sweep_switch: Annotated[
-        bool, typer.Option(help="Also sweep two-stage CCD's switching distance.")
-    ] = False,
-    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
-) -> None:
-    """CCD, two-stage CCD, FABRIK, DLS (and ikpy if installed) on the same seeded targets."""
-    from vhuman.ik.benchmark import run_benchmark
-
-    with Progress(
-        TextColumn("{task.description}"), TimeElapsedColumn(), console=stderr,
-        disable=as_json, transient=True,
-    ) as progress:  # fmt: skip
-        task = progress.add_task("IK benchmark")
-        result = run_benchmark(
-            targets, batch, seed, sweep=sweep_switch,
-            progress=lambda text: progress.update(task, description=f"IK benchmark: {text}"),
-        )  # fmt: skip
-    if as_json:
-        print(json.dumps(result, default=str))
-    else:
-        print_ik_tables(result, console)
-
-
-def print_ik_tables(result: dict[str, Any], console: Console) -> None:
-    """The tables of `vhuman ik bench` for people."""
-    rows = result["rows"]
-    table = Table(
-        title=f"IK on the standard humanoid: {result['targets']} single targets, batch of "
-        f"{result['batch']}, seed {result['seed']}, success = within 1 mm"
-    )
-    table.caption = "ikpy's batch rate: one over its mean single-solve time"
-    for col in ("solver", "on", "solved", "median ms", "p95 ms", "joint updates",
-                "batch solved", "batch /s"):  # fmt: skip
-        table.add_column(col, justify="left" if col in ("solver", "on") else "right")
-    for r in rows:
-        updates = "-" if r["mean_joint_updates"] is None else f"{r['mean_joint_updates']:.1f}"
-        bsucc = "-" if r["batch_success"] is None else f"{r['batch_success']:.1%}"
-        table.add_row(r["solver"], r["problem"], f"{r['success']:.1%}", f"{r['median_ms']:.2f}",
-                      f"{r['p95_ms']:.2f}", updates, bsucc,
-                      f"{r['batch_solves_per_s']:,.0f}")  # fmt: skip
-    print_table(table, console)
-    if "checks" not in result:
-        console.print(f"ikpy {result['ikpy']}")
-        return
-    checks, met = result["checks"], result["targets_met"]
-    console.print(
-        "ikpy chain vs vhuman FK on 20 random arm poses: "
-        f"max |Δp| = {result['ikpy_fk_max_diff_m']:.1e} m"
-    )
-    console.print(
-        f"single CCD {checks['single_ccd_speedup_vs_ikpy']:.1f}× faster than ikpy (median), "
-        f"success {checks['single_ccd_success_minus_ikpy']:+.1%}; batched CCD "
-        f"{checks['batch_ccd_throughput_vs_ikpy']:.0f}× ikpy's throughput; two-stage CCD "
-        f"{checks['two_stage_batch_update_reduction']:.0%} fewer joint updates than CCD on the "
-        f"{result['batch']} whole-body targets ({checks['two_stage_update_reduction']:.0%} on "
-        f"the {result['targets']} single ones), success "
-        f"{checks['two_stage_success_minus_ccd']:+.1%}"
-    )
-    for label, ok in met.items():
-        console.print(f"  {'met   ' if ok else 'MISSED'} {label}")
-    sweep = result.get("switch_sweep")
-    if sweep:
-        st = Table(title="two-stage CCD: mean joint updates (success) against switch_distance")
-        st.add_column("step (m), targets")
-        st.add_column("full CCD", justify="right")
-        for d in sweep[0]["two_stage"]:
-            st.add_column(f"{d} m", justify="right")
-        for row in sweep:
-            kind = "out of arm's reach" if row["out_of_reach_only"] else "all"
-            st.add_row(f"{row['step_m'][0]}-{row['step_m'][1]}, {kind}",
-                       f"{row['ccd_updates']:.1f} ({row['ccd_success']:.0%})",
-                       *(f"{u:.1f} ({s:.0%})" for u, s in row["two_stage"].values()))  # fmt: skip
-        print_table(st, console)
 
 
 @app.command()

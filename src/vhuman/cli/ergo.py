@@ -190,16 +190,22 @@ def ergo(
     from vhuman.io import atomic_write, load_motion
     from vhuman.viz import plot_ergonomic_scores, save_figure
 
-    with user_errors():
+    options = {
+        "load_kg": load, "load_pattern": load_pattern, "coupling": coupling, "shock": shock,
+        "static": static, "repeated": repeated, "rapid_change": rapid_change,
+        "arm_supported": arm_supported, "sitting": sitting, "legs_supported": legs_supported,
+    }  # fmt: skip
+    # A bad value given as an option is named by its option; one from --factors by its key.
+    given = {
+        f"WorkFactors.{key}": "--load" if key == "load_kg" else "--" + key.replace("_", "-")
+        for key, value in options.items()
+        if value is not None
+    }
+    with user_errors(given):
         file_values: dict[str, Any] = {}
         thresholds = PostureThresholds()
         if factors is not None:
             file_values, thresholds = read_factors(factors)
-        options = {
-            "load_kg": load, "load_pattern": load_pattern, "coupling": coupling, "shock": shock,
-            "static": static, "repeated": repeated, "rapid_change": rapid_change,
-            "arm_supported": arm_supported, "sitting": sitting, "legs_supported": legs_supported,
-        }  # fmt: skip
         if load is not None and not (math.isfinite(load) and load >= 0.0):
             raise InputError(f"--load must be a finite mass >= 0 kg, got {load}")
         work = WorkFactors.from_mapping(

@@ -5,27 +5,82 @@ from __future__ import annotations
 import shlex
 import signal
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 
 import typer
 from rich.console import Console
 from rich.markup import escape
 
+# Typer runs on its own copy of click; the running command's context is held there.
+from typer._click.globals import get_current_context
+
 from vhuman.errors import InputError
 
-__all__ = ["command_line", "interruptible", "stderr", "user_errors"]
+__all__ = ["command_line", "interruptible", "option_spelling", "stderr", "user_errors"]
 
 stderr = Console(stderr=True, highlight=False)
 
 
+def _command_spellings() -> dict[str, str]:
+    """Parameter name → long option spelling of the command being run (empty outside one)."""
+    ctx = get_current_context(silent=True)
+    if ctx is None:
+        return {}
+    spellings = {}
+    for param in ctx.command.params:
+        long = [o for o in param.opts if o.startswith("--")]
+        if long and param.name:
+            spellings[param.name] = long[0]
+    return spellings
+
+
+def option_spelling(message: str, spellings: Mapping[str, str]) -> str:
+    """``message`` with the parameter name it starts with written as its option.
+
+    Library errors name the value they reject (``"step_length must be ..."``);
+    at the command line the option is named as typed (``"--step-length"``).
+
+    Parameters
+    ----------
+    message : str
+        An error message.
+    spellings : mapping of str to str
+        Parameter name (as the message starts) → option spelling.
+
+    Returns
+    -------
+    str
+        The message, its first words replaced when they are a known name.
+
+    Examples
+    --------
+    >>> option_spelling("leg_ik must be one of analytic, ccd", {"leg_ik": "--leg-ik"})
+    '--leg-ik must be one of analytic, ccd'
+    """
+    for name in sorted(spellings, key=len, reverse=True):
+        if message.startswith(f"{name} "):
+            return spellings[name] + message[len(name) :]
+    return message
+
+
 @contextmanager
-def user_errors() -> Iterator[None]:
-    """Report bad input (an `InputError` or an unreadable path) in one line, exit 2."""
+def user_errors(spellings: Mapping[str, str] | None = None) -> Iterator[None]:
+    """Report bad input (an `InputError` or an unreadable path) in one line, exit 2.
+
+    Parameters
+    ----------
+    spellings : mapping of str to str, optional
+        Names used by the library's messages that are not a parameter of the
+        command (``"turn_rate"``) → the option that sets them (``"--turn"``);
+        the command's own parameters are known already.
+    """
     try:
         yield
     except InputError as exc:
-        stderr.print(f"[bold red]error:[/] {escape(str(exc))}", soft_wrap=True)
+        names = {**_command_spellings(), **(spellings or {})}
+        text = option_spelling(str(exc), names)
+        stderr.print(f"[bold red]error:[/] {escape(text)}", soft_wrap=True)
         raise typer.Exit(2) from None
     except (FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError) as exc:
         what = exc.strerror or type(exc).__name__

@@ -13,6 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from vhuman.cli.errors import command_line, interruptible, user_errors
+from vhuman.cli.options import renamed
 
 __all__ = ["physics_app"]
 
@@ -25,7 +26,7 @@ physics_app = typer.Typer(
 console = Console(highlight=False, stderr=True)
 
 
-@physics_app.command()
+@physics_app.command(cls=renamed({"--workers": "--jobs"}))
 def optimize(
     output: Annotated[
         Path, typer.Option("-o", "--output", help="Controller JSON to write.")
@@ -44,14 +45,15 @@ def optimize(
             "are feasible)."
         ),
     ] = 5.0,
-    workers: Annotated[
-        int, typer.Option(min=1, help="Local worker processes (may differ on resume).")
+    jobs: Annotated[
+        int,
+        typer.Option("--jobs", "-j", min=1, help="Local worker processes (may differ on resume)."),
     ] = 1,
     scheduler: Annotated[
         str | None,
-        typer.Option(help="Dask scheduler address, instead of --workers (may differ on resume)."),
+        typer.Option(help="Dask scheduler address, instead of --jobs (may differ on resume)."),
     ] = None,
-    seed: Annotated[int, typer.Option(help="Random seed.")] = 0,
+    seed: Annotated[int, typer.Option(min=0, help="Random seed.")] = 0,
     checkpoint: Annotated[
         Path | None,
         typer.Option(
@@ -97,7 +99,7 @@ def optimize(
     from vhuman.io import check_writable
 
     resume = command_line() if checkpoint is not None else None
-    with user_errors(), interruptible(resume):
+    with user_errors({"target cycles": "--target-cycles"}), interruptible(resume):
         check_writable(output, "--output")
         for path, name in ((checkpoint, "--checkpoint"), (log, "--log")):
             if path is not None:
@@ -106,7 +108,7 @@ def optimize(
         with Progress(
             TextColumn("generation"), BarColumn(), MofNCompleteColumn(),
             TextColumn("{task.fields[info]}"), TimeElapsedColumn(), console=console,
-            disable=as_json,
+            disable=as_json, transient=True,
         ) as progress:  # fmt: skip
             task = progress.add_task("evolve", total=max(generations, 1), info="")
 
@@ -126,7 +128,7 @@ def optimize(
                 ctrl, result = optimize_controller(
                     clip, generations=generations, population=population,
                     target_cycles=target_cycles, window_step=window_step, seed=seed,
-                    workers=workers, scheduler=scheduler, screen=not no_screen,
+                    workers=jobs, scheduler=scheduler, screen=not no_screen,
                     push_force=push_force,
                     push_growth=push_growth, refine_budget=refine_budget, checkpoint=checkpoint,
                     on_generation=on_generation,
@@ -140,7 +142,7 @@ def optimize(
                 ctrl, result = optimize_gait(
                     load_controller(base or default_controller_path()), speed,
                     generations=generations, population=population, target_cycles=target_cycles,
-                    window_step=window_step, seed=seed, workers=workers, scheduler=scheduler,
+                    window_step=window_step, seed=seed, workers=jobs, scheduler=scheduler,
                     push_force=push_force, push_growth=push_growth, screen=not no_screen,
                     checkpoint=checkpoint, on_generation=on_generation,
                 )  # fmt: skip

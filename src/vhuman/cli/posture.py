@@ -24,27 +24,6 @@ __all__ = ["posture", "write_posture_outputs"]
 console = Console(highlight=False)
 
 
-def _pareto_figure(result: PostureResult, front: Any = None) -> Any:
-    """The arm's final Pareto set, or ``front`` (N, 2) from another search, and the choice."""
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(6.4, 4.4))
-    ax = fig.add_subplot()
-    f = result.arm.pareto_f if front is None else front
-    label = "final Pareto set (feasible)" if front is None else "NSGA-II front, no IK seeds"
-    ax.plot(f[:, 0], f[:, 1], "o-", color="#1f77b4", label=label)
-    chosen = result.arm.diff_r + 10.0 * result.arm.diff_t
-    ax.plot([result.arm.comfort], [chosen], "*", ms=14, color="#d62728", label="chosen posture")
-    ax.set_xlabel("joint comfort  Σ f_rot")
-    ax.set_ylabel("reach accuracy  f_access = DiffR + α·DiffT")
-    ax.set_yscale("symlog", linthresh=1e-3)
-    ax.set_title(f"arm NSGA-II on {result.scene.name} ({result.library_posture})")
-    ax.legend(loc="best")
-    ax.grid(alpha=0.3)
-    fig.tight_layout()
-    return fig
-
-
 def _pose_dict(result: PostureResult) -> dict[str, Any]:
     m = result.motion
     return {
@@ -70,7 +49,7 @@ def write_posture_outputs(
         File kind → path.
     """
     from vhuman.io import atomic_write, save_motion
-    from vhuman.viz import Report, save_figure, write_figure
+    from vhuman.viz import Report, plot_posture_pareto, save_figure, write_figure
     from vhuman.viz.scene_view import scene_figure
 
     folder.mkdir(parents=True, exist_ok=True)
@@ -86,7 +65,7 @@ def write_posture_outputs(
     doc = {**figures, "reba": result.reba.to_dict(), "rula": result.rula.to_dict(),
            "pose": _pose_dict(result)}  # fmt: skip
     atomic_write(paths["json"], json.dumps(doc, indent=1) + "\n")
-    pareto = _pareto_figure(result, front)
+    pareto = plot_posture_pareto(result, front)
     save_figure(pareto, paths["pareto"])
     body_model = _body(result)
     view = scene_figure(
@@ -179,19 +158,20 @@ def posture(
     output: Annotated[Path, typer.Option("-o", "--output", help="Output folder.")] = Path(
         "posture"
     ),
-    worker: Annotated[
+    body: Annotated[
         list[str] | None,
         typer.Option(
-            help="Worker: p<percentile>-<male|female>, GB/T 10000 (default p95-male); repeatable."
+            help="Body: p<percentile>-<male|female>, GB/T 10000 (default p95-male); repeatable."
         ),
     ] = None,
     target: Annotated[
         tuple[float, float, float] | None,
         typer.Option(help="Replace the scene's target position X Y Z, in m."),
     ] = None,
-    seed: Annotated[int, typer.Option(help="Seed of the arm NSGA-II.")] = 0,
+    seed: Annotated[int, typer.Option(min=0, help="Seed of the arm NSGA-II.")] = 0,
     jobs: Annotated[
-        int, typer.Option(min=1, help="Local worker processes (may differ on a rerun).")
+        int,
+        typer.Option("--jobs", "-j", min=1, help="Local worker processes (may differ on a rerun)."),
     ] = 2,
     scheduler: Annotated[
         str | None, typer.Option(help="Dask scheduler address: run the tasks on its cluster.")
@@ -207,12 +187,12 @@ def posture(
     from vhuman.posture import PostureTask, solve_into, solve_many
     from vhuman.posture.solver import WORKERS
 
-    workers = worker or ["p95-male"]
+    workers = body or ["p95-male"]
     batch = len(scene) * len(workers) > 1 or scheduler is not None
     with user_errors(), interruptible(command_line() if batch else None):
         for w in workers:
             if w not in WORKERS:
-                raise InputError(f"--worker {w!r} is unknown; workers: {', '.join(WORKERS)}")
+                raise InputError(f"--body {w!r} is unknown; bodies: {', '.join(WORKERS)}")
         if target is not None and not all(math.isfinite(v) for v in target):
             raise InputError(f"--target must be 3 finite numbers [m], got {list(target)}")
         tasks = [PostureTask(s, w, seed, target) for s, w in itertools.product(scene, workers)]
@@ -240,9 +220,9 @@ def posture(
         print(json.dumps(outputs[0] if len(outputs) == 1 else {"tasks": outputs}))
         return
     table = Table(title=f"maintenance posture → {output}")
-    for col in ("scene", "worker", "posture", "status", "contacts", "clearance mm", "balance mm",
+    for col in ("scene", "body", "posture", "status", "contacts", "clearance mm", "balance mm",
                 "reach mm", "reach °", "REBA", "RULA", "time s"):  # fmt: skip
-        table.add_column(col, justify="left" if col in ("scene", "worker", "posture") else "right")
+        table.add_column(col, justify="left" if col in ("scene", "body", "posture") else "right")
     for o in outputs:
         clear, margin = o["min_clearance_mm"], o["balance_margin_mm"]
         status = o["status"] + (f" ({o['reason']})" if o["reason"] else "")

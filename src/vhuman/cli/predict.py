@@ -12,6 +12,7 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from vhuman.cli.errors import command_line, interruptible, user_errors
+from vhuman.cli.options import renamed
 from vhuman.cli.tables import print_table
 from vhuman.errors import InputError
 
@@ -63,7 +64,7 @@ def train(
         float | None,
         typer.Option("--lr", help="Initial learning rate (default: the model kind's)."),
     ] = None,
-    seed: Annotated[int, typer.Option("--seed", help="Random seed.")] = 0,
+    seed: Annotated[int, typer.Option("--seed", min=0, help="Random seed.")] = 0,
     device: Annotated[
         str,
         typer.Option(
@@ -137,7 +138,7 @@ def train(
     """Train a predictor; a checkpoint <output>.ckpt is written after every epoch."""
     from vhuman.io import check_writable
 
-    with user_errors(), interruptible(command_line(["--resume"])):
+    with user_errors({"model kind": "--model"}), interruptible(command_line(["--resume"])):
         check_writable(output, "--output")
         check_writable(f"{output}.ckpt", "the checkpoint")
         import torch
@@ -216,20 +217,34 @@ def _literature_table(result: dict[str, Any]) -> Table:
     return table
 
 
-@predict_app.command()
+_EVALUATE_FILES = {
+    "lie-transformer": "--checkpoint",
+    "simlpe": "--simlpe-checkpoint",
+    "ltd": "--ltd-checkpoint",
+}
+"""Model kind → the option of `vhuman predict evaluate` naming its file."""
+
+
+@predict_app.command(
+    cls=renamed({"--model": "--checkpoint", "--simlpe": "--simlpe-checkpoint",
+                 "--ltd": "--ltd-checkpoint"})
+)  # fmt: skip
 def evaluate(
     data: DataOption,
-    model: Annotated[
+    checkpoint: Annotated[
         Path | None,
-        typer.Option("--model", help="Lie-transformer model file (default: the shipped one)."),
+        typer.Option(
+            "--checkpoint",
+            help="Model file of Ueda et al.'s Transformer (default: the shipped one).",
+        ),
     ] = None,
     simlpe: Annotated[
         Path | None,
-        typer.Option("--simlpe", help="siMLPe model file (default: the shipped one)."),
+        typer.Option("--simlpe-checkpoint", help="siMLPe model file (default: the shipped one)."),
     ] = None,
     ltd: Annotated[
         Path | None,
-        typer.Option("--ltd", help="LTD model file, evaluated too (none is shipped)."),
+        typer.Option("--ltd-checkpoint", help="LTD model file, evaluated too (none is shipped)."),
     ] = None,
     protocol: Annotated[
         str,
@@ -260,15 +275,14 @@ def evaluate(
 ) -> None:
     """MPJPE (mm) and Euler error at 80…1000 ms for the model and every baseline."""
     with user_errors():
-        from vhuman.prediction import build_model, load_model, load_sequences
+        from vhuman.prediction import build_model, default_model_path, load_model, load_sequences
         from vhuman.prediction import evaluate as evaluate_models
         from vhuman.prediction.literature import EvaluationProtocol, WindowRule, parse_choice
-        from vhuman.prediction.shipped import default_model_path
 
         chosen = parse_choice(EvaluationProtocol, protocol, "--protocol")
         rule = parse_choice(WindowRule, windows, "--windows")
         sequences = load_sequences(data)
-        files = {"lie-transformer": model or default_model_path("lie-transformer")}
+        files = {"lie-transformer": checkpoint or default_model_path("lie-transformer")}
         files["simlpe"] = simlpe or default_model_path("simlpe")
         if ltd is not None:
             files["ltd"] = ltd
@@ -276,10 +290,9 @@ def evaluate(
         for kind, path in files.items():
             trained[kind], _ = load_model(path)
             if trained[kind].kind != kind:
-                option = "--model" if kind == "lie-transformer" else f"--{kind}"
                 raise InputError(
-                    f"{option} needs a model of kind {kind!r}; {path} holds one of kind "
-                    f"{trained[kind].kind!r}"
+                    f"{_EVALUATE_FILES[kind]} needs a model of kind {kind!r}; {path} holds one "
+                    f"of kind {trained[kind].kind!r}"
                 )
         if mirror_average:
             from vhuman.prediction.data import mirror_joints
@@ -331,15 +344,15 @@ def evaluate(
     )
 
 
-@predict_app.command()
+@predict_app.command(cls=renamed({"--model": "--checkpoint"}))
 def run(
     input: Annotated[Path, typer.Option("--input", help="Observed motion (.bvh, CMU .txt, .npz).")],
     output: Annotated[Path, typer.Option("-o", "--output", help="Predicted motion file.")] = Path(
         "future.bvh"
     ),
     frames: Annotated[int, typer.Option("--frames", help="Frames to predict.")] = 25,
-    model: Annotated[
-        Path | None, typer.Option("--model", help="Model file (default: the shipped one).")
+    checkpoint: Annotated[
+        Path | None, typer.Option("--checkpoint", help="Model file (default: the shipped one).")
     ] = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -350,11 +363,10 @@ def run(
     """
     with user_errors():
         from vhuman.io import load_motion, save_motion
-        from vhuman.prediction import load_model, predict_motion
+        from vhuman.prediction import default_model_path, load_model, predict_motion
         from vhuman.prediction.root import ROOT_WINDOW_S
-        from vhuman.prediction.shipped import default_model_path
 
-        predictor, info = load_model(model or default_model_path("lie-transformer"))
+        predictor, info = load_model(checkpoint or default_model_path("lie-transformer"))
         motion = load_motion(input)
         future = predict_motion(predictor, info, motion, frames)
         save_motion(future, output)

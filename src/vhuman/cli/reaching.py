@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.table import Table
 
 from vhuman.cli.errors import interruptible, stderr, user_errors
+from vhuman.cli.options import renamed
 from vhuman.cli.tables import print_table
 from vhuman.errors import InputError
 
@@ -56,8 +57,9 @@ def reach(
     stature: Annotated[
         float | None, typer.Option(help="Stature in m (default GB/T 10000 male P50, 1.678 m).")
     ] = None,
-    model: Annotated[
-        Path | None, typer.Option(help="Swivel predictor file (default: the shipped deep MLP).")
+    checkpoint: Annotated[
+        Path | None,
+        typer.Option(help="Swivel predictor file (default: the shipped deep MLP)."),
     ] = None,
     allow_lean: Annotated[
         bool,
@@ -85,7 +87,7 @@ def reach(
     from vhuman.reaching.reach import generate_reach, hand_orientation_from_rpy
     from vhuman.skeleton import standard_humanoid
 
-    with user_errors():
+    with user_errors({"side": "--arm"}):
         orientation = (
             None if target_rpy is None else hand_orientation_from_rpy(np.radians(target_rpy), arm)
         )
@@ -97,7 +99,7 @@ def reach(
             duration=duration,
             fps=fps,
             skeleton=standard_humanoid(stature=stature),
-            predictor=None if model is None else load_predictor(model),
+            predictor=None if checkpoint is None else load_predictor(checkpoint),
             allow_lean=allow_lean,
             max_joint_speed=max_joint_speed,
         )
@@ -176,7 +178,9 @@ def swivel_train(
         ),
     ] = "rotvec",
     epochs: Annotated[int, typer.Option(min=1, help="MLP training epochs.")] = 300,
-    seed: Annotated[int, typer.Option(help="Seed of the MLP's initialisation and batches.")] = 0,
+    seed: Annotated[
+        int, typer.Option(min=0, help="Seed of the MLP's initialisation and batches.")
+    ] = 0,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Train a swivel predictor on all but the highest-numbered trial of each activity."""
@@ -188,9 +192,9 @@ def swivel_train(
         evaluate,
     )
 
-    with user_errors(), interruptible(None):
+    with user_errors({"root": "--data"}), interruptible(None):
         if model not in _KINDS:
-            raise InputError(f"model must be one of {list(_KINDS)}, got {model!r}")
+            raise InputError(f"--model must be one of {list(_KINDS)}, got {model!r}")
         check_writable(output, "--output")
         train, test = _held_out(data)
         predictor = {
@@ -214,7 +218,7 @@ def swivel_train(
         )
 
 
-@swivel_app.command("evaluate")
+@swivel_app.command("evaluate", cls=renamed({"--model": "--checkpoint"}))
 def swivel_evaluate(
     data: Annotated[
         Path,
@@ -225,9 +229,11 @@ def swivel_evaluate(
             envvar="VHUMAN_CMU_DATA",
         ),
     ],
-    model: Annotated[
+    checkpoint: Annotated[
         list[Path] | None,
-        typer.Option(help="Model file (repeatable; default: the shipped MLPs and least squares)."),
+        typer.Option(
+            help="Predictor file (repeatable; default: the shipped MLPs and least squares)."
+        ),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
@@ -240,9 +246,9 @@ def swivel_evaluate(
     from vhuman.reaching import MeanPredictor, cmu_folder_swivel_dataset, evaluate, load_predictor
     from vhuman.reaching.reach import default_predictor
 
-    with user_errors():
-        if model:
-            predictors = {path.stem: load_predictor(path) for path in model}
+    with user_errors({"root": "--data"}):
+        if checkpoint:
+            predictors = {path.stem: load_predictor(path) for path in checkpoint}
         else:
             predictors = {
                 kind: default_predictor(kind) for kind in ("mlp-deep", "mlp-shape", "mlp", "lsq")

@@ -45,8 +45,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vhuman.control.model import Humanoid, build_humanoid, skeleton_signature
+from vhuman.data import shipped_path
 from vhuman.errors import FileFormatError, InputError
-from vhuman.io._common import PathLike, atomic_write, decode_text, read_bytes
+from vhuman.io.filesystem import PathLike, atomic_write, decode_text, read_bytes
 from vhuman.skeleton.motion import Motion
 from vhuman.skeleton.skeleton import Skeleton
 
@@ -329,7 +330,7 @@ def load_controller(path: PathLike) -> Controller:
 
 def default_controller_path() -> Path:
     """Path of the shipped default walking controller (``vhuman/data/controllers/walk.json``)."""
-    return Path(__file__).resolve().parents[1] / "data" / "controllers" / "walk.json"
+    return shipped_path("controllers", "walk.json")
 
 
 SHIPPED_SPEEDS = (1.0,)

@@ -53,7 +53,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from vhuman.errors import InputError
 from vhuman.executor import MapExecutor
-from vhuman.io._common import PathLike, atomic_write
+from vhuman.io.filesystem import PathLike, atomic_write
 
 __all__ = [
     "Evaluation",

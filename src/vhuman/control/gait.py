@@ -30,7 +30,7 @@ from vhuman.control.optimize import push_series
 from vhuman.control.simulation import simulate
 from vhuman.errors import InputError
 from vhuman.executor import make_executor
-from vhuman.io._common import PathLike
+from vhuman.io.filesystem import PathLike
 
 __all__ = [
     "GAIT_OBJECTIVES",

@@ -35,7 +35,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from vhuman.errors import InputError
 from vhuman.geometry.euler import euler_to_quat, quat_to_euler
-from vhuman.io._common import PathLike, atomic_write
+from vhuman.io.filesystem import PathLike, atomic_write
 from vhuman.skeleton.motion import Motion
 from vhuman.skeleton.skeleton import JointType, Skeleton
 

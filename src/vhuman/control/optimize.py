@@ -26,7 +26,7 @@ from vhuman.control.evolution import (
 from vhuman.control.simulation import Push, simulate
 from vhuman.errors import InputError
 from vhuman.executor import make_executor
-from vhuman.io._common import PathLike
+from vhuman.io.filesystem import PathLike
 
 __all__ = [
     "FEEDBACK_BOUND",

@@ -10,11 +10,11 @@ published scores.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from importlib import resources
 from typing import Any
 
 import numpy as np
 
+from vhuman.data import shipped_path
 from vhuman.ergonomics.angles import BodyAngles
 from vhuman.ergonomics.factors import WorkFactors
 from vhuman.ergonomics.reba import assess_reba, reba_table_a, reba_table_b, reba_table_c
@@ -61,7 +61,7 @@ def published_cases() -> dict[str, list[dict[str, Any]]]:
     """The shipped cases by method (``"reba"``, ``"rula"``), as read from the YAML file."""
     import yaml
 
-    path = resources.files("vhuman").joinpath("data", "ergonomics", "published_cases.yaml")
+    path = shipped_path("ergonomics", "published_cases.yaml")
     doc = yaml.safe_load(path.read_text(encoding="utf-8"))
     return {m: list(doc[m]) for m in METHODS}
 

@@ -5,7 +5,7 @@ from vhuman.ik.chain import Chain, JointSpec, RootDofs
 from vhuman.ik.dls import DLS, jacobian
 from vhuman.ik.fabrik import FABRIK
 from vhuman.ik.result import IKResult
-from vhuman.ik.target import Target
+from vhuman.ik.target import Target, random_reachable_targets
 from vhuman.ik.two_bone import two_bone_ik
 from vhuman.ik.two_stage import TwoStageCCD
 
@@ -20,5 +20,6 @@ __all__ = [
     "Target",
     "TwoStageCCD",
     "jacobian",
+    "random_reachable_targets",
     "two_bone_ik",
 ]

@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from vhuman.errors import InputError
 from vhuman.geometry.quaternion import quat_canonical
+from vhuman.skeleton.kinematics import forward_kinematics
 
-__all__ = ["Target"]
+if TYPE_CHECKING:
+    from vhuman.ik.chain import Chain
+
+__all__ = ["Target", "random_reachable_targets"]
 
 
 @dataclass(frozen=True)
@@ -82,3 +87,30 @@ class Target:
     def batch_shape(self) -> tuple[int, ...]:
         """Leading shape: one target per index."""
         return self.position.shape[:-1]
+
+
+def random_reachable_targets(chain: Chain, n: int, rng: np.random.Generator) -> NDArray[np.float64]:
+    """End-effector positions of ``n`` random poses of the chain's joints within their limits.
+
+    Every target is reachable by construction: it is where the end effector
+    is when the chain's joints take random in-limit rotations
+    (`vhuman.skeleton.Skeleton.random_rotations`), every other joint at rest
+    and the root at its rest position. Root motions of the chain are not used.
+
+    Parameters
+    ----------
+    chain : Chain
+        The chain whose end effector the targets are for.
+    n : int
+        Number of targets.
+    rng : numpy.random.Generator
+        Source of the random poses.
+
+    Returns
+    -------
+    ndarray, shape (n, 3)
+        Target positions [m], world frame.
+    """
+    sk = chain.skeleton
+    q = sk.random_rotations(n, rng, chain.joints)
+    return forward_kinematics(sk.parents, sk.offsets, sk.offsets[0], q)[0][:, chain.joints[-1]]

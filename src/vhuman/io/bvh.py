@@ -73,8 +73,8 @@ from numpy.typing import NDArray
 
 from vhuman.errors import FileFormatError, InputError
 from vhuman.io._axes import IDENTITY_AXES, Y_UP_AXES, AxisMap
-from vhuman.io._common import PathLike, atomic_write, decode_text, read_bytes
 from vhuman.io._decimal import DecodedLines, decode_lines, format_fixed
+from vhuman.io.filesystem import PathLike, atomic_write, decode_text, read_bytes
 from vhuman.skeleton.motion import Motion
 from vhuman.skeleton.skeleton import JointType, Skeleton
 

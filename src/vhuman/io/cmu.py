@@ -36,15 +36,15 @@ from __future__ import annotations
 
 import json
 from functools import cache
-from importlib import resources
 
 import numpy as np
 from numpy.typing import NDArray
 
+from vhuman.data import shipped_path
 from vhuman.errors import FileFormatError, InputError
 from vhuman.geometry.so3 import quat_to_rotvec, rotvec_to_quat
 from vhuman.io._axes import Y_UP_AXES
-from vhuman.io._common import PathLike, atomic_write, decode_text, on_skeleton, read_bytes
+from vhuman.io.filesystem import PathLike, atomic_write, decode_text, on_skeleton, read_bytes
 from vhuman.skeleton.motion import Motion
 from vhuman.skeleton.skeleton import Skeleton
 
@@ -73,7 +73,7 @@ _WALKING_EXAMPLE = "cmu_walking_1.txt.gz"
 
 @cache
 def _skeleton_file() -> tuple[tuple[str, ...], tuple[int, ...], NDArray[np.float64]]:
-    text = resources.files("vhuman").joinpath("data", "cmu_skeleton.json").read_text("utf-8")
+    text = shipped_path("cmu_skeleton.json").read_text("utf-8")
     spec = json.loads(text)
     offsets = np.array(spec["offsets_mm"], dtype=np.float64)
     offsets.setflags(write=False)
@@ -168,8 +168,7 @@ def cmu_walking_example(*, fps: float = CMU_FPS) -> Motion:
     CMU Graphics Lab Motion Capture Database: free for research and for
     inclusion in products, not to be resold as data.
     """
-    with resources.as_file(resources.files("vhuman").joinpath("data", _WALKING_EXAMPLE)) as p:
-        return read_cmu(p, fps=fps)
+    return read_cmu(shipped_path(_WALKING_EXAMPLE), fps=fps)
 
 
 def write_cmu(motion: Motion, path: PathLike) -> None:

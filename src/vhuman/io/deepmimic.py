@@ -38,7 +38,7 @@ from vhuman.errors import FileFormatError, InputError
 from vhuman.geometry.euler import euler_to_quat
 from vhuman.geometry.quaternion import quat_apply, quat_identity
 from vhuman.io._axes import DEEPMIMIC_AXES
-from vhuman.io._common import PathLike, atomic_write, decode_text, on_skeleton, read_bytes
+from vhuman.io.filesystem import PathLike, atomic_write, decode_text, on_skeleton, read_bytes
 from vhuman.skeleton.kinematics import forward_kinematics
 from vhuman.skeleton.motion import Motion, resample_samples
 from vhuman.skeleton.skeleton import JointType, Segment, Skeleton

@@ -24,7 +24,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 from vhuman.errors import FileFormatError, InputError
-from vhuman.io._common import (
+from vhuman.io.bvh import read_bvh, write_bvh
+from vhuman.io.cmu import cmu_skeleton, read_cmu, write_cmu
+from vhuman.io.deepmimic import deepmimic_humanoid, read_deepmimic, write_deepmimic
+from vhuman.io.filesystem import (
     PathLike,
     atomic_path,
     atomic_write,
@@ -32,9 +35,6 @@ from vhuman.io._common import (
     on_skeleton,
     read_bytes,
 )
-from vhuman.io.bvh import read_bvh, write_bvh
-from vhuman.io.cmu import cmu_skeleton, read_cmu, write_cmu
-from vhuman.io.deepmimic import deepmimic_humanoid, read_deepmimic, write_deepmimic
 from vhuman.io.npz import load_npz, save_npz
 from vhuman.skeleton.motion import Motion
 

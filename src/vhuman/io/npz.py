@@ -37,7 +37,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vhuman.errors import FileFormatError, InputError
-from vhuman.io._common import PathLike, atomic_write, read_bytes
+from vhuman.io.filesystem import PathLike, atomic_write, read_bytes
 from vhuman.skeleton.motion import Motion
 from vhuman.skeleton.skeleton import JointType, Segment, Skeleton
 

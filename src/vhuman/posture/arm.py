@@ -1,4 +1,4 @@
-"""The working arm of a placed body: seed 001's 7 angles, reach accuracy, NSGA-II.
+"""The working arm of a placed body: Luo et al.'s 7 angles, reach accuracy, NSGA-II.
 
 The arm is the 7-DOF arm of :class:`vhuman.reaching.ArmModel` (shoulder flexion,
 abduction, rotation; elbow flexion; forearm pronation; wrist deviation and
@@ -8,7 +8,7 @@ body frame at rest). The 7 angles become the skeleton's shoulder, elbow and
 wrist rotations by :meth:`ArmModel.segment_rotations` (forearm pronation goes
 to the wrist, the elbow being a hinge).
 
-Objectives (seed 001, section 3.1), both minimised:
+Objectives (Luo et al., section 3.1), both minimised:
 
 - joint comfort ``Σ f_rot(θ_i)`` over the anatomical angles (:func:`anatomical_angles`)
   with :func:`vhuman.ergonomics.arm_discomfort`;
@@ -22,7 +22,7 @@ of the arm ≤ 0`` on the occupancy grid (trilinear, so a capsule within one gri
 spacing of a surface already counts a little: the constraint is conservative).
 
 The genes are the 7 angles scaled to [0, 1] over the joint limits
-(``θ = lo + u (hi − lo)``, seed eq. 14); NSGA-II (pymoo) with binary
+(``θ = lo + u (hi − lo)``, Luo et al.'s eq. 14); NSGA-II (pymoo) with binary
 tournament selection, SBX crossover and polynomial mutation; the initial
 population holds closed-form IK solutions (:func:`vhuman.reaching.solve_arm`)
 over a grid of swivel angles, the rest uniform.

@@ -1,6 +1,6 @@
-"""The seed's comparator: a whole-body multi-objective GA at fixed horizontal distances.
+"""Luo et al.'s comparator: a whole-body multi-objective GA at fixed horizontal distances.
 
-Seed 001 (section 4.2, after Wu et al.) compares its method with a whole-body
+Luo et al. (section 4.2, after Wu et al.) compare their method with a whole-body
 multi-objective genetic algorithm that needs the worker's position given: the
 body is put at several fixed horizontal distances from the target, and at each
 the whole posture is optimised on balance, joint comfort and reachability; the
@@ -18,7 +18,7 @@ best distance is kept. Re-implemented here with pymoo's NSGA-II:
   horizontal distance [m] from the centre of mass to the centroid of the body
   points touching the floor;
 - constraint: the whole-body collision ratio on the occupancy grid ≤ 0 (the
-  seed's baseline had no collision term; the constraint makes it a stronger
+  Luo et al.'s baseline had no collision term; the constraint makes it a stronger
   peer);
 - selection per distance as for the arm (the most comfortable within the reach
   tolerances, else the smallest f_access), then the closed-form IK at its
@@ -213,7 +213,7 @@ def solve_posture_ga(
     orientation_tolerance_deg: float = 3.0,
     world: CollisionWorld | None = None,
 ) -> BaselineResult:
-    """The whole-body multi-objective GA at fixed horizontal distances (the seed's baseline).
+    """The whole-body multi-objective GA at fixed horizontal distances (Luo et al.'s baseline).
 
     Parameters
     ----------

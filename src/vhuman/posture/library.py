@@ -1,4 +1,4 @@
-"""The torso-and-leg posture library of seed 001: named postures as joint angles, on the floor.
+"""The torso-and-leg posture library of Luo et al.: named postures as joint angles, on the floor.
 
 Postures are read from a YAML file of anatomical joint angles in degrees (the
 built-in one is ``vhuman/data/postures/library.yaml``, which documents the
@@ -21,7 +21,6 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +28,7 @@ import numpy as np
 import yaml
 from numpy.typing import NDArray
 
+from vhuman.data import shipped_path
 from vhuman.ergonomics import REBAConditions, reba_posture_a
 from vhuman.errors import FileFormatError, InputError
 from vhuman.geometry import euler_to_quat
@@ -277,7 +277,7 @@ class PostureLibrary:
 
 def default_library_path() -> Path:
     """The built-in library file ``vhuman/data/postures/library.yaml``."""
-    return Path(str(resources.files("vhuman").joinpath("data", "postures", "library.yaml")))
+    return shipped_path("postures", "library.yaml")
 
 
 def load_library(

@@ -1,4 +1,4 @@
-"""Greedy placement of library postures in the free space around the target (seed 001, 2.2).
+"""Greedy placement of library postures in the free space around the target (Luo et al., 2.2).
 
 For every library posture m and rigid placement t (a position on the floor and
 a yaw), the cost
@@ -13,11 +13,11 @@ grid; the placements are ranked by it.
 - D_effective = 1 − exp(−(L − L_S)² / (2σ²)), L the neck–target distance,
   L_S = ``comfort_distance`` · L_arm and σ = ``sigma`` · L_arm: 0 at the
   comfortable distance, tending to 1 far from it (the normalised Gaussian of
-  the seed);
+  Luo et al.);
 - V_comfort = (REBA Table A − 1) / 8: the trunk/neck/legs score in [0, 1].
 
 Candidate positions for the neck: the horizontal centres of the octree's free
-cells around the target (the seed's free space) and a polar grid on the floor
+cells around the target (Luo et al.'s free space) and a polar grid on the floor
 on the side the hand comes from; each faces the target, turned by a few yaw
 offsets.
 

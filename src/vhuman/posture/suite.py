@@ -21,7 +21,6 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +28,7 @@ import numpy as np
 import yaml
 from numpy.typing import NDArray
 
+from vhuman.data import shipped_path
 from vhuman.errors import FileFormatError, InputError
 from vhuman.geometry import euler_to_quat, quat_multiply
 from vhuman.io import atomic_write
@@ -58,7 +58,7 @@ _EXPECT = ("reached", "unreachable")
 
 def suite_folder() -> Path:
     """The built-in suite folder ``vhuman/data/scenes/suite``."""
-    return Path(str(resources.files("vhuman").joinpath("data", "scenes", "suite")))
+    return shipped_path("scenes", "suite")
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,7 @@ from vhuman.prediction.models import (
     SiMLPe,
     ZeroVelocity,
 )
+from vhuman.prediction.shipped import SHIPPED_MODELS, default_model_path
 from vhuman.prediction.training import TrainConfig, build_model, train
 
 __all__ = [
@@ -37,6 +38,7 @@ __all__ = [
     "MODEL_KINDS",
     "N_FUTURE",
     "N_OBSERVED",
+    "SHIPPED_MODELS",
     "ConstantVelocity",
     "EvaluationResult",
     "JointSets",
@@ -54,6 +56,7 @@ __all__ = [
     "bone_length_drift",
     "build_model",
     "cache_dir",
+    "default_model_path",
     "euler_error",
     "evaluate",
     "foot_skating",

@@ -22,7 +22,7 @@ import torch
 
 from vhuman.errors import FileFormatError, InputError
 from vhuman.io import atomic_write
-from vhuman.io._common import PathLike
+from vhuman.io.filesystem import PathLike
 from vhuman.prediction.data import PoseSequences
 from vhuman.prediction.files import read_model_file, serialized
 

@@ -69,7 +69,7 @@ from numpy.typing import NDArray
 from vhuman.errors import FileFormatError, InputError
 from vhuman.geometry import quat_angle
 from vhuman.io import atomic_path, read_bvh, read_cmu
-from vhuman.io._common import PathLike
+from vhuman.io.filesystem import PathLike
 from vhuman.skeleton import Motion, Skeleton, forward_kinematics
 
 __all__ = [

@@ -19,7 +19,7 @@ import torch
 
 from vhuman.errors import FileFormatError, InputError
 from vhuman.io import atomic_write
-from vhuman.io._common import PathLike
+from vhuman.io.filesystem import PathLike
 from vhuman.prediction.data import PROTOCOL_FPS
 from vhuman.prediction.models import MODEL_KINDS, MotionPredictor, canonical_kind
 

@@ -1,10 +1,10 @@
-"""Where the prediction models shipped with vhuman lie (package data)."""
+"""The prediction models shipped with vhuman, trained on the CMU files."""
 
 from __future__ import annotations
 
-from importlib import resources
 from pathlib import Path
 
+from vhuman.data import shipped_path
 from vhuman.errors import InputError
 from vhuman.prediction.models import canonical_kind
 
@@ -14,18 +14,28 @@ SHIPPED_MODELS = {
     "lie-transformer": "prediction_lie_transformer.pt",
     "simlpe": "prediction_simlpe.pt",
 }
-"""File name of the shipped model of each kind, under ``vhuman/data/models``."""
+"""Model kind → its shipped file in ``vhuman/data/models`` (see the README there)."""
 
 
 def default_model_path(kind: str = "lie-transformer") -> Path:
-    """The shipped model of ``kind``, trained on the CMU files (``data/models/README.md``).
+    """The shipped model file of ``kind``.
+
+    Parameters
+    ----------
+    kind : {"lie-transformer", "simlpe"}
+        The model kind (``"seed"``: a former spelling of ``"lie-transformer"``).
+
+    Returns
+    -------
+    Path
+        The file, read by `vhuman.prediction.load_model`.
 
     Raises
     ------
     InputError
-        If no model of ``kind`` is shipped.
+        For a kind with no shipped model (the message lists those shipped).
     """
     name = SHIPPED_MODELS.get(canonical_kind(kind))
     if name is None:
         raise InputError(f"no shipped model of kind {kind!r}; shipped: {', '.join(SHIPPED_MODELS)}")
-    return Path(str(resources.files("vhuman").joinpath("data", "models", name)))
+    return shipped_path("models", name)

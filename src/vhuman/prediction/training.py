@@ -54,7 +54,7 @@ from typing import Any
 import torch
 
 from vhuman.errors import InputError
-from vhuman.io._common import PathLike
+from vhuman.io.filesystem import PathLike
 from vhuman.prediction.checkpoint import data_digest, read_checkpoint, write_checkpoint
 from vhuman.prediction.data import (
     N_FUTURE,

@@ -5,11 +5,11 @@ Frames
 Every position and orientation here is in the **shoulder frame**: origin at the
 shoulder (gleno-humeral) centre, axes parallel to the body's: x forward, y to
 the body's left, z up (the world convention of DESIGN.md with the trunk
-upright). The D-H base frame 0 of the seed is the shoulder frame turned by
+upright). The D-H base frame 0 of Xia et al. (2021) is the shoulder frame turned by
 +90° about y: ``x0`` points down, ``y0`` left and ``z0`` forward.
 
-Reading of the seed's D-H table (Table 1)
------------------------------------------
+Reading of Xia et al.'s D-H table (Table 1)
+-------------------------------------------
 Standard (distal) D-H, ``A_i = Rz(θ_i) Tz(d_i) Tx(a_i) Rx(α_i)`` with
 ``θ_i = q_i + offset_i``:
 
@@ -49,7 +49,7 @@ of the right one with its sense reversed.
 References
 ----------
 Xia, Z., et al. (2021). Human-like reaching motion of a virtual human arm
-(minimum jerk and multilayer perceptron), Table 1 and Fig. 1 (seed 000).
+(minimum jerk and multilayer perceptron), Table 1 and Fig. 1.
 Shimizu, M., Kakuya, H., Yoon, W.-K., Kitagaki, K., & Kosuge, K. (2008).
 Analytical inverse kinematic computation for 7-DOF redundant manipulators with
 joint limits and its application to redundancy resolution. IEEE Trans.
@@ -162,7 +162,7 @@ def _dh_matrices(
 
 @dataclass(frozen=True)
 class ArmModel:
-    """The seed's 7-DOF arm with given segment lengths, for one side.
+    """Xia et al.'s 7-DOF arm with given segment lengths, for one side.
 
     Parameters
     ----------

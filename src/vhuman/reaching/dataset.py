@@ -37,7 +37,7 @@ and φ → −φ); the ``side`` column keeps where each sample came from.
 References
 ----------
 Xia, Z., et al. (2021). Human-like reaching motion of a virtual human arm
-(minimum jerk and multilayer perceptron), arm configuration learning (seed 000).
+(minimum jerk and multilayer perceptron), arm configuration learning.
 CMU Graphics Lab Motion Capture Database, http://mocap.cs.cmu.edu (the
 exponential-map subset described in ``data/cmu_mocap/README.md``).
 """
@@ -58,7 +58,7 @@ from vhuman.errors import InputError
 from vhuman.geometry import quat_to_rotmat, rotmat_to_quat
 from vhuman.geometry.so3 import quat_to_rotvec
 from vhuman.io import read_cmu
-from vhuman.io._common import PathLike
+from vhuman.io.filesystem import PathLike
 from vhuman.reaching.arm import JOINT_LIMITS, ArmModel, Side
 from vhuman.reaching.swivel import swivel_angle
 from vhuman.skeleton import Motion, Skeleton

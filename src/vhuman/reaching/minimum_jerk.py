@@ -16,7 +16,7 @@ References
 Flash, T., & Hogan, N. (1985). The coordination of arm movements: an
 experimentally confirmed mathematical model. J. Neuroscience 5(7), 1688–1703,
 Eq. (2).
-Xia, Z., et al. (2021), hand trajectory planning (seed 000).
+Xia, Z., et al. (2021), hand trajectory planning.
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ from vhuman.animation.easing import Easing, ease
 from vhuman.errors import InputError
 from vhuman.geometry import quat_slerp
 from vhuman.geometry.quaternion import as_quat_array
+from vhuman.skeleton.motion import frame_count
 
 __all__ = ["MinimumJerkTrajectory", "minimum_jerk"]
 
@@ -137,7 +138,9 @@ def minimum_jerk(
         points += [_point(p, f"via[{k}]") for k, p in enumerate(v)]
     points.append(_point(pf, "pf"))
     total = _positive(duration, "duration")
-    steps = max(1, round(total * _positive(fps, "fps")))
+    rate = _positive(fps, "fps")
+    frame_count(total, rate)  # refuses more than MAX_FRAMES before any work
+    steps = max(1, round(total * rate))
     if (q0 is None) != (qf is None):
         raise InputError("give both q0 and qf (end orientations) or neither")
 

@@ -13,7 +13,7 @@ References
 ----------
 Xia, Z., et al. (2021). Human-like reaching motion of a virtual human arm
 (minimum jerk and multilayer perceptron), arm configuration learning: an MLP
-8 → 40 → 1 trained with Adam on the MSE, compared with least squares (seed 000).
+8 → 40 → 1 trained with Adam on the MSE, compared with least squares.
 Kingma, D. P., & Ba, J. (2015). Adam: a method for stochastic optimization. ICLR.
 """
 
@@ -30,7 +30,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from vhuman.errors import FileFormatError, InputError
 from vhuman.io import atomic_path
-from vhuman.io._common import PathLike
+from vhuman.io.filesystem import PathLike
 from vhuman.reaching.dataset import FEATURE_NAMES, SwivelDataset, shape_features
 
 __all__ = [
@@ -219,7 +219,7 @@ class MeanPredictor(SwivelPredictor):
 
 
 class LeastSquaresPredictor(SwivelPredictor):
-    """The seed's baseline, linear least squares ``[m, 1] W ≈ (sin φ, cos φ)``.
+    """Xia et al.'s baseline, linear least squares ``[m, 1] W ≈ (sin φ, cos φ)``.
 
     Unlike the seed, which regresses φ itself, the fit is on (sin φ, cos φ)
     and φ = atan2 of the prediction (see the module).
@@ -276,7 +276,7 @@ def _lift_rotation(x: NDArray[np.float64]) -> NDArray[np.float64]:
 
 
 class MLPPredictor(SwivelPredictor):
-    """The seed's multilayer perceptron, 8 → ``hidden`` → 2 (sin φ, cos φ), or a deeper one.
+    """Xia et al.'s multilayer perceptron, 8 → ``hidden`` → 2 (sin φ, cos φ), or a deeper one.
 
     Tanh (or ReLU) hidden layers, trained with Adam (PyTorch, float64, CPU) on the mean
     squared error of (sin φ, cos φ) over shuffled mini-batches, on inputs
@@ -296,7 +296,7 @@ class MLPPredictor(SwivelPredictor):
     seed : int
         Seeds the weight initialisation and the batch order.
     rotation : {"rotvec", "matrix", "shape"}
-        How the hand orientation enters the network: the seed's rotation
+        How the hand orientation enters the network: Xia et al.'s rotation
         vector ``α, β, γ``, the nine entries of its rotation matrix
         (continuous where the rotation vector jumps; same features ``m``), or
         the matrix with cues of the arm's shape

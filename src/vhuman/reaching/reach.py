@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from importlib import resources
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -46,6 +45,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy.spatial.transform import Rotation
 
 from vhuman.animation.easing import Easing, ease
+from vhuman.data import shipped_path
 from vhuman.errors import InputError
 from vhuman.geometry import quat_angle, quat_slerp, quat_to_rotmat, rotmat_to_quat
 from vhuman.geometry.quaternion import as_quat_array
@@ -74,6 +74,7 @@ from vhuman.reaching.swivel import (
     swivel_angle,
 )
 from vhuman.skeleton import Motion, Skeleton, standard_humanoid
+from vhuman.skeleton.motion import frame_count
 
 __all__ = [
     "DEFAULT_MODELS",
@@ -122,9 +123,7 @@ def default_predictor(kind: str = "mlp-deep") -> SwivelPredictor:
     """
     if kind not in DEFAULT_MODELS:
         raise InputError(f"kind must be one of {sorted(DEFAULT_MODELS)}, got {kind!r}")
-    ref = resources.files("vhuman") / "data" / "models" / DEFAULT_MODELS[kind]
-    with resources.as_file(ref) as path:
-        return load_predictor(path)
+    return load_predictor(shipped_path("models", DEFAULT_MODELS[kind]))
 
 
 def _arm_frame(matrix: NDArray[np.float64], side: Side) -> NDArray[np.float64]:
@@ -491,6 +490,7 @@ def plan_reaches(
     _positive(duration, "duration")
     _positive(fps, "fps")
     _positive(max_joint_speed, "max_joint_speed")
+    frame_count(duration, fps)  # refuses more than MAX_FRAMES before any work
     p0, p1 = (_points(x, name) for x, name in ((start, "start"), (target, "target")))
     q0 = as_quat_array(start_orientation, "start_orientation")
     q1 = as_quat_array(target_orientation, "target_orientation")
@@ -868,6 +868,7 @@ def generate_reach(
     _positive(duration, "duration")
     _positive(fps, "fps")
     _positive(max_joint_speed, "max_joint_speed")
+    frame_count(duration, fps)  # refuses more than MAX_FRAMES before any work
     target = _check_point(target, "target")
     longest = model.upper_arm + model.forearm + model.hand
     if np.linalg.norm(target - shoulder) > longest:

@@ -45,13 +45,13 @@ import contextlib
 import json
 import os
 from collections.abc import Mapping
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import yaml
 
+from vhuman.data import shipped_path
 from vhuman.errors import FileFormatError, InputError
 from vhuman.geometry import euler_to_quat
 from vhuman.io import atomic_write
@@ -79,7 +79,7 @@ _TARGET_FIELDS = ("name", *_POSE_FIELDS, "approach", "description")
 
 
 def _builtin_folder() -> Path:
-    return Path(str(resources.files("vhuman").joinpath("data", "scenes")))
+    return shipped_path("scenes")
 
 
 def builtin_scenes() -> tuple[str, ...]:

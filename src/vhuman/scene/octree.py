@@ -1,6 +1,6 @@
-"""Octree free-space search around the maintenance target (seed 001, section 2.1).
+"""Octree free-space search around the maintenance target (Luo et al., section 2.1).
 
-The seed bounds where the worker's body may go by a cubic search block around
+Luo et al. bound where the worker's body may go by a cubic search block around
 the maintenance target whose side is the arm length L_arm (upper arm +
 forearm + hand). The block is divided recursively into eight cubes; a cube
 meeting no solid is free, one wholly inside a solid is occupied, and the
@@ -180,9 +180,9 @@ def free_space(
     world : CollisionWorld
         The scene, registered for box queries.
     side : float
-        Block side [m]; the seed takes L_arm (see `arm_length`).
+        Block side [m]; Luo et al. take L_arm (see `arm_length`).
     centre : array_like, shape (3,), optional
-        Block centre [m]; by default the scene's target, as in the seed.
+        Block centre [m]; by default the scene's target, as in Luo et al.
     max_depth : int, optional
         Deepest subdivision, 0–10 (cells of ``side / 2**max_depth``).
 

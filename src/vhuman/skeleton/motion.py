@@ -15,12 +15,27 @@ from vhuman.geometry.quaternion import quat_normalize
 from vhuman.skeleton.kinematics import forward_kinematics, global_to_local
 from vhuman.skeleton.skeleton import Skeleton
 
-__all__ = ["Motion", "frame_count", "resample_samples"]
+__all__ = ["MAX_FRAMES", "Motion", "frame_count", "resample_samples"]
+
+MAX_FRAMES = 1_000_000
+"""Most frames of a sampled motion: 4.6 h at 60 frames/s, 0.7 GB of rotations for 23 joints."""
 
 
 def frame_count(duration: float, fps: float) -> int:
-    """Frames at ``fps`` from 0 to ``duration`` [s] inclusive (a microsecond of slack)."""
-    return int(np.floor(duration * fps + 1e-6)) + 1
+    """Frames at ``fps`` from 0 to ``duration`` [s] inclusive (a microsecond of slack).
+
+    Raises
+    ------
+    InputError
+        When that is more than `MAX_FRAMES` (the message names the limit).
+    """
+    frames = float(np.floor(duration * fps + 1e-6)) + 1.0
+    if not frames <= MAX_FRAMES:
+        raise InputError(
+            f"{duration:g} s at {fps:g} frames/s is {frames:.3g} frames; at most "
+            f"{MAX_FRAMES:,} frames (a shorter motion or a lower frame rate)"
+        )
+    return int(frames)
 
 
 def resample_samples(

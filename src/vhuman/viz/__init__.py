@@ -9,6 +9,7 @@ from vhuman.viz.plots import (
     plot_ergonomic_scores,
     plot_pareto,
     plot_pose,
+    plot_posture_pareto,
     plot_trajectories,
     save_figure,
 )
@@ -31,6 +32,7 @@ __all__ = [
     "plot_ergonomic_scores",
     "plot_pareto",
     "plot_pose",
+    "plot_posture_pareto",
     "plot_trajectories",
     "repeated",
     "save_animation",

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from matplotlib.figure import Figure
 from mpl_toolkits.mplot3d import Axes3D
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 
 from vhuman.errors import InputError
 from vhuman.io import atomic_path
@@ -26,12 +26,14 @@ from vhuman.viz.scene_mesh import SceneMesh
 
 if TYPE_CHECKING:
     from vhuman.ergonomics import MotionErgonomics
+    from vhuman.posture import PostureResult
 
 __all__ = [
     "plot_curves",
     "plot_ergonomic_scores",
     "plot_pareto",
     "plot_pose",
+    "plot_posture_pareto",
     "plot_trajectories",
     "save_figure",
 ]
@@ -251,6 +253,43 @@ def plot_pareto(
         ax.set_title(title)
     ax.grid(True, alpha=0.3)
     ax.legend(loc="best", fontsize="small")
+    return fig
+
+
+def plot_posture_pareto(result: PostureResult, front: NDArray | None = None) -> Figure:
+    """The arm NSGA-II's final Pareto set of a maintenance posture, the chosen member starred.
+
+    Joint comfort (the sum of the joint rotation costs, Luo et al.) against
+    reach accuracy ``DiffR + α·DiffT`` on a symmetric-log axis.
+
+    Parameters
+    ----------
+    result : vhuman.posture.PostureResult
+        A solved posture; its ``arm.pareto_f`` ``(N, 2)`` is the final feasible set.
+    front : ndarray, shape (M, 2), optional
+        A front from another search at the same placement (e.g. NSGA-II without IK
+        seeds), drawn instead of ``arm.pareto_f``.
+
+    Returns
+    -------
+    Figure
+    """
+    fig = Figure(figsize=(6.4, 4.4))
+    ax = fig.add_subplot()
+    from vhuman.posture.arm import ACCESS_WEIGHT
+
+    f = result.arm.pareto_f if front is None else front
+    label = "final Pareto set (feasible)" if front is None else "NSGA-II front, no IK seeds"
+    ax.plot(f[:, 0], f[:, 1], "o-", color="#1f77b4", label=label)
+    chosen = result.arm.diff_r + ACCESS_WEIGHT * result.arm.diff_t
+    ax.plot([result.arm.comfort], [chosen], "*", ms=14, color="#d62728", label="chosen posture")
+    ax.set_xlabel("joint comfort  Σ f_rot")
+    ax.set_ylabel("reach accuracy  f_access = DiffR + α·DiffT")
+    ax.set_yscale("symlog", linthresh=1e-3)
+    ax.set_title(f"arm NSGA-II on {result.scene.name} ({result.library_posture})")
+    ax.legend(loc="best")
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
     return fig
 
 

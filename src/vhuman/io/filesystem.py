@@ -1,4 +1,4 @@
-"""Helpers shared by the format modules: reading, decoding, atomic writes, skeleton matching."""
+"""Files on disk: reading and decoding text, atomic writes, matching a motion to a skeleton."""
 
 from __future__ import annotations
 
