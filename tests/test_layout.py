@@ -23,6 +23,7 @@ LAYERS: tuple[frozenset[str], ...] = (
     frozenset({"reaching"}),
     frozenset({"posture"}),
     frozenset({"viz"}),
+    frozenset({"task"}),
     frozenset({"cli"}),
     frozenset({"__main__"}),
 )

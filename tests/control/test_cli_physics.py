@@ -201,7 +201,7 @@ def test_optimize_ctrl_c_keeps_the_checkpoint_and_says_how_to_resume(tmp_path) -
     pytest.importorskip("pybullet_data", reason="DeepMimic clips ship with pybullet")
     out, ckpt = tmp_path / "c.json", tmp_path / "c.ckpt"
     job = subprocess.Popen(
-        _optimize(out, ckpt, "--workers", "2"), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        _optimize(out, ckpt, "--jobs", "2"), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         text=True,
     )  # fmt: skip
     deadline = time.monotonic() + 120

@@ -88,7 +88,7 @@ def test_train_and_evaluate_bad_data(tmp_path):
         predict_app, ["train", "--data", "deepmimic", "--model", "lstm", "-o", str(tmp_path / "m")]
     )
     assert res.exit_code == 2
-    assert "model kind must be one of lie-transformer, ltd, simlpe; got 'lstm'" in res.stderr
+    assert "--model must be one of lie-transformer, ltd, simlpe; got 'lstm'" in res.stderr
 
 
 def _bvh_folder(tmp_path, frames):

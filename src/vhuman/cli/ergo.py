@@ -209,7 +209,7 @@ def ergo(
         if load is not None and not (math.isfinite(load) and load >= 0.0):
             raise InputError(f"--load must be a finite mass >= 0 kg, got {load}")
         work = WorkFactors.from_mapping(
-            _factor_values(file_values, options), source=str(factors or "options")
+            _factor_values(file_values, options), source=None if factors is None else str(factors)
         )
         for path, suffixes in ((plot, (".png",)), (report, (".html", ".htm"))):
             if path is not None and path.suffix.lower() not in suffixes:

@@ -155,7 +155,8 @@ def optimize(
     Console(highlight=False).print(
         f"wrote {output}: window {result.window:g}/{target_cycles:g} cycles, "
         f"best survived {best.survived:.2f} cycles, {result.simulations} simulations, "
-        f"{result.screened} offspring screened out"
+        f"{result.screened} offspring screened out",
+        soft_wrap=True,
     )
 
 

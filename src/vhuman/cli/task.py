@@ -26,7 +26,7 @@ def task(
         str, typer.Argument(metavar="TASK", help="Task file (YAML) or a built-in task name.")
     ],
     output: Annotated[Path, typer.Option("-o", "--output", help="Output folder.")] = Path("task"),
-    seed: Annotated[int, typer.Option(help="Seed of the posture solver's arm NSGA-II.")] = 0,
+    seed: Annotated[int, typer.Option(min=0, help="Seed of the posture solver's arm NSGA-II.")] = 0,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """A maintenance task: walk, posture, reach, turn, hold, stand up; every frame checked.

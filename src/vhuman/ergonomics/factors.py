@@ -109,8 +109,16 @@ class WorkFactors:
             check_flag(owner, "legs_supported", self.legs_supported)
 
     @classmethod
-    def from_mapping(cls, values: dict[str, Any], source: str = "factors") -> WorkFactors:
+    def from_mapping(cls, values: dict[str, Any], source: str | None = "factors") -> WorkFactors:
         """Factors from a mapping of field names (as in a YAML file); unknown keys are refused.
+
+        Parameters
+        ----------
+        values : dict
+            Field name → value.
+        source : str or None
+            Where the values come from (a file name), named first in errors; ``None``
+            for values that are not from a file (a bad value is then named alone).
 
         Raises
         ------
@@ -120,10 +128,13 @@ class WorkFactors:
         names = [f.name for f in fields(cls)]
         unknown = sorted(set(values) - set(names))
         if unknown:
-            raise InputError(f"{source}: unknown factors {unknown}; allowed: {names}")
+            where = f"{source}: " if source else ""
+            raise InputError(f"{where}unknown factors {unknown}; allowed: {names}")
         try:
             return cls(**values)
         except InputError as exc:
+            if source is None:
+                raise
             raise InputError(f"{source}: {exc}") from exc
 
     def reba(self) -> REBAConditions:
