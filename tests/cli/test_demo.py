@@ -21,7 +21,7 @@ def test_demo_writes_report(tmp_path: Path) -> None:
     page = report.read_text(encoding="utf-8")
     glance = page[page.index('<section id="at-a-glance">') : page.index('<nav class="toc">')]
     # One summary row per part, each linking to its section.
-    assert glance.count('<tr><td><a href="#') == 7
+    assert glance.count('<tr><td><a href="#') == 8
     assert page.count('"name":"body"') >= 6  # a shaded body in every motion viewer
     assert "true future" in page
     assert "joint error [mm]" in page  # the prediction's body coloured by its joint errors
@@ -51,6 +51,11 @@ def test_demo_writes_report(tmp_path: Path) -> None:
     assert posture["collisions"] == 0
     assert posture["reach_position_error_mm"] < 5.0
     for name in posture["files"]:
+        assert (out / name).stat().st_size > 0
+    task = summary["task"]
+    assert task["status"] == "done"
+    assert task["check"]["frames_checked"] == task["frames"]
+    for name in task["files"].values():
         assert (out / name).stat().st_size > 0
     prediction = summary["prediction"]
     mean = prediction["mpjpe_mm_mean"]
