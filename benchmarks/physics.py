@@ -42,6 +42,7 @@ import numpy as np
 from rich.console import Console
 from rich.table import Table
 
+from headline import figure
 from vhuman.control.controller import default_controller_path, load_controller
 from vhuman.control.evolution import EvolutionConfig, evolve
 from vhuman.control.optimize import (
@@ -389,7 +390,28 @@ def main() -> None:
     console = Console(width=120, highlight=False)
     for table in _tables(results):
         console.print(table)
-    print(json.dumps({"benchmark": "physics", **results}))
+    print(json.dumps({"benchmark": "physics", **results, "headline": headline(results)}))
+
+
+def headline(results: dict) -> list[dict]:
+    """Real-time factor, 2-worker scaling and the weakest push survived, where measured."""
+    rows = []
+    if "speed" in results:
+        sp = results["speed"]
+        rows += [
+            figure("physics", "simulation, one core", sp["sim_speed_x_realtime_1core"],
+                   "× real time"),
+            figure("physics", "throughput, 2 workers", sp["throughput_2_proc_x_realtime"],
+                   "× real time", peer="1 worker",
+                   peer_value=sp["throughput_1_proc_x_realtime"]),
+        ]  # fmt: skip
+    for name, limits in results.get("pushes", {}).items():
+        worst = min(limits[d]["min_n"] for d in ("forward", "backward", "left", "right"))
+        rows.append(
+            figure("physics", f"weakest push survived, {name}", worst, "N",
+                   target=TARGET_PUSH_N)
+        )  # fmt: skip
+    return rows
 
 
 if __name__ == "__main__":

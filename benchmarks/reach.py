@@ -45,6 +45,7 @@ from rich.console import Console
 from rich.table import Table
 from scipy.spatial.transform import Rotation
 
+from headline import figure
 from vhuman.animation.easing import Easing, ease
 from vhuman.errors import InputError
 from vhuman.geometry import quat_angle, quat_slerp, quat_to_rotmat, rotmat_to_quat
@@ -428,7 +429,21 @@ def main() -> None:
         )
     else:
         console.print(result["ik"]["ikpy"])
-    print(json.dumps({"benchmark": "reach", **result}))
+    print(json.dumps({"benchmark": "reach", **result, "headline": headline(result)}))
+
+
+def headline(result: dict[str, Any]) -> list[dict[str, Any]]:
+    """Workspace reaches clean (vhuman beside ikpy where run) and batched generation rate."""
+    rows = {r["solver"]: r for r in result["workspace"]["rows"]}
+    ours = next(r for name, r in rows.items() if name != "ikpy")
+    ikpy = rows.get("ikpy")
+    peer = {"peer": "ikpy", "peer_value": 100 * ikpy["success_rate"]} if ikpy else {}
+    fastest = max(r["frames_per_s"] for r in result["reach"])
+    return [
+        figure("reach", f"clean reaches, {ours['targets']} workspace targets",
+               100 * ours["success_rate"], "%", **peer),
+        figure("reach", "reach generation, batched", fastest, "frames/s", target=20_000.0),
+    ]  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -60,6 +60,13 @@ PARTS = (
         ("--clutter", "10", "100", "1000", "10000"),
     ),
     Part("ergonomics", "ergonomics.py", ("--frames", "20000", "--loop-frames", "200")),
+    Part("walking", "walking.py", ()),
+    Part("reach", "reach.py", ("--reaches", "100", "--ikpy", "10", "--workspace-step", "4")),
+    Part(
+        "physics",
+        "physics.py",
+        ("--skip-ablation", "--skip-refine", "--skip-pushes", "--speed-seconds", "5"),
+    ),
     Part("prediction", "prediction.py", ()),
     Part("prediction-literature", "prediction_literature.py", ()),
 )

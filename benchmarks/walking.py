@@ -34,6 +34,7 @@ import numpy as np
 from rich.console import Console
 from rich.table import Table
 
+from headline import figure
 from vhuman.animation import LEG_IK, GaitParameters, generate_walk
 from vhuman.animation.gait_analysis import (
     CMU_JOINTS,
@@ -305,7 +306,22 @@ def main() -> None:
     plot(args.figure, ours, bands)
     Console(width=120).print(f"figure: {args.figure}")
     print(json.dumps({"benchmark": "walking", "speeds": rows, "speed_relations": relations,
-                      "leg_ik": ik, "figure": str(args.figure)}))  # fmt: skip
+                      "leg_ik": ik, "figure": str(args.figure),
+                      "headline": headline(rows, bands)}))  # fmt: skip
+
+
+def headline(rows: list[dict], bands: dict[float, list[dict]]) -> list[dict]:
+    """At 1.3 m/s: knee, hip and ankle curves against the CMU mean (r), and generation rate."""
+    k = SPEEDS.index(1.3)
+    mine = rows[k]["vhuman"]
+    out = []
+    if bands[1.3]:
+        for joint, target in (("knee", 0.92), ("hip", 0.95), ("ankle", 0.85)):
+            out.append(figure("walking", f"{joint} curve r vs CMU mean, 1.3 m/s",
+                              mine[f"{joint}_r"], "", target=target))  # fmt: skip
+    out.append(figure("walking", "generation, 1.3 m/s", mine["generation_fps"], "frames/s",
+                      target=5000.0))  # fmt: skip
+    return out
 
 
 if __name__ == "__main__":
