@@ -99,7 +99,7 @@ def headline(summary: dict[str, Any]) -> list[dict[str, Any]]:
         for m in ("reba", "rula")
     ]  # fmt: skip
     rows += [
-        figure("ergonomics", f"{m.upper()} independent worked examples agreeing or resolved",
+        figure("ergonomics", f"{m.upper()} worked examples, independent",
                float(summary["independent_agree"][m]), "cases", target=10.0)
         for m in ("reba", "rula")
     ]  # fmt: skip

@@ -123,7 +123,7 @@ def with_unit(value: float, unit: str, *, show_unit: bool = True) -> str:
     """``value`` and its unit (or only the value), large rates in millions."""
     shown = unit if show_unit else ""
     if abs(value) >= 1e6 and unit.endswith("/s"):
-        return f"{value / 1e6:.3g} M {shown}".strip()
+        return f"{number(value / 1e6)} M {shown}".strip()
     return f"{number(value)} {shown}".strip()
 
 
@@ -181,8 +181,8 @@ def main() -> None:
         figures += rows
         parts[part.name] = info
     total = time.perf_counter() - started
-    # A terminal gets its own width; a file or pipe 132 columns, so the table stays one table.
-    print_table(build_table(figures, parts), Console(width=None if sys.stdout.isatty() else 132))
+    # A terminal gets its own width; a file or pipe 150 columns, so the table stays one table.
+    print_table(build_table(figures, parts), Console(width=None if sys.stdout.isatty() else 150))
     print(f"{len(parts)} parts in {total:.0f} s; full outputs in {args.out}/")
     summary = {"benchmark": "table", "quick": args.quick, "seconds": total}
     print(json.dumps({**summary, "figures": figures, "parts": parts}))
