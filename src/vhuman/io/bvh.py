@@ -342,7 +342,7 @@ _MOTION_LINE = re.compile(rb"^[ \t\f\v]*MOTION(?=[ \t\f\v\r\n]|$)", re.MULTILINE
 _FRAMES = re.compile(r"Frames\s*:\s*(\S+)")
 _FRAME_TIME = re.compile(r"Frame\s+Time\s*:\s*(\S+)")
 _DECIMAL = re.compile(r"[+]?\d*\.(\d+)")
-_CHUNK_BYTES = 1 << 17
+_CHUNK_BYTES = 1 << 18
 """Most frame text decoded at a time (whole lines): bounds the temporaries."""
 _MIN_CHUNK_BYTES = 1 << 15
 _THREADED_BYTES = 1 << 24
