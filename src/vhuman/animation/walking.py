@@ -204,6 +204,10 @@ class _Body:
     ankle_height: float  # ankle above the floor when the foot is flat [m]
     toe_extension: float  # the toe joint's largest extension: the steepest heel rise [rad]
     stature: float  # top of the head over the soles in the rest pose [m]
+    sole: tuple[tuple[NDArray[np.float64], float, bool], ...]
+    """The foot's capsules: axis ends ``(2, 3)`` in the ankle frame (the toe's in the toe
+    frame), radius [m], and whether the toe joint carries it."""
+    toe_axis: NDArray[np.float64]  # the toe joint's hinge axis (3,)
 
     @classmethod
     def of(cls, sk: Skeleton) -> _Body:
@@ -219,6 +223,12 @@ class _Body:
             raise InputError("the walking generator needs foot segments to find the sole")
         foot = sk.segments[idx["l_ankle"]]
         toe = sk.offsets[idx["l_toe"]]
+        sole = tuple(
+            (np.stack([seg.start, seg.end]), float(seg.radius), j == idx["l_toe"])
+            for j in (idx["l_ankle"], idx["l_toe"])
+            if (seg := sk.segments[j]) is not None
+        )
+        axes = sk.axes if sk.axes is not None else np.zeros((sk.n_joints, 3))
         lowest = []
         for j, origin in ((idx["l_ankle"], np.zeros(3)), (idx["l_toe"], toe)):
             seg = sk.segments[j]
@@ -240,7 +250,23 @@ class _Body:
             ankle_height=-float(min(lowest)),
             toe_extension=float(min(limits[0, 1], np.pi / 2.0)),
             stature=stature,
+            sole=sole,
+            toe_axis=np.array(axes[idx["l_toe"]], dtype=np.float64),
         )
+
+    def sole_height(self, rotation: NDArray, toes: NDArray) -> NDArray[np.float64]:
+        """Lowest point ``(N,)`` [m] of the foot's capsules relative to the ankle.
+
+        ``rotation (N, 4)`` turns the foot in the world, ``toes (N,)`` [rad] bends
+        the toe joint about its hinge.
+        """
+        toe_q = _qaxis(self.toe_axis, toes)[:, None, :]
+        lowest = np.full(len(rotation), np.inf)
+        for ends, radius, on_toe in self.sole:
+            local = self.toe_offset + quat_apply(toe_q, ends) if on_toe else ends
+            z = quat_apply(rotation[:, None, :], local)[..., 2]
+            lowest = np.minimum(lowest, z.min(axis=-1) - radius)
+        return lowest
 
     def leg_length(self, knee: NDArray) -> NDArray[np.float64]:
         """Hip-ankle distance ``(N,)`` [m] at knee flexion ``knee (N,)`` [rad]."""
@@ -666,11 +692,18 @@ def _swing_ankles(hip: NDArray, foot: _Foot, knee: NDArray, body: _Body) -> NDAr
     """Ankle positions ``(N, 3)``: planted ones as they are, swinging ones at the knee's reach.
 
     A swinging ankle keeps its horizontal path; its height is the one at which
-    the hip-ankle distance is the leg length for the knee flexion ``knee (N,)``.
+    the hip-ankle distance is the leg length for the knee flexion ``knee (N,)``,
+    raised where that would put the foot (turned as ``foot.rotation``, toes bent
+    by ``foot.toes``) below the floor. The knee extends to its heel-strike
+    flexion in terminal swing; where the pelvis is still rising to its height at
+    heel strike then (slow and slowing steps, short enough that the leading leg
+    stands nearly upright), the knee's reach alone would take the heel below
+    the floor just before it lands.
     """
     length = body.leg_length(knee)
     horizontal = np.linalg.norm(foot.ankle[:, :2] - hip[:, :2], axis=-1)
     z = hip[:, 2] - np.sqrt(np.maximum(length**2 - horizontal**2, 0.0))
+    z = np.maximum(z, -body.sole_height(foot.rotation, foot.toes))
     swing = np.concatenate([foot.ankle[:, :2], z[:, None]], axis=-1)
     return np.where(foot.stance[:, None], foot.ankle, swing)
 
