@@ -54,6 +54,7 @@ def test_demo_writes_report(tmp_path: Path) -> None:
         assert (out / name).stat().st_size > 0
     task = summary["task"]
     assert task["status"] == "done"
+    assert task["first_contact"] is None
     assert task["check"]["frames_checked"] == task["frames"]
     for name in task["files"].values():
         assert (out / name).stat().st_size > 0
