@@ -96,8 +96,9 @@ class OccupancyGrid:
             t = scene.target.position
             w_lo = np.array([t[0] - window, t[1] - window, -np.inf])
             w_hi = np.array([t[0] + window, t[1] + window, np.inf])
-            keep = [i for i, (blo, bhi) in enumerate(boxes)
-                    if np.all(blo < w_hi) and np.all(w_lo < bhi)]  # fmt: skip
+            keep = [
+                i for i, (blo, bhi) in enumerate(boxes) if np.all(blo < w_hi) and np.all(w_lo < bhi)
+            ]
             objects = [objects[i] for i in keep]
             boxes = [(np.maximum(boxes[i][0], w_lo), np.minimum(boxes[i][1], w_hi)) for i in keep]
         if not boxes:
@@ -356,9 +357,10 @@ class CollisionWorld:
         """Signed distance [m] between solid ``k`` and a placed geometry (< 0: depth)."""
         self._dres.clear()
         d = float(
-            self._coal.distance(self._geoms[k], self._transforms[k], geom, tf, self._dreq,
-                                self._dres)
-        )  # fmt: skip
+            self._coal.distance(
+                self._geoms[k], self._transforms[k], geom, tf, self._dreq, self._dres
+            )
+        )
         if self._meshes[k] is None or d > 0.0:
             return d
         # A mesh is a surface for coal: the depth comes from its triangle contacts.
@@ -449,10 +451,13 @@ class CollisionWorld:
             if exact[(s, k)] > 0.0:  # wholly inside, clear of the surface
                 exact[(s, k)] = -(exact[(s, k)] + 2.0 * float(r[s]))
         contacts = sorted(
-            (Contact(names[s], self.solid_names[k], -d) for (s, k), d in exact.items()
-             if -d > self.tolerance),
+            (
+                Contact(names[s], self.solid_names[k], -d)
+                for (s, k), d in exact.items()
+                if -d > self.tolerance
+            ),
             key=lambda c: -c.depth,
-        )  # fmt: skip
+        )
         # Clearance: visit pairs by their lower bound until none can be closer.
         best, best_pair = np.inf, ("", "")
         cand = np.ones(bound.shape, dtype=bool)
@@ -571,8 +576,9 @@ class CollisionWorld:
             a, b = np.maximum(i0[k], 0), np.minimum(i1[k], dims)
             obj = self.scene.objects[k]
             block = out[a[0] : b[0], a[1] : b[1], a[2] : b[2]]
-            if isinstance(obj.shape, Box) and np.allclose(np.abs(quat_to_rotmat(obj.rotation)),
-                                                          np.eye(3)):  # fmt: skip
+            if isinstance(obj.shape, Box) and np.allclose(
+                np.abs(quat_to_rotmat(obj.rotation)), np.eye(3)
+            ):
                 block[...] = True
                 continue
             axes = [lo0[d] + h * (np.arange(a[d], b[d]) + 0.5) for d in range(3)]
@@ -627,8 +633,10 @@ class CollisionWorld:
             for m, i in enumerate(near):
                 res = coal.CollisionResult()
                 tf = coal.Transform3s(np.eye(3), c[i])
-                hit[m] = coal.collide(self._geoms[k], self._transforms[k], cube, tf,
-                                      self._cbool, res) > 0  # fmt: skip
+                hit[m] = (
+                    coal.collide(self._geoms[k], self._transforms[k], cube, tf, self._cbool, res)
+                    > 0
+                )
             obj = self.scene.objects[k]
             if self._meshes[k] is not None:
                 quiet = near[~hit]
