@@ -28,7 +28,6 @@ best distance is kept. Re-implemented here with pymoo's NSGA-II:
 from __future__ import annotations
 
 import time
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -294,9 +293,7 @@ def solve_posture_ga(
             mutation=PM(eta=20),
             eliminate_duplicates=True,
         )
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            res = minimize(_Problem(), algorithm, ("n_gen", int(generations)), seed=int(seed))
+        res = minimize(_Problem(), algorithm, ("n_gen", int(generations)), seed=int(seed))
         x = res.pop.get("X")
         cv = res.pop.get("CV")[:, 0]
         e = wb.evaluate(x)
