@@ -20,9 +20,10 @@ queries run only for pairs that may touch or may be the closest.
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -38,6 +39,21 @@ __all__ = ["CollisionReport", "CollisionWorld", "Contact", "OccupancyGrid"]
 
 _FREE, _OCCUPIED, _MIXED = 0, 1, 2
 _CORNERS = np.array([[x, y, z] for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)], float)
+
+
+class GridLookup(enum.StrEnum):
+    """How `OccupancyGrid.lookup` reads the grid between its nodes."""
+
+    TRILINEAR = "trilinear"
+    NEAREST = "nearest"
+
+    @classmethod
+    def parse(cls, value: GridLookup | str) -> GridLookup:
+        """The lookup named ``value``; `InputError` names the allowed ones otherwise."""
+        try:
+            return cls(value)
+        except ValueError:
+            raise InputError(f"method must be 'trilinear' or 'nearest', got {value!r}") from None
 
 
 @dataclass(frozen=True, eq=False)
@@ -125,9 +141,10 @@ class OccupancyGrid:
         return cls(lo, h, values, scene.floor, ceiling)
 
     def lookup(
-        self, points: ArrayLike, method: Literal["trilinear", "nearest"] = "trilinear"
+        self, points: ArrayLike, method: GridLookup | str = GridLookup.TRILINEAR
     ) -> NDArray[np.float64]:
         """Occupancy ``(...,)`` in [0, 1] at world points ``(..., 3)``."""
+        lookup = GridLookup.parse(method)
         p = np.asarray(points, dtype=np.float64)
         flat = p.reshape(-1, 3)
         shape = np.array(self.values.shape)
@@ -136,10 +153,10 @@ class OccupancyGrid:
         # The outermost nodes lie beyond every object, so clamping points onto the
         # grid gives 0 outside it without a mask.
         g = (flat - self.origin) * (1.0 / self.spacing)
-        if method == "nearest":
+        if lookup is GridLookup.NEAREST:
             i = np.rint(np.clip(g, 0.0, shape - 1)).astype(np.int64)
             out = vals[i[:, 0] * sx + i[:, 1] * sy + i[:, 2]].astype(np.float64)
-        elif method == "trilinear":
+        else:
             np.clip(g, 0.0, shape - 1, out=g)
             i = np.minimum(g.astype(np.int64), shape - 2)
             f = (g - i).astype(np.float32)
@@ -153,8 +170,6 @@ class OccupancyGrid:
                 gz * vals[b + sx + sy] + fz * vals[b + sx + sy + 1]
             )
             out = (gx * lo + fx * hi).astype(np.float64)
-        else:
-            raise InputError(f"method must be 'trilinear' or 'nearest', got {method!r}")
         z = flat[:, 2]
         out[(z < self.floor) | (z > self.ceiling)] = 1.0
         return out.reshape(p.shape[:-1])
@@ -501,7 +516,7 @@ class CollisionWorld:
         *,
         placement: RigidTransform | None = None,
         segments: Sequence[str] | None = None,
-        method: Literal["trilinear", "nearest"] = "trilinear",
+        method: GridLookup | str = GridLookup.TRILINEAR,
     ) -> NDArray[np.float64]:
         """Share of the body volume inside solids, in [0, 1], for a batch of poses.
 
@@ -519,7 +534,7 @@ class CollisionWorld:
             Rigid transforms of batch shape ``B`` applied after the pose.
         segments : sequence of str, optional
             Only these segments count (volume share among them).
-        method : {"trilinear", "nearest"}
+        method : GridLookup or {"trilinear", "nearest"}
             Grid lookup.
 
         Returns
