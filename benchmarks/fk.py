@@ -2,7 +2,7 @@
 
 One run, one motion: 10,000 frames of the standard humanoid (23 joints) with
 smooth random joint rotations, written once as BVH. Prints a table and one JSON
-line. Targets (issue #2): batched FK ≥ 10 million joint-frames/s on one core;
+line. Targets: batched FK ≥ 10 million joint-frames/s on one core;
 reading the 10,000-frame BVH < 0.5 s.
 
 Run: ``.venv/bin/python benchmarks/fk.py [--frames N] [--repeats R]``

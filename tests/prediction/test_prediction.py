@@ -207,7 +207,7 @@ def test_lie_transformer_dct_head_gives_low_pass_offsets(toy):
     # The offsets lie in the span of the first 6 DCT-II basis functions over the 25 frames.
     coef = torch.einsum("km,bmac->bkac", dct_matrix(25), r)
     assert coef[:, 6:].abs().max() < 1e-4 * coef[:, :6].abs().max()
-    # The first version's per-token head is still available.
+    # The per-token head (n_dct = 0) is still available.
     legacy = build_model("lie-transformer", toy, options={**SMALL, "n_dct": 0})
     assert legacy(q[:, :10], p[:, :10]).positions.shape == (2, 25, toy.skeleton.n_joints, 3)
     with pytest.raises(InputError, match="n_dct"):

@@ -6,7 +6,15 @@ import numpy as np
 import pytest
 
 from vhuman.errors import InputError
-from vhuman.scene import Box, CollisionWorld, Scene, SceneObject, Target, reachable_space
+from vhuman.scene import (
+    Box,
+    CollisionWorld,
+    GridLookup,
+    Scene,
+    SceneObject,
+    Target,
+    reachable_space,
+)
 
 
 def _plates(centre, half, thick=0.01):
@@ -77,3 +85,16 @@ def test_a_grid_window_leaves_far_objects_to_the_exact_queries(capsule_body) -> 
     ball = capsule_body([0, 0, 0], [0, 0, 0], 0.05)
     report = world.check(ball, [20.0, 0.0, 1.0], np.array([[1.0, 0, 0, 0], [1.0, 0, 0, 0]]))
     assert [c.solid for c in report.contacts] == ["far"]
+
+
+def test_grid_lookup_by_enum_or_name() -> None:
+    block = SceneObject("block", Box((0.2, 0.2, 0.2)), [0.5, 0.0, 1.0], [1, 0, 0, 0])
+    scene = Scene("one", (block,), Target([0.0, 0.0, 1.0], [1, 0, 0, 0], [1, 0, 0]))
+    world = CollisionWorld(scene)
+    points = np.array([[0.5, 0.0, 1.0], [0.61, 0.0, 1.0], [3.0, 0.0, 1.0]])
+    for lookup in GridLookup:
+        np.testing.assert_array_equal(
+            world.grid.lookup(points, lookup), world.grid.lookup(points, lookup.value)
+        )
+    with pytest.raises(InputError, match="method must be 'trilinear' or 'nearest'"):
+        world.grid.lookup(points, "cubic")

@@ -60,15 +60,28 @@ class GaitJoints:
 
 
 VHUMAN_JOINTS = GaitJoints(
-    "pelvis", "chest", ("l_hip", "r_hip"), ("l_knee", "r_knee"), ("l_ankle", "r_ankle"),
-    ("l_toe", "r_toe"), ("l_shoulder", "r_shoulder"), ("l_elbow", "r_elbow"),
+    "pelvis",
+    "chest",
+    ("l_hip", "r_hip"),
+    ("l_knee", "r_knee"),
+    ("l_ankle", "r_ankle"),
+    ("l_toe", "r_toe"),
+    ("l_shoulder", "r_shoulder"),
+    ("l_elbow", "r_elbow"),
     ("l_wrist", "r_wrist"),
-)  # fmt: skip
+)
 """The standard humanoid's joints."""
 CMU_JOINTS = GaitJoints(
-    "hips", "thorax", ("lhip", "rhip"), ("lknee", "rknee"), ("lankle", "rankle"),
-    ("ltoe", "rtoe"), ("lshoulder", "rshoulder"), ("lelbow", "relbow"), ("lwrist", "rwrist"),
-)  # fmt: skip
+    "hips",
+    "thorax",
+    ("lhip", "rhip"),
+    ("lknee", "rknee"),
+    ("lankle", "rankle"),
+    ("ltoe", "rtoe"),
+    ("lshoulder", "rshoulder"),
+    ("lelbow", "relbow"),
+    ("lwrist", "rwrist"),
+)
 """The CMU exp-map skeleton's joints (:func:`vhuman.io.cmu_skeleton`)."""
 
 
@@ -166,15 +179,24 @@ def _angles(motion: Motion, joints: GaitJoints) -> dict[str, NDArray[np.float64]
     for s in (0, 1):
         hip, knee, ankle, ball, shoulder, elbow, wrist = (
             p[:, sk.index(names[s])]
-            for names in (joints.hip, joints.knee, joints.ankle, joints.ball, joints.shoulder,
-                          joints.elbow, joints.wrist)
-        )  # fmt: skip
+            for names in (
+                joints.hip,
+                joints.knee,
+                joints.ankle,
+                joints.ball,
+                joints.shoulder,
+                joints.elbow,
+                joints.wrist,
+            )
+        )
         thigh = knee - hip
-        out["hip"].append(np.degrees(np.arctan2(np.sum(thigh * forward, -1),
-                                                np.sum(thigh * -up, -1))))  # fmt: skip
+        out["hip"].append(
+            np.degrees(np.arctan2(np.sum(thigh * forward, -1), np.sum(thigh * -up, -1)))
+        )
         out["knee"].append(np.degrees(flexion_angle(hip, knee, ankle)))
-        r_knee, r_ankle, r_ball = (rest[sk.index(n[s])] for n in (joints.knee, joints.ankle,
-                                                                   joints.ball))  # fmt: skip
+        r_knee, r_ankle, r_ball = (
+            rest[sk.index(n[s])] for n in (joints.knee, joints.ankle, joints.ball)
+        )
         neutral = flexion_angle(r_knee, r_ankle, r_ball)
         out["ankle"].append(np.degrees(flexion_angle(knee, ankle, ball) - neutral))
         out["elbow"].append(np.degrees(flexion_angle(shoulder, elbow, wrist)))
@@ -207,8 +229,9 @@ def _normalised(signal: NDArray, strikes: NDArray) -> NDArray[np.float64]:
     """``signal (T,)`` over each cycle between successive ``strikes``, shape (C, 101)."""
     s = np.linspace(0.0, 1.0, CYCLE_POINTS)
     frames = np.arange(len(signal))
-    return np.array([np.interp(a + s * (b - a), frames, signal)
-                     for a, b in itertools.pairwise(strikes)])  # fmt: skip
+    return np.array(
+        [np.interp(a + s * (b - a), frames, signal) for a, b in itertools.pairwise(strikes)]
+    )
 
 
 def _curvature_ratio(z: NDArray, fps: float, cycle_s: float) -> float:
@@ -270,8 +293,10 @@ def analyse_gait(motion: Motion, joints: GaitJoints = VHUMAN_JOINTS) -> GaitAnal
             "(two heel strikes of each foot)"
         )
     angles = _angles(motion, joints)
-    curves = {k: np.concatenate([_normalised(angles[k][s], strikes[s]) for s in (0, 1)])
-              for k in ("hip", "knee", "ankle")}  # fmt: skip
+    curves = {
+        k: np.concatenate([_normalised(angles[k][s], strikes[s]) for s in (0, 1)])
+        for k in ("hip", "knee", "ankle")
+    }
     stance = []
     for s in (0, 1):
         for a, b in _pairs(strikes[s]):
@@ -305,8 +330,9 @@ def analyse_gait(motion: Motion, joints: GaitJoints = VHUMAN_JOINTS) -> GaitAnal
                 clearance.append(np.interp(mid, np.arange(len(ball_z)), ball_z) - on_floor)
     at60 = motion.resample(60.0) if abs(fps - 60.0) > 1e-9 else motion
     angles60 = _angles(at60, joints)
-    steps = {k: float(np.abs(np.diff(angles60[k], axis=-1)).max()) for k in ("hip", "knee",
-                                                                            "ankle")}  # fmt: skip
+    steps = {
+        k: float(np.abs(np.diff(angles60[k], axis=-1)).max()) for k in ("hip", "knee", "ankle")
+    }
     accel = np.abs(np.diff(np.stack([angles60[k] for k in ("hip", "knee", "ankle")]), 2, -1))
     return GaitAnalysis(
         curves=curves,

@@ -105,12 +105,18 @@ def _walk_section(
         f"joint-position difference {err_bvh * 1e3:.2g} mm (BVH), {err_npz * 1e3:.2g} mm (npz)."
     )
     section.add_plotly(
-        motion_figure(motion, trajectories=tuple(joints["paths"]), title=name, fps=VIEW_FPS,
-                      ghost=ghost, ghost_name=ghost_name),
+        motion_figure(
+            motion,
+            trajectories=tuple(joints["paths"]),
+            title=name,
+            fps=VIEW_FPS,
+            ghost=ghost,
+            ghost_name=ghost_name,
+        ),
         "The body (capsules) walking, axes in metres, 1 m floor grid; the camera follows the "
         "pelvis, 'Play whole path' shows the whole walk. Look for feet that stay put in stance."
         + ghost_caption,
-    )  # fmt: skip
+    )
     section.add_image(pose_png, f"pose at frame {mid} (m): a mid-stride posture, sides coloured")
     section.add_image(traj_png, "joint paths, top and side views (m): even steps, a steady head")
     section.add_image(curve_png, "flexion angles (deg) over time (s): one bell per gait cycle")
@@ -152,8 +158,9 @@ def _cmu_beside_generated() -> tuple[Motion, dict]:
     gait = analyse_gait(clip, CMU_JOINTS)
     params = GaitParameters(step_length=gait.step_length_m, speed=gait.speed_m_s, cycles=3)
     generated = generate_walk(params).motion
-    ghost = gait_aligned(generated, clip, reference_joints=("pelvis", "l_ankle"),
-                         motion_joints=("hips", "lankle"))  # fmt: skip
+    ghost = gait_aligned(
+        generated, clip, reference_joints=("pelvis", "l_ankle"), motion_joints=("hips", "lankle")
+    )
     caption = (
         f" Beside it (blue ghost), a walk generated at the CMU walk's measured speed "
         f"({gait.speed_m_s:.2f} m/s) and step length ({gait.step_length_m:.2f} m), time-aligned "
@@ -191,8 +198,15 @@ def _reach_section(report, out: Path, step: Callable[[], None]) -> dict:
         ),
         speed_png,
     )
-    names = ("q1 abduction", "q2 flexion", "q3 rotation", "q4 elbow", "q5 pronation",
-             "q6 wrist flexion", "q7 wrist deviation")  # fmt: skip
+    names = (
+        "q1 abduction",
+        "q2 flexion",
+        "q3 rotation",
+        "q4 elbow",
+        "q5 pronation",
+        "q6 wrist flexion",
+        "q7 wrist deviation",
+    )
     velocity = np.degrees(np.gradient(result.arm_angles, t, axis=0))
     save_figure(
         plot_curves(
@@ -279,9 +293,11 @@ def _physics_section(report, out: Path, step: Callable[[], None]) -> dict:
     step()
     # Three copies of the one-cycle reference clip: two complete cycles between heel strikes.
     reference = gait_aligned(
-        repeated(read_deepmimic(deepmimic_clip_path("walk")), 3), motion,
-        reference_joints=("root", "left_ankle"), motion_joints=("root", "left_ankle"),
-    )  # fmt: skip
+        repeated(read_deepmimic(deepmimic_clip_path("walk")), 3),
+        motion,
+        reference_joints=("root", "left_ankle"),
+        motion_joints=("root", "left_ankle"),
+    )
     # Without pushes, so that several parents survive the 20-cycle window and form a front.
     _, evolution = optimize_controller(
         generations=6, population=12, target_cycles=20.0, push_force=0.0, seed=0
@@ -327,13 +343,19 @@ def _physics_section(report, out: Path, step: Callable[[], None]) -> dict:
         f"{evolution.simulations} simulations, {evolution.screened} offspring screened out."
     )
     section.add_plotly(
-        motion_figure(motion, trajectories=("left_ankle", "right_ankle"), title="simulated walk",
-                      fps=PHYSICS_VIEW_FPS, ghost=reference, ghost_name="reference clip"),
+        motion_figure(
+            motion,
+            trajectories=("left_ankle", "right_ankle"),
+            title="simulated walk",
+            fps=PHYSICS_VIEW_FPS,
+            ghost=reference,
+            ghost_name="reference clip",
+        ),
         "The simulated DeepMimic humanoid (its collision capsules and spheres, axes in metres); "
         "the camera follows the pelvis. Beside it (blue ghost), the reference clip it tracks, "
         "time-aligned by gait cycle (left heel strikes at the same frames). Look for a steady "
         "torso, no stumble, and limbs that move like the reference's.",
-    )  # fmt: skip
+    )
     section.add_image(
         curves_png,
         "best objectives per generation over their generation-1 values (no unit): lower is better",
@@ -370,10 +392,21 @@ def _posture_section(report, out: Path, step: Callable[[], None]) -> dict:
     body = BodyModel.from_skeleton(
         result.motion.skeleton, samples_per_segment=result.settings.samples_per_segment
     )
-    setting = ArmSetting(body, result.placement.root_position, result.placement.local_rotations,
-                         Side.parse(result.settings.side), scene.target)  # fmt: skip
-    arm = solve_arm_nsga2(setting, CollisionWorld(scene, window=GRID_WINDOW), population=40,
-                          generations=40, seed=0, ik_seeding=False)  # fmt: skip
+    setting = ArmSetting(
+        body,
+        result.placement.root_position,
+        result.placement.local_rotations,
+        Side.parse(result.settings.side),
+        scene.target,
+    )
+    arm = solve_arm_nsga2(
+        setting,
+        CollisionWorld(scene, window=GRID_WINDOW),
+        population=40,
+        generations=40,
+        seed=0,
+        ik_seeding=False,
+    )
     step()
     folder = out / "posture"
     files = write_posture_outputs(result, folder, also_into=report, front=arm.pareto_f)
@@ -404,9 +437,11 @@ def _prediction_section(report, out: Path, step: Callable[[], None]) -> dict:
     predicted = predict_motion(model, info, observed, horizon)
     still = observed[cut - 1 :]
     zero = Motion(
-        clip.skeleton, clip.fps, np.repeat(still.root_positions, horizon, axis=0),
+        clip.skeleton,
+        clip.fps,
+        np.repeat(still.root_positions, horizon, axis=0),
         np.repeat(still.local_rotations, horizon, axis=0),
-    )  # fmt: skip
+    )
     bvh = out / "prediction.bvh"
     save_motion(predicted, bvh)
     step()
@@ -458,8 +493,9 @@ def _prediction_section(report, out: Path, step: Callable[[], None]) -> dict:
             tail.concatenate(predicted),
             ghost=tail.concatenate(truth),
             ghost_name="true future",
-            joint_values=np.concatenate([np.zeros((tail.n_frames, joint_error.shape[1])),
-                                         joint_error]),
+            joint_values=np.concatenate(
+                [np.zeros((tail.n_frames, joint_error.shape[1])), joint_error]
+            ),
             value_label="joint error [mm]",
             curves={k: np.concatenate([gap, v]) for k, v in errors.items()},
             curve_label="MPJPE [mm]",
@@ -473,7 +509,7 @@ def _prediction_section(report, out: Path, step: Callable[[], None]) -> dict:
         "the prediction is off. Under the player, the error over the horizon (mm) against time "
         "(s), the line marking the frame shown.",
         height=760,
-    )  # fmt: skip
+    )
     section.add_image(
         curve_png,
         "MPJPE (mm) over the horizon (ms): the model stays under the zero-velocity baseline",
@@ -560,37 +596,61 @@ def run_demo(output: Path, console: Console | None = None) -> dict:
         return result.motion, {"generated": figures}
 
     clips: list[tuple[str, Callable[[], tuple[Motion, dict]], dict]] = [
-        ("generated_walk", walk, {
-            "paths": ("l_ankle", "r_ankle", "l_hand", "head"),
-            "angles": {"left knee": ("l_hip", "l_knee", "l_ankle"),
-                       "right knee": ("r_hip", "r_knee", "r_ankle"),
-                       "left elbow": ("l_shoulder", "l_elbow", "l_wrist")},
-        }),
-        ("cmu_walk", _cmu_beside_generated, {
-            "paths": ("lankle", "rankle", "lwrist", "head"),
-            "angles": {"left knee": ("lhip", "lknee", "lankle"),
-                       "right knee": ("rhip", "rknee", "rankle"),
-                       "left elbow": ("lshoulder", "lelbow", "lwrist")},
-        }),
-    ]  # fmt: skip
+        (
+            "generated_walk",
+            walk,
+            {
+                "paths": ("l_ankle", "r_ankle", "l_hand", "head"),
+                "angles": {
+                    "left knee": ("l_hip", "l_knee", "l_ankle"),
+                    "right knee": ("r_hip", "r_knee", "r_ankle"),
+                    "left elbow": ("l_shoulder", "l_elbow", "l_wrist"),
+                },
+            },
+        ),
+        (
+            "cmu_walk",
+            _cmu_beside_generated,
+            {
+                "paths": ("lankle", "rankle", "lwrist", "head"),
+                "angles": {
+                    "left knee": ("lhip", "lknee", "lankle"),
+                    "right knee": ("rhip", "rknee", "rankle"),
+                    "left elbow": ("lshoulder", "lelbow", "lwrist"),
+                },
+            },
+        ),
+    ]
     try:
         from vhuman.io import deepmimic_clip_path, read_deepmimic
 
         path = deepmimic_clip_path("walk")
-        clips.append(("deepmimic_walk", lambda: (read_deepmimic(path), {}), {
-            "paths": ("left_ankle", "right_ankle", "left_wrist"),
-            "angles": {"left knee": ("left_hip", "left_knee", "left_ankle"),
-                       "right knee": ("right_hip", "right_knee", "right_ankle")},
-        }))  # fmt: skip
+        clips.append(
+            (
+                "deepmimic_walk",
+                lambda: (read_deepmimic(path), {}),
+                {
+                    "paths": ("left_ankle", "right_ankle", "left_wrist"),
+                    "angles": {
+                        "left knee": ("left_hip", "left_knee", "left_ankle"),
+                        "right knee": ("right_hip", "right_knee", "right_ankle"),
+                    },
+                },
+            )
+        )
     except InputError:  # pybullet's data is not installed
         summary["deepmimic"] = (
             "skipped: pybullet's data is not installed (pip install vhuman[data])"
         )
     steps_per_clip = 5
     with Progress(
-        TextColumn("{task.description}"), BarColumn(), TimeElapsedColumn(),
-        console=console, disable=console is None, transient=False,
-    ) as progress:  # fmt: skip
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        disable=console is None,
+        transient=False,
+    ) as progress:
         task = progress.add_task("demo", total=steps_per_clip * len(clips) + 3 + 2 + 3 + 3 + 2 + 1)
         for name, load, joints in clips:
             progress.update(task, description=f"{name}: load")

@@ -66,9 +66,13 @@ def _print_summary(result: MotionErgonomics, file: Path) -> None:
     for name in ("reba", "rula"):
         w = d["worst"][name]
         table.add_row(
-            name.upper(), str(d[name]["max_score"]), f"{d[name]['mean_score']:.2f}",
-            f"{w['time_s']:.2f}", str(w["frame"]), w["side"],
-        )  # fmt: skip
+            name.upper(),
+            str(d[name]["max_score"]),
+            f"{d[name]['mean_score']:.2f}",
+            f"{w['time_s']:.2f}",
+            str(w["frame"]),
+            w["side"],
+        )
     print_table(table, console)
     for name in ("reba", "rula"):
         levels = ", ".join(
@@ -79,17 +83,21 @@ def _print_summary(result: MotionErgonomics, file: Path) -> None:
     for name in ("reba", "rula"):
         s = d["worst"][name]["scores"]
         if name == "reba":
-            parts = (f"trunk {s['trunk']}, neck {s['neck']}, legs {s['legs']} → table A "
-                     f"{s['table_a']} + load {s['load']} = score A {s['score_a']}; upper arm "
-                     f"{s['upper_arm']}, lower arm {s['lower_arm']}, wrist {s['wrist']} → table B "
-                     f"{s['table_b']} + coupling {s['coupling']} = score B {s['score_b']}; table C "
-                     f"{s['table_c']} + activity {s['activity']} = {s['score']}")  # fmt: skip
+            parts = (
+                f"trunk {s['trunk']}, neck {s['neck']}, legs {s['legs']} → table A "
+                f"{s['table_a']} + load {s['load']} = score A {s['score_a']}; upper arm "
+                f"{s['upper_arm']}, lower arm {s['lower_arm']}, wrist {s['wrist']} → table B "
+                f"{s['table_b']} + coupling {s['coupling']} = score B {s['score_b']}; table C "
+                f"{s['table_c']} + activity {s['activity']} = {s['score']}"
+            )
         else:
-            parts = (f"upper arm {s['upper_arm']}, lower arm {s['lower_arm']}, wrist {s['wrist']}, "
-                     f"twist {s['wrist_twist']} → table A {s['table_a']} + muscle {s['muscle']} + "
-                     f"force {s['force']} = score C {s['score_c']}; neck {s['neck']}, trunk "
-                     f"{s['trunk']}, legs {s['legs']} → table B {s['table_b']} = score D "
-                     f"{s['score_d']}; grand score {s['score']}")  # fmt: skip
+            parts = (
+                f"upper arm {s['upper_arm']}, lower arm {s['lower_arm']}, wrist {s['wrist']}, "
+                f"twist {s['wrist_twist']} → table A {s['table_a']} + muscle {s['muscle']} + "
+                f"force {s['force']} = score C {s['score_c']}; neck {s['neck']}, trunk "
+                f"{s['trunk']}, legs {s['legs']} → table B {s['table_b']} = score D "
+                f"{s['score_d']}; grand score {s['score']}"
+            )
         console.print(f"worst {name.upper()} (left, right): {parts}")
 
 
@@ -191,10 +199,17 @@ def ergo(
     from vhuman.viz import plot_ergonomic_scores, save_figure
 
     options = {
-        "load_kg": load, "load_pattern": load_pattern, "coupling": coupling, "shock": shock,
-        "static": static, "repeated": repeated, "rapid_change": rapid_change,
-        "arm_supported": arm_supported, "sitting": sitting, "legs_supported": legs_supported,
-    }  # fmt: skip
+        "load_kg": load,
+        "load_pattern": load_pattern,
+        "coupling": coupling,
+        "shock": shock,
+        "static": static,
+        "repeated": repeated,
+        "rapid_change": rapid_change,
+        "arm_supported": arm_supported,
+        "sitting": sitting,
+        "legs_supported": legs_supported,
+    }
     # A bad value given as an option is named by its option; one from --factors by its key.
     given = {
         f"WorkFactors.{key}": "--load" if key == "load_kg" else "--" + key.replace("_", "-")

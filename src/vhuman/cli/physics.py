@@ -106,10 +106,15 @@ def optimize(
                 check_writable(path, name)
         lines: list[str] = []
         with Progress(
-            TextColumn("generation"), BarColumn(), MofNCompleteColumn(),
-            TextColumn("{task.fields[info]}"), TimeElapsedColumn(), console=console,
-            disable=as_json, transient=True,
-        ) as progress:  # fmt: skip
+            TextColumn("generation"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[info]}"),
+            TimeElapsedColumn(),
+            console=console,
+            disable=as_json,
+            transient=True,
+        ) as progress:
             task = progress.add_task("evolve", total=max(generations, 1), info="")
 
             def on_generation(entry: dict) -> None:
@@ -126,13 +131,21 @@ def optimize(
                 if base is not None:
                     raise InputError("--base goes with --speed")
                 ctrl, result = optimize_controller(
-                    clip, generations=generations, population=population,
-                    target_cycles=target_cycles, window_step=window_step, seed=seed,
-                    workers=jobs, scheduler=scheduler, screen=not no_screen,
+                    clip,
+                    generations=generations,
+                    population=population,
+                    target_cycles=target_cycles,
+                    window_step=window_step,
+                    seed=seed,
+                    workers=jobs,
+                    scheduler=scheduler,
+                    screen=not no_screen,
                     push_force=push_force,
-                    push_growth=push_growth, refine_budget=refine_budget, checkpoint=checkpoint,
+                    push_growth=push_growth,
+                    refine_budget=refine_budget,
+                    checkpoint=checkpoint,
                     on_generation=on_generation,
-                )  # fmt: skip
+                )
             else:
                 from vhuman.control.controller import default_controller_path, load_controller
                 from vhuman.control.gait import optimize_gait
@@ -140,12 +153,21 @@ def optimize(
                 if refine_budget:
                     raise InputError("--refine-budget does not go with --speed")
                 ctrl, result = optimize_gait(
-                    load_controller(base or default_controller_path()), speed,
-                    generations=generations, population=population, target_cycles=target_cycles,
-                    window_step=window_step, seed=seed, workers=jobs, scheduler=scheduler,
-                    push_force=push_force, push_growth=push_growth, screen=not no_screen,
-                    checkpoint=checkpoint, on_generation=on_generation,
-                )  # fmt: skip
+                    load_controller(base or default_controller_path()),
+                    speed,
+                    generations=generations,
+                    population=population,
+                    target_cycles=target_cycles,
+                    window_step=window_step,
+                    seed=seed,
+                    workers=jobs,
+                    scheduler=scheduler,
+                    push_force=push_force,
+                    push_growth=push_growth,
+                    screen=not no_screen,
+                    checkpoint=checkpoint,
+                    on_generation=on_generation,
+                )
         ctrl.save(output)
     summary = {"controller": str(output), **result.to_dict()}
     if as_json:
@@ -210,9 +232,12 @@ def simulate(
             from vhuman.io import save_motion
 
             save_motion(motion, output)
-    summary = {"output": None if motion is None else str(output), **result.to_dict(),
-               **walking_figures(result.distance_m, result.duration_s, result.steps),
-               "target_speed_m_s": ctrl.meta.get("gait", {}).get("target_speed_m_s")}  # fmt: skip
+    summary = {
+        "output": None if motion is None else str(output),
+        **result.to_dict(),
+        **walking_figures(result.distance_m, result.duration_s, result.steps),
+        "target_speed_m_s": ctrl.meta.get("gait", {}).get("target_speed_m_s"),
+    }
     if as_json:
         print(json.dumps(summary))
         return
@@ -223,8 +248,11 @@ def walking_figures(distance: float, duration: float, steps: int) -> dict[str, f
     """Mean forward speed [m/s], cadence [steps/min] and step length [m] of a run."""
     speed = distance / duration if duration > 0 else 0.0
     cadence = 60.0 * steps / duration if duration > 0 else 0.0
-    return {"speed_m_s": speed, "cadence_steps_min": cadence,
-            "step_length_m": distance / steps if steps else 0.0}  # fmt: skip
+    return {
+        "speed_m_s": speed,
+        "cadence_steps_min": cadence,
+        "step_length_m": distance / steps if steps else 0.0,
+    }
 
 
 def simulation_table(summary: dict, asked_cycles: float) -> Table:

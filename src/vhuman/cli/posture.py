@@ -62,8 +62,12 @@ def write_posture_outputs(
     }
     save_motion(result.motion, paths["bvh"])
     figures = result.to_dict()
-    doc = {**figures, "reba": result.reba.to_dict(), "rula": result.rula.to_dict(),
-           "pose": _pose_dict(result)}  # fmt: skip
+    doc = {
+        **figures,
+        "reba": result.reba.to_dict(),
+        "rula": result.rula.to_dict(),
+        "pose": _pose_dict(result),
+    }
     atomic_write(paths["json"], json.dumps(doc, indent=1) + "\n")
     pareto = plot_posture_pareto(result, front)
     save_figure(pareto, paths["pareto"])
@@ -121,11 +125,19 @@ def add_posture_section(
         "(f_access, rad + α·m), both lower is better; the star is the chosen posture",
     )
     rows = [
-        {"method": "REBA", "score": figures["reba_score"],
-         "action level": figures["reba_action_level"], "risk": figures["reba_risk"]},
-        {"method": "RULA", "score": figures["rula_score"],
-         "action level": figures["rula_action_level"], "risk": ""},
-    ]  # fmt: skip
+        {
+            "method": "REBA",
+            "score": figures["reba_score"],
+            "action level": figures["reba_action_level"],
+            "risk": figures["reba_risk"],
+        },
+        {
+            "method": "RULA",
+            "score": figures["rula_score"],
+            "action level": figures["rula_action_level"],
+            "risk": "",
+        },
+    ]
     section.add_table(rows, caption="Ergonomic scores of the final posture")
     section.add_json(doc["reba"], caption="REBA breakdown")
     section.add_json(doc["rula"], caption="RULA breakdown")
@@ -213,24 +225,47 @@ def posture(
                     status.update(f"solving {total} posture tasks: {done} complete")
 
                 outputs = solve_into(
-                    tasks, output, write_posture_outputs, workers=jobs, scheduler=scheduler,
+                    tasks,
+                    output,
+                    write_posture_outputs,
+                    workers=jobs,
+                    scheduler=scheduler,
                     on_case=on_case,
-                )  # fmt: skip
+                )
     if as_json:
         print(json.dumps(outputs[0] if len(outputs) == 1 else {"tasks": outputs}))
         return
     table = Table(title=f"maintenance posture → {output}")
-    for col in ("scene", "body", "posture", "status", "contacts", "clearance mm", "balance mm",
-                "reach mm", "reach °", "REBA", "RULA", "time s"):  # fmt: skip
+    for col in (
+        "scene",
+        "body",
+        "posture",
+        "status",
+        "contacts",
+        "clearance mm",
+        "balance mm",
+        "reach mm",
+        "reach °",
+        "REBA",
+        "RULA",
+        "time s",
+    ):
         table.add_column(col, justify="left" if col in ("scene", "body", "posture") else "right")
     for o in outputs:
         clear, margin = o["min_clearance_mm"], o["balance_margin_mm"]
         status = o["status"] + (f" ({o['reason']})" if o["reason"] else "")
         table.add_row(
-            o["scene"], o["worker"], o["library_posture"], status, str(o["collisions"]),
-            "-" if clear is None else f"{clear:.1f}", "-" if margin is None else f"{margin:.0f}",
+            o["scene"],
+            o["worker"],
+            o["library_posture"],
+            status,
+            str(o["collisions"]),
+            "-" if clear is None else f"{clear:.1f}",
+            "-" if margin is None else f"{margin:.0f}",
             f"{o['reach_position_error_mm']:.2f}",
-            f"{o['reach_orientation_error_deg']:.2f}", str(o["reba_score"]),
-            str(o["rula_score"]), f"{o['solve_time_s']:.2f}",
-        )  # fmt: skip
+            f"{o['reach_orientation_error_deg']:.2f}",
+            str(o["reba_score"]),
+            str(o["rula_score"]),
+            f"{o['solve_time_s']:.2f}",
+        )
     print_table(table, console)

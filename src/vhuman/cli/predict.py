@@ -41,9 +41,13 @@ JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON object.
 
 def _progress(enabled: bool) -> Progress:
     return Progress(
-        TextColumn("{task.description}"), BarColumn(), TextColumn("{task.fields[info]}"),
-        TimeElapsedColumn(), console=Console(stderr=True), disable=not enabled,
-    )  # fmt: skip
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TextColumn("{task.fields[info]}"),
+        TimeElapsedColumn(),
+        console=Console(stderr=True),
+        disable=not enabled,
+    )
 
 
 @predict_app.command()
@@ -159,13 +163,22 @@ def train(
         from vhuman.prediction.data import N_OBSERVED
 
         config = TrainConfig(
-            kind=model, epochs=epochs, steps=steps, lr=lr, batch_size=batch_size, seed=seed,
+            kind=model,
+            epochs=epochs,
+            steps=steps,
+            lr=lr,
+            batch_size=batch_size,
+            seed=seed,
             max_windows=max_windows,
             n_observed=N_OBSERVED if observed is None else observed,
-            weight_decay=weight_decay, ema=ema, mirror=mirror, reverse=reverse,
-            speed=speed, warmup=warmup,
+            weight_decay=weight_decay,
+            ema=ema,
+            mirror=mirror,
+            reverse=reverse,
+            speed=speed,
+            warmup=warmup,
             options={} if dropout is None else {"dropout": dropout},
-        )  # fmt: skip
+        )
         with _progress(not as_json) as progress:
             task = progress.add_task(f"train {model}", total=None, info="")
 
@@ -226,9 +239,10 @@ _EVALUATE_FILES = {
 
 
 @predict_app.command(
-    cls=renamed({"--model": "--checkpoint", "--simlpe": "--simlpe-checkpoint",
-                 "--ltd": "--ltd-checkpoint"})
-)  # fmt: skip
+    cls=renamed(
+        {"--model": "--checkpoint", "--simlpe": "--simlpe-checkpoint", "--ltd": "--ltd-checkpoint"}
+    )
+)
 def evaluate(
     data: DataOption,
     checkpoint: Annotated[
@@ -304,9 +318,12 @@ def evaluate(
         models = {"lie-transformer": main_model}
         for kind in ("zero_velocity", "constant_velocity"):
             models[kind] = build_model(
-                kind, sequences, None, n_observed=main_model.n_observed,
+                kind,
+                sequences,
+                None,
+                n_observed=main_model.n_observed,
                 n_future=main_model.n_future,
-            )  # fmt: skip
+            )
         models.update(trained)
         with _progress(not as_json) as progress:
             task = progress.add_task("evaluate", total=len(models), info="")

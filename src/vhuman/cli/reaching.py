@@ -27,9 +27,16 @@ swivel_app = typer.Typer(
 _KINDS = ("mlp", "lsq", "mean")
 
 _SEGMENT_WORDS = {
-    "shoulder": "upper arm", "elbow": "forearm", "wrist": "hand", "pelvis": "pelvis",
-    "spine": "abdomen", "chest": "chest", "neck": "neck", "head": "head", "hip": "thigh",
-}  # fmt: skip
+    "shoulder": "upper arm",
+    "elbow": "forearm",
+    "wrist": "hand",
+    "pelvis": "pelvis",
+    "spine": "abdomen",
+    "chest": "chest",
+    "neck": "neck",
+    "head": "head",
+    "hip": "thigh",
+}
 
 
 def reach(
@@ -122,8 +129,10 @@ def reach(
         f"{figures['swivel_start_deg']:.1f}° → {figures['swivel_end_deg']:.1f}°",
     )
     table.add_row("joint limits", f"{figures['joint_limit_violations']} frames outside")
-    pair = "–".join(_SEGMENT_WORDS[n.removeprefix("r_").removeprefix("l_")]
-                    for n in figures["closest_pair"].split("–"))  # fmt: skip
+    pair = "–".join(
+        _SEGMENT_WORDS[n.removeprefix("r_").removeprefix("l_")]
+        for n in figures["closest_pair"].split("–")
+    )
     table.add_row(
         "self-collision",
         f"{figures['self_collision_frames']} frames ({pair} closest, "

@@ -49,8 +49,7 @@ def task(
         for col in ("step", "start s", "end s", "done"):
             table.add_column(col, justify="left" if col in ("step", "done") else "right")
         for s in result.steps:
-            table.add_row(s.kind, f"{s.start_s:.2f}", f"{s.end_s:.2f}",
-                          "yes" if s.done else "no")  # fmt: skip
+            table.add_row(s.kind, f"{s.start_s:.2f}", f"{s.end_s:.2f}", "yes" if s.done else "no")
         print_table(table, console)
         contact = doc["first_contact"]
         verdict = (
@@ -69,7 +68,9 @@ def task(
         for key in ("reba", "rula"):
             e = doc[key]
             spent = ", ".join(f"{a}: {v:.1f} s" for a, v in e["time_by_action_level_s"].items())
-            console.print(f"{key.upper()} max {e['max']} at {e['worst_time_s']:.2f} s; "
-                          f"time by action level {spent}")  # fmt: skip
+            console.print(
+                f"{key.upper()} max {e['max']} at {e['worst_time_s']:.2f} s; "
+                f"time by action level {spent}"
+            )
     if not result.done:
         raise typer.Exit(EXIT_STOPPED)

@@ -94,8 +94,11 @@ class Evaluation:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict."""
-        return {"objectives": list(self.objectives), "survived": self.survived,
-                "violation": self.violation}  # fmt: skip
+        return {
+            "objectives": list(self.objectives),
+            "survived": self.survived,
+            "violation": self.violation,
+        }
 
 
 @dataclass(frozen=True)
@@ -162,8 +165,14 @@ class EvolutionConfig:
             value = getattr(self, name)
             if int(value) != value or value <= (0 if name != "max_resamples" else -1):
                 raise InputError(f"{name} must be a positive integer, got {value}")
-        for name in ("window_start", "window_step", "target", "sigma", "weibull_scale",
-                     "weibull_shape"):  # fmt: skip
+        for name in (
+            "window_start",
+            "window_step",
+            "target",
+            "sigma",
+            "weibull_scale",
+            "weibull_shape",
+        ):
             value = getattr(self, name)
             if not (np.isfinite(value) and value > 0):
                 raise InputError(f"{name} must be > 0, got {value}")
@@ -250,9 +259,13 @@ class ForbiddenRegionScreen:
     """
 
     def __init__(
-        self, lower: ArrayLike, upper: ArrayLike, c: float = 10.0,
-        gamma: float | str = "scale", threshold: float = 0.0,
-    ) -> None:  # fmt: skip
+        self,
+        lower: ArrayLike,
+        upper: ArrayLike,
+        c: float = 10.0,
+        gamma: float | str = "scale",
+        threshold: float = 0.0,
+    ) -> None:
         self.lower = np.asarray(lower, dtype=np.float64)
         self.span = np.asarray(upper, dtype=np.float64) - self.lower
         self.c, self.gamma, self.threshold = c, gamma, threshold
@@ -539,8 +552,7 @@ def evolve(
             k = 0
             while True:
                 step = weibull_step(cfg.sigma, k, cfg.weibull_scale, cfg.weibull_shape)
-                child = np.clip(p + gen.normal(size=len(span)) * step * span, cfg.lower,
-                                cfg.upper)  # fmt: skip
+                child = np.clip(p + gen.normal(size=len(span)) * step * span, cfg.lower, cfg.upper)
                 if not cfg.screen or k >= cfg.max_resamples or not screen.forbidden(child)[0]:
                     break
                 screened += 1
@@ -561,8 +573,9 @@ def evolve(
         candidates = pick(b, window)
         # 2.5: moving window with pruning.
         survived = [state.archive_eval[i]["survived"] for i in candidates]
-        new_window, keep = advance_window(survived, window, cfg.window_step, cfg.target,
-                                          cfg.advance_ratio)  # fmt: skip
+        new_window, keep = advance_window(
+            survived, window, cfg.window_step, cfg.target, cfg.advance_ratio
+        )
         state.parents = [i for i, k in zip(candidates, keep, strict=True) if k]
         state.window = new_window
         state.generation += 1
@@ -591,8 +604,9 @@ def evolve(
     pf = np.array([state.archive_eval[i]["objectives"] for i in state.parents])
     span_f = np.ptp(pf, axis=0)
     score = ((pf - pf.min(axis=0)) / np.where(span_f > 0, span_f, 1.0)).sum(axis=1)
-    feasible_final = [_eval_from(state.archive_eval[i]).feasible(state.window)
-                      for i in state.parents]  # fmt: skip
+    feasible_final = [
+        _eval_from(state.archive_eval[i]).feasible(state.window) for i in state.parents
+    ]
     score = score + np.where(feasible_final, 0.0, 1e6)
     b = int(np.argmin(score))
     return EvolutionResult(

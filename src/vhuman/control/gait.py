@@ -102,11 +102,22 @@ def gait_vector(ctrl: Controller) -> NDArray[np.float64]:
     if ctrl.gait is None:
         raise InputError("the controller has no gait state machine to tune")
     g = ctrl.gait
-    x = np.array([
-        ctrl.torso_pitch, ctrl.state_time, g[0, 0], g[1, 0], g[0, 1], ctrl.period,
-        ctrl.feedback[0, 0], ctrl.feedback[0, 1], float(np.mean(ctrl.ideal[:, 0])),
-        ctrl.feedback[1, 2], ctrl.feedback[1, 3], ctrl.stance_width,
-    ])  # fmt: skip
+    x = np.array(
+        [
+            ctrl.torso_pitch,
+            ctrl.state_time,
+            g[0, 0],
+            g[1, 0],
+            g[0, 1],
+            ctrl.period,
+            ctrl.feedback[0, 0],
+            ctrl.feedback[0, 1],
+            float(np.mean(ctrl.ideal[:, 0])),
+            ctrl.feedback[1, 2],
+            ctrl.feedback[1, 3],
+            ctrl.stance_width,
+        ]
+    )
     return np.clip(x, _LOWER, _UPPER)
 
 
@@ -136,8 +147,20 @@ class GaitProblem:
         x = np.asarray(x, dtype=np.float64)
         if x.shape != (len(GAIT_VARIABLES),):
             raise InputError(f"a gait individual has {len(GAIT_VARIABLES)} values, got {x.shape}")
-        (torso_pitch, state_time, hip_early, hip_late, knee_early, period,
-         c_d, c_v, ideal_d, c_d_y, c_v_y, width) = x.tolist()  # fmt: skip
+        (
+            torso_pitch,
+            state_time,
+            hip_early,
+            hip_late,
+            knee_early,
+            period,
+            c_d,
+            c_v,
+            ideal_d,
+            c_d_y,
+            c_v_y,
+            width,
+        ) = x.tolist()
         assert self.base.gait is not None
         gait = self.base.gait.copy()
         gait[0, 0], gait[1, 0], gait[0, 1] = hip_early, hip_late, knee_early
@@ -148,19 +171,29 @@ class GaitProblem:
         start_qvel = self.base.start_qvel.copy()
         start_qvel[0] = self.speed
         meta = dict(self.base.meta)
-        meta["gait"] = {"target_speed_m_s": self.speed,
-                        "settings": dict(zip(GAIT_VARIABLES, x.tolist(), strict=True))}  # fmt: skip
+        meta["gait"] = {
+            "target_speed_m_s": self.speed,
+            "settings": dict(zip(GAIT_VARIABLES, x.tolist(), strict=True)),
+        }
         return replace(
-            self.base, gait=gait, feedback=feedback, ideal=ideal, start_qvel=start_qvel,
-            torso_pitch=torso_pitch, state_time=state_time, stance_width=width,
-            period=period, meta=meta,
-        )  # fmt: skip
+            self.base,
+            gait=gait,
+            feedback=feedback,
+            ideal=ideal,
+            start_qvel=start_qvel,
+            torso_pitch=torso_pitch,
+            state_time=state_time,
+            stance_width=width,
+            period=period,
+            meta=meta,
+        )
 
     def __call__(self, x: NDArray[np.float64], horizon: float) -> Evaluation:
         ctrl = self.controller(x)
         horizon = min(horizon, self.max_cycles)
-        result, _ = simulate(ctrl, horizon, pushes=push_series(self.push_force, self.push_growth),
-                             record_fps=None)  # fmt: skip
+        result, _ = simulate(
+            ctrl, horizon, pushes=push_series(self.push_force, self.push_growth), record_fps=None
+        )
         duration = max(result.duration_s, 1e-9)
         speed = result.distance_m / duration
         cadence = 60.0 * result.steps / duration
@@ -213,28 +246,49 @@ def optimize_gait(
         raise InputError(f"push force and growth must be >= 0 N, got {push_force}, {push_growth}")
     problem = GaitProblem(base, speed, float(push_force), float(target_cycles), float(push_growth))
     config = EvolutionConfig(
-        lower=_LOWER, upper=_UPPER, x0=x0, population=population, generations=generations,
-        window_start=min(window_step, target_cycles), window_step=window_step,
-        target=target_cycles + window_step, screen=screen,
-    )  # fmt: skip
+        lower=_LOWER,
+        upper=_UPPER,
+        x0=x0,
+        population=population,
+        generations=generations,
+        window_start=min(window_step, target_cycles),
+        window_step=window_step,
+        target=target_cycles + window_step,
+        screen=screen,
+    )
     with make_executor(workers, scheduler) as executor:
         result = evolve(
-            problem, config, rng=seed, executor=executor, checkpoint=checkpoint,
+            problem,
+            config,
+            rng=seed,
+            executor=executor,
+            checkpoint=checkpoint,
             on_generation=on_generation,
-            identity={"gait_speed_m_s": speed, "seed": seed, "push_force_n": float(push_force),
-                      "push_growth_n": float(push_growth), "base_signature": base.signature,
-                      "base_x": x0.tolist(), "base_feedback": base.feedback.ravel().tolist()},
-        )  # fmt: skip
+            identity={
+                "gait_speed_m_s": speed,
+                "seed": seed,
+                "push_force_n": float(push_force),
+                "push_growth_n": float(push_growth),
+                "base_signature": base.signature,
+                "base_x": x0.tolist(),
+                "base_feedback": base.feedback.ravel().tolist(),
+            },
+        )
     ctrl = problem.controller(result.best)
     meta = dict(ctrl.meta)
     meta["gait"] = {
-        **meta["gait"], "seed": seed, "push_force_n": push_force, "push_growth_n": push_growth,
-        "generations": result.generations, "population": population,
-        "target_cycles": target_cycles, "window_reached": result.window,
+        **meta["gait"],
+        "seed": seed,
+        "push_force_n": push_force,
+        "push_growth_n": push_growth,
+        "generations": result.generations,
+        "population": population,
+        "target_cycles": target_cycles,
+        "window_reached": result.window,
         "walker": result.best_evaluation.survived >= target_cycles - 1e-9,
         "simulations": result.simulations,
         "objectives": list(GAIT_OBJECTIVES),
         "best_objectives": list(result.best_evaluation.objectives),
         "best_survived_cycles": result.best_evaluation.survived,
-    }  # fmt: skip
+    }
     return replace(ctrl, meta=meta), result

@@ -380,20 +380,26 @@ def build_humanoid(skeleton: Skeleton, ankle_scale: float = 1.0) -> Humanoid:
             frame = np.stack([axis, side, np.cross(axis, side)], axis=1)
             mujoco.mju_mat2Quat(quat, frame.ravel())
             bodies[b].add_geom(
-                type=mujoco.mjtGeom.mjGEOM_BOX, pos=list(start + half), quat=list(quat),
+                type=mujoco.mjtGeom.mjGEOM_BOX,
+                pos=list(start + half),
+                quat=list(quat),
                 size=[length + seg.radius, FOOT_WIDTH_RATIO * seg.radius, seg.radius],
                 **kwargs,
-            )  # fmt: skip
+            )
         elif seg.length < 1e-6:
             bodies[b].add_geom(
-                type=mujoco.mjtGeom.mjGEOM_SPHERE, size=[seg.radius, 0, 0], pos=list(start),
+                type=mujoco.mjtGeom.mjGEOM_SPHERE,
+                size=[seg.radius, 0, 0],
+                pos=list(start),
                 **kwargs,
-            )  # fmt: skip
+            )
         else:
             bodies[b].add_geom(
-                type=mujoco.mjtGeom.mjGEOM_CAPSULE, size=[seg.radius, 0, 0],
-                fromto=[*start, *end], **kwargs,
-            )  # fmt: skip
+                type=mujoco.mjtGeom.mjGEOM_CAPSULE,
+                size=[seg.radius, 0, 0],
+                fromto=[*start, *end],
+                **kwargs,
+            )
     kp, kd, limit = (np.array(v) for v in zip(*(_group(h) for h in hinge_names), strict=True))
     foot = np.array([("ankle" in h or "toe" in h) for h in hinge_names])
     for arr in (kp, kd, limit):

@@ -47,8 +47,12 @@ __all__ = [
 FEEDBACK_BOUND = 0.3
 """Each feedback-matrix entry is searched within ± this of :data:`SIMBICON_FEEDBACK`, except
 the foot-placement gains (see :data:`PLACEMENT_RANGES`)."""
-PLACEMENT_RANGES = {(0, 0): (-0.6, 0.05), (0, 1): (-0.6, 0.05), (1, 2): (0.3, 1.5),
-                    (1, 3): (0.0, 0.8)}  # fmt: skip
+PLACEMENT_RANGES = {
+    (0, 0): (-0.6, 0.05),
+    (0, 1): (-0.6, 0.05),
+    (1, 2): (0.3, 1.5),
+    (1, 3): (0.0, 0.8),
+}
 """Search ranges of the foot-placement gains (feedback matrix ``(row, column)``), kept on their
 stabilising side (SIMBICON's signs: the swing foot lands further along the way the centre of
 mass is off or moving): swing hip pitch from d_x and v_x (flexion is negative), swing hip roll
@@ -95,10 +99,14 @@ def push_series(force: float, growth: float = 0.0) -> tuple[Push, ...]:
     if force <= 0.0:
         return ()
     return tuple(
-        Push(force + k * growth, _PUSH_DURATION, _PUSH_START + _PUSH_EVERY * k,
-             _PUSH_ORDER[k % len(_PUSH_ORDER)])
+        Push(
+            force + k * growth,
+            _PUSH_DURATION,
+            _PUSH_START + _PUSH_EVERY * k,
+            _PUSH_ORDER[k % len(_PUSH_ORDER)],
+        )
         for k in range(_PUSH_COUNT)
-    )  # fmt: skip
+    )
 
 
 @dataclass(frozen=True)
@@ -182,14 +190,21 @@ def optimize_controller(
         target cycles, workers), a negative push force or growth, or a refinement
         budget below one Gauss–Newton iteration.
     """
-    for name, value in (("generations", generations), ("population", population),
-                        ("workers", workers)):  # fmt: skip
+    for name, value in (
+        ("generations", generations),
+        ("population", population),
+        ("workers", workers),
+    ):
         if int(value) != value or value < 1:
             raise InputError(f"{name} must be a positive integer, got {value}")
     if not (np.isfinite(target_cycles) and target_cycles > 0):
         raise InputError(f"target cycles must be > 0, got {target_cycles}")
-    if not (np.isfinite(push_force) and push_force >= 0 and np.isfinite(push_growth)
-            and push_growth >= 0):  # fmt: skip
+    if not (
+        np.isfinite(push_force)
+        and push_force >= 0
+        and np.isfinite(push_growth)
+        and push_growth >= 0
+    ):
         raise InputError(f"push force and growth must be >= 0 N, got {push_force}, {push_growth}")
     if int(refine_budget) != refine_budget or refine_budget < 0:
         raise InputError(f"refinement budget must be a non-negative integer, got {refine_budget}")
@@ -205,34 +220,50 @@ def optimize_controller(
         target=target_cycles,
         screen=screen,
     )
-    identity = {"clip": clip, "seed": seed, "push_force_n": float(push_force),
-                "push_growth_n": float(push_growth),
-                "refine_budget": int(refine_budget)}  # fmt: skip
+    identity = {
+        "clip": clip,
+        "seed": seed,
+        "push_force_n": float(push_force),
+        "push_growth_n": float(push_growth),
+        "refine_budget": int(refine_budget),
+    }
     resumable_state(checkpoint, config, identity)  # another run's checkpoint: refused now
     if refine_budget:
         from vhuman.control.refine import refine_keyframes
 
         base = refine_keyframes(base, int(refine_budget))
-    problem = WalkProblem(clip, push_force=float(push_force), push_growth=float(push_growth),
-                          base=base)  # fmt: skip
+    problem = WalkProblem(
+        clip, push_force=float(push_force), push_growth=float(push_growth), base=base
+    )
     with make_executor(workers, scheduler) as executor:
         result = evolve(
-            problem, config, rng=seed, executor=executor, checkpoint=checkpoint,
+            problem,
+            config,
+            rng=seed,
+            executor=executor,
+            checkpoint=checkpoint,
             on_generation=on_generation,
             identity=identity,
-        )  # fmt: skip
+        )
     ctrl = problem.controller(result.best)
     meta = dict(ctrl.meta)
-    meta.update({
-        "optimised": {
-            "seed": seed, "push_force_n": push_force, "push_growth_n": push_growth,
-            "generations": result.generations, "population": population,
-            "target_cycles": target_cycles, "window_reached": result.window,
-            "reached_target": result.reached_target, "simulations": result.simulations,
-            "screened": result.screened,
-            "objectives": list(OBJECTIVE_NAMES),
-            "best_objectives": list(result.best_evaluation.objectives),
-            "best_survived_cycles": result.best_evaluation.survived,
+    meta.update(
+        {
+            "optimised": {
+                "seed": seed,
+                "push_force_n": push_force,
+                "push_growth_n": push_growth,
+                "generations": result.generations,
+                "population": population,
+                "target_cycles": target_cycles,
+                "window_reached": result.window,
+                "reached_target": result.reached_target,
+                "simulations": result.simulations,
+                "screened": result.screened,
+                "objectives": list(OBJECTIVE_NAMES),
+                "best_objectives": list(result.best_evaluation.objectives),
+                "best_survived_cycles": result.best_evaluation.survived,
+            }
         }
-    })  # fmt: skip
+    )
     return replace(ctrl, meta=meta), result

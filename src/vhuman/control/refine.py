@@ -271,9 +271,13 @@ def offset_problem(
     ref = _reference(ctrl.clip, ctrl.skeleton, ctrl.period, float(cycles))
     play = _playback(k, ref.phase)  # (n, K)
     return OffsetProblem(
-        hinges=sel, basis=basis, _base=play @ ctrl.targets, _play_basis=play @ basis,
-        _model=_held_model(ctrl.skeleton), _ref=ref,
-    )  # fmt: skip
+        hinges=sel,
+        basis=basis,
+        _base=play @ ctrl.targets,
+        _play_basis=play @ basis,
+        _model=_held_model(ctrl.skeleton),
+        _ref=ref,
+    )
 
 
 def refine_keyframes(
@@ -357,8 +361,12 @@ def refine_keyframes(
     names = ctrl.humanoid.hinge_names
     meta = dict(ctrl.meta)
     meta["refined"] = {
-        "budget": int(budget), "simulations": used, "harmonics": int(harmonics),
-        "cycles": float(cycles), "hinges": [names[i] for i in problem.hinges],
-        "held_rmse_before_rad": before, "held_rmse_after_rad": cost,
-    }  # fmt: skip
+        "budget": int(budget),
+        "simulations": used,
+        "harmonics": int(harmonics),
+        "cycles": float(cycles),
+        "hinges": [names[i] for i in problem.hinges],
+        "held_rmse_before_rad": before,
+        "held_rmse_after_rad": cost,
+    }
     return replace(ctrl, targets=targets, meta=meta)

@@ -33,8 +33,12 @@ TORSO_KP = (300.0, 300.0, 100.0)
 TORSO_KD = (30.0, 30.0, 10.0)
 """Damping [N m s/rad] of the pelvis's world attitude."""
 
-PUSH_DIRECTIONS = {"forward": 0.0, "backward": math.pi, "left": 0.5 * math.pi,
-                   "right": -0.5 * math.pi}  # fmt: skip
+PUSH_DIRECTIONS = {
+    "forward": 0.0,
+    "backward": math.pi,
+    "left": 0.5 * math.pi,
+    "right": -0.5 * math.pi,
+}
 """Push directions and their angle [rad] from the body's heading (counter-clockwise, z up)."""
 _FALL_HEIGHT = 0.6  # fall when the root drops below this fraction of its start height
 _FALL_TILT = 0.8  # rad: fall when the pelvis pitch or roll exceeds this
@@ -344,8 +348,12 @@ class _Log:
     @classmethod
     def empty(cls, n_max: int, nq: int, n_hinges: int) -> _Log:
         """A log with room for ``n_max`` control steps."""
-        return cls(np.empty((n_max, nq)), np.empty((n_max, n_hinges)),
-                   np.empty((n_max, n_hinges)), np.empty(n_max))  # fmt: skip
+        return cls(
+            np.empty((n_max, nq)),
+            np.empty((n_max, n_hinges)),
+            np.empty((n_max, n_hinges)),
+            np.empty(n_max),
+        )
 
     def add(self, data: mujoco.MjData, phase: float) -> None:
         """Record the state after a control step."""
@@ -389,8 +397,9 @@ def _balance(
     e0, e1 = c * rx + s * ry - ideal_k[0], c * vx + s * vy - ideal_k[1]
     e2, e3 = -s * rx + c * ry - ideal_k[2], -s * vx + c * vy - ideal_k[3]
     e4, e5 = pitch - ideal_k[4], roll - ideal_k[5]
-    u = [f[0] * e0 + f[1] * e1 + f[2] * e2 + f[3] * e3 + f[4] * e4 + f[5] * e5
-         for f in plan.feedback]  # fmt: skip
+    u = [
+        f[0] * e0 + f[1] * e1 + f[2] * e2 + f[3] * e3 + f[4] * e4 + f[5] * e5 for f in plan.feedback
+    ]
     g = plan.gait[gait.state]
     r00, r01, r02, r10, r11, r12, r20, r21, r22 = data.xmat[1].tolist()
     lx, ly, lz = v[3], v[4], v[5]

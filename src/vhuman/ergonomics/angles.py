@@ -112,13 +112,19 @@ class BodyAngles:
     wrist_lateral_offset: NDArray[np.float64]
 
     SINGLE: ClassVar[tuple[str, ...]] = (
-        "trunk_flexion", "trunk_side_bend", "trunk_twist",
-        "neck_flexion", "neck_side_bend", "neck_twist",
-    )  # fmt: skip
+        "trunk_flexion",
+        "trunk_side_bend",
+        "trunk_twist",
+        "neck_flexion",
+        "neck_side_bend",
+        "neck_twist",
+    )
     """Fields with one value per pose; the others have one per side."""
     LENGTHS: ClassVar[tuple[str, ...]] = (
-        "foot_clearance", "wrist_midline_offset", "wrist_lateral_offset",
-    )  # fmt: skip
+        "foot_clearance",
+        "wrist_midline_offset",
+        "wrist_lateral_offset",
+    )
     """Fields in metres; the others are angles in radians."""
 
     def __post_init__(self) -> None:

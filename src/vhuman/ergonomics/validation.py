@@ -52,9 +52,17 @@ class CaseCheck:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict."""
-        return {"method": self.method, "id": self.id, "source": self.source,
-                "independent": self.independent, "expected": self.expected, "got": self.got,
-                "agrees": self.agrees, "published": self.published, "note": self.note}  # fmt: skip
+        return {
+            "method": self.method,
+            "id": self.id,
+            "source": self.source,
+            "independent": self.independent,
+            "expected": self.expected,
+            "got": self.got,
+            "agrees": self.agrees,
+            "published": self.published,
+            "note": self.note,
+        }
 
 
 def published_cases() -> dict[str, list[dict[str, Any]]]:
@@ -195,5 +203,13 @@ def check_case(method: str, case: dict[str, Any]) -> CaseCheck:
             f"case {case['id']}: a 'published' value differing from 'expect' needs a 'note' "
             "citing the wording that resolves it"
         )
-    return CaseCheck(method, case["id"], case["source"], expected, got, independent,
-                     None if published is None else dict(published), note)  # fmt: skip
+    return CaseCheck(
+        method,
+        case["id"],
+        case["source"],
+        expected,
+        got,
+        independent,
+        None if published is None else dict(published),
+        note,
+    )

@@ -34,8 +34,13 @@ _PATIENCE = 12
 _PROGRESS = 0.02
 
 
-def check_solver_options(max_iterations: int, tolerance: float, orientation_tolerance: float,
-                         max_step: float | None = None, restarts: int = 0) -> None:  # fmt: skip
+def check_solver_options(
+    max_iterations: int,
+    tolerance: float,
+    orientation_tolerance: float,
+    max_step: float | None = None,
+    restarts: int = 0,
+) -> None:
     """Raise `InputError` for option values out of range (shared by the solvers)."""
     if not (isinstance(max_iterations, int | np.integer) and max_iterations >= 1):
         raise InputError(f"max_iterations must be an integer >= 1, got {max_iterations!r}")
@@ -63,12 +68,18 @@ class SolverOptions:
     seed: int = 0
 
     def __post_init__(self) -> None:
-        check_solver_options(self.max_iterations, self.tolerance, self.orientation_tolerance,
-                             self.max_step, self.restarts)  # fmt: skip
+        check_solver_options(
+            self.max_iterations,
+            self.tolerance,
+            self.orientation_tolerance,
+            self.max_step,
+            self.restarts,
+        )
 
 
-def _restart(chain: Chain, st: ChainState, mask: Col, rng: np.random.Generator,
-             xp: Backend) -> None:  # fmt: skip
+def _restart(
+    chain: Chain, st: ChainState, mask: Col, rng: np.random.Generator, xp: Backend
+) -> None:
     """Give the chain joints of the targets in ``mask`` a random pose within their limits."""
     n = st.size
 

@@ -239,8 +239,9 @@ def prepare(
     use_batch = n != 1 if batched is None else batched
     if not use_batch and n != 1:
         raise InputError(f"the float backend solves one target at a time, got {n}")
-    return Problem(chain, shape, q, root, tp, tq, tgt.orientation_weight,
-                   BATCH if use_batch else SCALAR)  # fmt: skip
+    return Problem(
+        chain, shape, q, root, tp, tq, tgt.orientation_weight, BATCH if use_batch else SCALAR
+    )
 
 
 def project_joint(spec: JointSpec, q: Quat, xp: Backend) -> Quat:
@@ -256,8 +257,12 @@ def project_joint(spec: JointSpec, q: Quat, xp: Backend) -> Quat:
     w, x, y, z = quat_from_euler((c0, c1, c2), spec.euler, xp)
     if not xp.batched:
         return (w, x, y, z)
-    return (np.where(outside, w, q[0]), np.where(outside, x, q[1]), np.where(outside, y, q[2]),
-            np.where(outside, z, q[3]))  # fmt: skip
+    return (
+        np.where(outside, w, q[0]),
+        np.where(outside, x, q[1]),
+        np.where(outside, y, q[2]),
+        np.where(outside, z, q[3]),
+    )
 
 
 def hinge_angle(spec: JointSpec, q: Quat, xp: Backend) -> Col:
@@ -352,10 +357,11 @@ def keep_best(st: ChainState, mask: Col, score: Col, xp: Backend) -> None:
     if not xp.any(better):
         return
     st.kept_score = xp.where(better, score, st.kept_score)
-    st.kept_root = tuple(xp.where(better, a, b) for a, b in zip(st.root, st.kept_root,
-                                                                 strict=True))  # type: ignore[assignment]  # fmt: skip
-    st.kept_q = [tuple(xp.where(better, a, b) for a, b in zip(q, k, strict=True))  # type: ignore[misc]
-                 for q, k in zip(st.q, st.kept_q, strict=True)]  # fmt: skip
+    st.kept_root = tuple(xp.where(better, a, b) for a, b in zip(st.root, st.kept_root, strict=True))  # type: ignore[assignment]
+    st.kept_q = [
+        tuple(xp.where(better, a, b) for a, b in zip(q, k, strict=True))  # type: ignore[misc]
+        for q, k in zip(st.q, st.kept_q, strict=True)
+    ]
 
 
 def recall_best(st: ChainState, score: Col, xp: Backend) -> None:
@@ -363,10 +369,11 @@ def recall_best(st: ChainState, score: Col, xp: Backend) -> None:
     worse = score > st.kept_score
     if not xp.any(worse):
         return
-    st.root = tuple(xp.where(worse, a, b) for a, b in zip(st.kept_root, st.root,
-                                                           strict=True))  # type: ignore[assignment]  # fmt: skip
-    st.q = [tuple(xp.where(worse, a, b) for a, b in zip(k, q, strict=True))  # type: ignore[misc]
-            for k, q in zip(st.kept_q, st.q, strict=True)]  # fmt: skip
+    st.root = tuple(xp.where(worse, a, b) for a, b in zip(st.kept_root, st.root, strict=True))  # type: ignore[assignment]
+    st.q = [
+        tuple(xp.where(worse, a, b) for a, b in zip(k, q, strict=True))  # type: ignore[misc]
+        for k, q in zip(st.kept_q, st.q, strict=True)
+    ]
 
 
 def chain_fk(chain: Chain, st: ChainState) -> tuple[list[Vec], list[Quat], list[Mat]]:

@@ -237,8 +237,9 @@ def ccd_sweep(
     tol, otol = goal.tolerance, goal.orientation_tolerance
     t = goal.point
     for i in order:
-        e, ge = update_joint(chain, i, st, positions[i], mats[i], e, ge, goal, w2, max_step,
-                             active, xp)  # fmt: skip
+        e, ge = update_joint(
+            chain, i, st, positions[i], mats[i], e, ge, goal, w2, max_step, active, xp
+        )
         st.updates = st.updates + active
         dx, dy, dz = t[0] - e[0], t[1] - e[1], t[2] - e[2]
         done = dx * dx + dy * dy + dz * dz <= tol * tol

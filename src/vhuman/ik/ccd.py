@@ -118,7 +118,13 @@ class CCD(SolverOptions):
             goal = Goal(end, st.t, self.tolerance, self.orientation_tolerance, orient)
             ccd_sweep(chain, st, fk, goal, order, w2=w2, max_step=self.max_step, xp=xp)
 
-        return iterate(problem, st, step, max_iterations=self.max_iterations,
-                       tolerance=self.tolerance,
-                       orientation_tolerance=self.orientation_tolerance,
-                       restarts=self.restarts, seed=self.seed)  # fmt: skip
+        return iterate(
+            problem,
+            st,
+            step,
+            max_iterations=self.max_iterations,
+            tolerance=self.tolerance,
+            orientation_tolerance=self.orientation_tolerance,
+            restarts=self.restarts,
+            seed=self.seed,
+        )

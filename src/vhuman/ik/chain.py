@@ -80,8 +80,11 @@ class RootDofs:
         lo, hi = (float(v) for v in self.rotation_limits)
         if not lo <= 0.0 <= hi:
             raise InputError(f"rotation_limits must contain 0 (lower <= 0 <= upper), got {lo, hi}")
-        for name, value in (("translation_axes", axes), ("translation_limits", limits),
-                            ("rotation_axis", axis / norm)):  # fmt: skip
+        for name, value in (
+            ("translation_axes", axes),
+            ("translation_limits", limits),
+            ("rotation_axis", axis / norm),
+        ):
             value.setflags(write=False)
             object.__setattr__(self, name, value)
         object.__setattr__(self, "rotation_limits", (lo, hi))
@@ -304,9 +307,10 @@ class Chain:
             return ()
         return tuple(
             (_floats(axis), float(lo), float(hi))
-            for axis, (lo, hi) in zip(self.root.translation_axes, self.root.translation_limits,
-                                      strict=True)
-        )  # fmt: skip
+            for axis, (lo, hi) in zip(
+                self.root.translation_axes, self.root.translation_limits, strict=True
+            )
+        )
 
     @cached_property
     def bone_lengths(self) -> tuple[float, ...]:

@@ -163,16 +163,18 @@ class DLS(SolverOptions):
             jac = _jacobian_array(chain, fk, weight, n)[:, rows]
             e, ge = fk[0][-1], fk[1][-1]
             err = _rows([st.t[k] - e[k] for k in range(3)], n)
-            err *= np.minimum(1.0, self.max_error / np.maximum(np.linalg.norm(err, axis=-1),
-                                                               1e-12))[:, None]  # fmt: skip
+            err *= np.minimum(
+                1.0, self.max_error / np.maximum(np.linalg.norm(err, axis=-1), 1e-12)
+            )[:, None]
             if orient:
                 eq = _rows(list(qmul(st.tq, qconj(ge))), n)
                 eq *= np.where(eq[:, :1] < 0.0, -1.0, 1.0)
                 s = np.linalg.norm(eq[:, 1:], axis=-1)
                 angle = 2.0 * np.arctan2(s, eq[:, 0])
                 rotvec = eq[:, 1:] * (weight * angle / np.maximum(s, 1e-12))[:, None]
-                rotvec *= np.minimum(1.0, self.max_error / np.maximum(
-                    np.linalg.norm(rotvec, axis=-1), 1e-12))[:, None]  # fmt: skip
+                rotvec *= np.minimum(
+                    1.0, self.max_error / np.maximum(np.linalg.norm(rotvec, axis=-1), 1e-12)
+                )[:, None]
                 err = np.concatenate([err, rotvec], axis=-1)
             gram = jac @ jac.transpose(0, 2, 1) + lam2 * np.eye(jac.shape[1])
             delta = (jac.transpose(0, 2, 1) @ np.linalg.solve(gram, err[..., None]))[..., 0]
@@ -180,9 +182,16 @@ class DLS(SolverOptions):
             _apply(chain, st, cols, self.max_step, xp)
             st.updates = st.updates + n_moving * st.alive
 
-        return iterate(problem, st, step, max_iterations=self.max_iterations,
-                       tolerance=self.tolerance, orientation_tolerance=self.orientation_tolerance,
-                       restarts=self.restarts, seed=self.seed)  # fmt: skip
+        return iterate(
+            problem,
+            st,
+            step,
+            max_iterations=self.max_iterations,
+            tolerance=self.tolerance,
+            orientation_tolerance=self.orientation_tolerance,
+            restarts=self.restarts,
+            seed=self.seed,
+        )
 
 
 def _rows(components: list[Col], n: int) -> NDArray[np.float64]:

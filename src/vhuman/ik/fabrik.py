@@ -131,14 +131,22 @@ def _project(chain: Chain, st: ChainState, points: list[Vec], active: Col, xp: B
                 d = _two_vector_rotation(bone, goal_bone, axis, goal_axis, xp)
             else:
                 e = (p[0] + bone[0], p[1] + bone[1], p[2] + bone[2])
-                goal = Goal(i + 1, (p[0] + goal_bone[0], p[1] + goal_bone[1], p[2] + goal_bone[2]),
-                            0.0, math.inf, use_orientation=False)  # fmt: skip
-                update_joint(chain, i, st, p, m, e, None, goal, 0.0, math.inf, active, xp,
-                             translate=False)  # fmt: skip
+                goal = Goal(
+                    i + 1,
+                    (p[0] + goal_bone[0], p[1] + goal_bone[1], p[2] + goal_bone[2]),
+                    0.0,
+                    math.inf,
+                    use_orientation=False,
+                )
+                update_joint(
+                    chain, i, st, p, m, e, None, goal, 0.0, math.inf, active, xp, translate=False
+                )
                 d = None
             if d is not None:
-                d = tuple(xp.where(active > 0.0, a, b) for a, b in zip(d, (1.0, 0.0, 0.0, 0.0),
-                                                                      strict=True))  # fmt: skip
+                d = tuple(
+                    xp.where(active > 0.0, a, b)
+                    for a, b in zip(d, (1.0, 0.0, 0.0, 0.0), strict=True)
+                )
                 q = st.q[i]
                 st.q[i] = project_joint(spec, qmul((d[0], *mat_rotate_t(m, d[1:])), q), xp)
             st.updates = st.updates + active
@@ -215,8 +223,10 @@ class FABRIK(SolverOptions):
                 k = xp.clip(chain.root.max_step / xp.maximum(norm, 1e-12), 0.0, 1.0) * active
                 base = (base[0] + k * step[0], base[1] + k * step[1], base[2] + k * step[2])
             moved = _forward(chain, reached, base, xp)
-            points = [tuple(xp.where(active > 0.0, a, b) for a, b in zip(pm, po, strict=True))
-                      for pm, po in zip(moved, points, strict=True)]  # fmt: skip
+            points = [
+                tuple(xp.where(active > 0.0, a, b) for a, b in zip(pm, po, strict=True))
+                for pm, po in zip(moved, points, strict=True)
+            ]
             st.iters = st.iters + active
             st.updates = st.updates + n_moving * active
         _project(chain, st, points, st.alive, xp)
@@ -227,6 +237,13 @@ class FABRIK(SolverOptions):
             goal = Goal(end, st.t, self.tolerance, self.orientation_tolerance, orient)
             ccd_sweep(chain, st, fk, goal, order, w2=w2, max_step=self.max_step, xp=xp)
 
-        return iterate(problem, st, step, max_iterations=self.max_iterations,
-                       tolerance=self.tolerance, orientation_tolerance=self.orientation_tolerance,
-                       restarts=self.restarts, seed=self.seed)  # fmt: skip
+        return iterate(
+            problem,
+            st,
+            step,
+            max_iterations=self.max_iterations,
+            tolerance=self.tolerance,
+            orientation_tolerance=self.orientation_tolerance,
+            restarts=self.restarts,
+            seed=self.seed,
+        )

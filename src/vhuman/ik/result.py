@@ -50,8 +50,15 @@ class IKResult:
     converged: NDArray[np.bool_]
 
     def __post_init__(self) -> None:
-        for name in ("local_rotations", "root_position", "position_error", "orientation_error",
-                     "iterations", "joint_updates", "converged"):  # fmt: skip
+        for name in (
+            "local_rotations",
+            "root_position",
+            "position_error",
+            "orientation_error",
+            "iterations",
+            "joint_updates",
+            "converged",
+        ):
             value = getattr(self, name)
             if value is not None:
                 value.setflags(write=False)
@@ -69,8 +76,9 @@ class IKResult:
     def to_motion(self, skeleton: Skeleton, fps: float = 30.0) -> Motion:
         """The solved poses as a `Motion`, one frame per solve (batch flattened)."""
         j = skeleton.n_joints
-        return Motion(skeleton, fps, self.root_position.reshape(-1, 3),
-                      self.local_rotations.reshape(-1, j, 4))  # fmt: skip
+        return Motion(
+            skeleton, fps, self.root_position.reshape(-1, 3), self.local_rotations.reshape(-1, j, 4)
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dictionary (nested lists; SI units as in the attributes)."""

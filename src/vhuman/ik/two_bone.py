@@ -46,17 +46,22 @@ def _reject(v: NDArray[np.float64], n: NDArray[np.float64]) -> NDArray[np.float6
     return v - np.sum(v * n, axis=-1, keepdims=True) * n
 
 
-def _axis_rotate(axis: NDArray[np.float64], angle: NDArray[np.float64],
-                 v: NDArray[np.float64]) -> NDArray[np.float64]:  # fmt: skip
+def _axis_rotate(
+    axis: NDArray[np.float64], angle: NDArray[np.float64], v: NDArray[np.float64]
+) -> NDArray[np.float64]:
     """``v (N, 3)`` rotated by ``angle (N,)`` about unit ``axis`` ((3,) or (N, 3); Rodrigues)."""
     c, s = np.cos(angle)[:, None], np.sin(angle)[:, None]
     return v * c + np.cross(axis, v) * s + axis * np.sum(axis * v, -1, keepdims=True) * (1.0 - c)
 
 
 def _hinge_angle(
-    off_m: NDArray[np.float64], off_e: NDArray[np.float64], axis: NDArray[np.float64],
-    dist: NDArray[np.float64], lo: float, hi: float,
-) -> NDArray[np.float64]:  # fmt: skip
+    off_m: NDArray[np.float64],
+    off_e: NDArray[np.float64],
+    axis: NDArray[np.float64],
+    dist: NDArray[np.float64],
+    lo: float,
+    hi: float,
+) -> NDArray[np.float64]:
     """Hinge angle within [lo, hi] putting the end at ``dist`` from the upper joint.
 
     ``|off_m + R(axis, θ) off_e|² = dist²`` reduces to ``A cos θ + B sin θ = K``.
@@ -89,9 +94,14 @@ _SWIVELS = 36
 
 
 def _swivel(
-    sk: Skeleton, upper: int, g_par: NDArray[np.float64], to_target: NDArray[np.float64],
-    side: NDArray[np.float64], w_local: NDArray[np.float64], bend: NDArray[np.float64],
-) -> NDArray[np.float64]:  # fmt: skip
+    sk: Skeleton,
+    upper: int,
+    g_par: NDArray[np.float64],
+    to_target: NDArray[np.float64],
+    side: NDArray[np.float64],
+    w_local: NDArray[np.float64],
+    bend: NDArray[np.float64],
+) -> NDArray[np.float64]:
     """Local rotation ``(N, 4)`` of the upper joint for the swivel nearest the hint ``side``
     that keeps it within its limits (the least violating one if none does)."""
     n = len(to_target)
@@ -242,8 +252,9 @@ def two_bone_ik(
     side = np.where((size < 1e-9)[:, None], fallback, side)
 
     q[:, upper] = _swivel(sk, upper, g_par, to_target, side, w_local, bend)
-    q[:, middle] = np.concatenate([np.cos(0.5 * theta)[:, None],
-                                   np.sin(0.5 * theta)[:, None] * axis], axis=-1)  # fmt: skip
+    q[:, middle] = np.concatenate(
+        [np.cos(0.5 * theta)[:, None], np.sin(0.5 * theta)[:, None] * axis], axis=-1
+    )
     # The hinge angle is already within its limits; the upper joint may not be.
     q[:, [upper, middle, end]] = sk.clamp(q)[:, [upper, middle, end]]
     updates = 2

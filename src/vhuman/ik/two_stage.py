@@ -117,8 +117,7 @@ class TwoStageCCD(SolverOptions):
         if self.anchor is not None:
             anchor = chain.position(self.anchor)
         else:
-            hinges = [i for i in range(sub + 2, end + 1)
-                      if chain.specs[i].kind is JointType.HINGE]  # fmt: skip
+            hinges = [i for i in range(sub + 2, end + 1) if chain.specs[i].kind is JointType.HINGE]
             anchor = hinges[0] - 1 if hinges else sub + 1
         if anchor <= sub:
             raise InputError(f"anchor {chain.names[anchor]!r} must come after the sub-root")
@@ -163,8 +162,9 @@ class TwoStageCCD(SolverOptions):
                 k = (reach - tol) / xp.maximum(dist, 1e-12)
                 point = (t[0] + k * d[0], t[1] + k * d[1], t[2] + k * d[2])
                 goal = Goal(anchor, point, tol, math.inf, use_orientation=False)
-                e = ccd_sweep(chain, st, fk, goal, far_order, w2=w2, max_step=self.max_step,
-                              xp=xp, active=far)  # fmt: skip
+                e = ccd_sweep(
+                    chain, st, fk, goal, far_order, w2=w2, max_step=self.max_step, xp=xp, active=far
+                )
                 n = (e[0] - t[0], e[1] - t[1], e[2] - t[2])
                 new = xp.sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2])
                 # Near enough, or the body cannot bring the anchor closer (e.g. a low target).
@@ -172,9 +172,25 @@ class TwoStageCCD(SolverOptions):
                 st.stage = xp.where(switch, _NEAR, st.stage)
             if xp.any(near > 0.0):
                 goal = Goal(end, st.t, tol, self.orientation_tolerance, orient)
-                ccd_sweep(chain, st, fk, goal, near_order, w2=w2, max_step=self.max_step, xp=xp,
-                          active=near)  # fmt: skip
+                ccd_sweep(
+                    chain,
+                    st,
+                    fk,
+                    goal,
+                    near_order,
+                    w2=w2,
+                    max_step=self.max_step,
+                    xp=xp,
+                    active=near,
+                )
 
-        return iterate(problem, st, step, max_iterations=self.max_iterations,
-                       tolerance=self.tolerance, orientation_tolerance=self.orientation_tolerance,
-                       restarts=self.restarts, seed=self.seed)  # fmt: skip
+        return iterate(
+            problem,
+            st,
+            step,
+            max_iterations=self.max_iterations,
+            tolerance=self.tolerance,
+            orientation_tolerance=self.orientation_tolerance,
+            restarts=self.restarts,
+            seed=self.seed,
+        )

@@ -15,7 +15,6 @@ reported with its line.
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -156,12 +155,10 @@ def decode_lines(text: bytes) -> DecodedLines:
     if len(slow) == 0:
         return DecodedLines(values, counts)
     if len(slow) > _MANY_SLOW:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            try:
-                every = np.fromstring(bytes(text), dtype=np.float64, sep=" ")
-            except ValueError:
-                every = np.empty(0)
+        try:
+            every = np.fromstring(bytes(text), dtype=np.float64, sep=" ")
+        except ValueError:
+            every = np.empty(0)
         if every.size == len(starts):
             values[slow] = every[slow]
             return DecodedLines(

@@ -485,9 +485,12 @@ class _Chunk:
 
 
 def _convert(
-    values: NDArray[np.float64], layout: _Layout, axes: AxisMap, n_joints: int,
+    values: NDArray[np.float64],
+    layout: _Layout,
+    axes: AxisMap,
+    n_joints: int,
     out: NDArray[np.float64] | None = None,
-) -> _Frames:  # fmt: skip
+) -> _Frames:
     """Root position channels, other position channels and local rotations of frames ``(k, C)``.
 
     The rotations are written into ``out`` ``(k, J, 4)`` when given.
@@ -561,9 +564,18 @@ def _count_frame_lines(data: _Bytes, start: int) -> int:
 
 
 def _read_frames(
-    data: _Bytes, start: int, first_line: int, n_frames: int, frames_line: int, layout: _Layout,
-    offsets: NDArray[np.float64], size: float, nodes: list[_Node], axes: AxisMap, source: str,
-) -> tuple[NDArray[np.float64], NDArray[np.float64]]:  # fmt: skip
+    data: _Bytes,
+    start: int,
+    first_line: int,
+    n_frames: int,
+    frames_line: int,
+    layout: _Layout,
+    offsets: NDArray[np.float64],
+    size: float,
+    nodes: list[_Node],
+    axes: AxisMap,
+    source: str,
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Root positions ``(T, 3)`` (file axes) and local rotations ``(T, J, 4)`` (our axes).
 
     Frames are the first ``n_frames`` non-blank lines from byte ``start`` (line
@@ -756,8 +768,19 @@ def _decode(data: _Bytes, up: str, unit: str | None, scale: float | None, source
     layout = _Layout.of(nodes, column)
     offsets = np.array([node.offset for node in nodes])
     size = _rest_size(nodes)
-    root, rotations = _read_frames(data, header.pos, header.line + 1, n_frames, frames_line,
-                                   layout, offsets, size, nodes, axes, source)  # fmt: skip
+    root, rotations = _read_frames(
+        data,
+        header.pos,
+        header.line + 1,
+        n_frames,
+        frames_line,
+        layout,
+        offsets,
+        size,
+        nodes,
+        axes,
+        source,
+    )
     fps = _frame_rate(time_token, frame_time)
     if metres is None:
         metres = BVH_UNITS[unit_for_size(size)]
@@ -768,11 +791,13 @@ def _to_motion(decoded: _Decoded) -> Motion:
     """The Motion of a decoded file: our axes, metres, joint types from the channels."""
     nodes, axes, scale = decoded.nodes, decoded.axes, decoded.scale
     types = tuple(
-        JointType.FREE if j == 0
-        else JointType.BALL if any(k == "rotation" for k, _ in node.channels or [])
+        JointType.FREE
+        if j == 0
+        else JointType.BALL
+        if any(k == "rotation" for k, _ in node.channels or [])
         else JointType.FIXED
         for j, node in enumerate(nodes)
-    )  # fmt: skip
+    )
     try:
         skeleton = Skeleton(
             names=tuple(node.name for node in nodes),
@@ -919,8 +944,9 @@ def guess_bvh_unit(path: PathLike) -> str:
     """
     data = read_bytes(path)
     lines, _ = _split_header(data.replace(b"\r\n", b"\n"), str(path))
-    tok = _Tokens([(p, i + 1) for i, line in enumerate(lines) for p in line.split()], str(path),
-                  len(lines))  # fmt: skip
+    tok = _Tokens(
+        [(p, i + 1) for i, line in enumerate(lines) for p in line.split()], str(path), len(lines)
+    )
     return unit_for_size(_rest_size(_name_end_sites(_parse_hierarchy(tok), tok)))
 
 
@@ -943,9 +969,13 @@ def _end_site_mask(skeleton: Skeleton) -> NDArray[np.bool_]:
 
 
 def _bvh_parts(
-    motion: Motion, up: str, rotation_order: str, precision: int, unit: str | None,
+    motion: Motion,
+    up: str,
+    rotation_order: str,
+    precision: int,
+    unit: str | None,
     scale: float | None,
-) -> tuple[bytes, NDArray[np.float64], NDArray[np.float64]]:  # fmt: skip
+) -> tuple[bytes, NDArray[np.float64], NDArray[np.float64]]:
     """Hierarchy and header text, root positions (file axes and units), rotations (file axes)."""
     axes = _axes_for(up)
     if unit == "auto":
@@ -996,8 +1026,12 @@ def _bvh_parts(
             f"{pad}  CHANNELS {channels}",
         ]
         if not children[j]:
-            out += [f"{pad}  End Site", f"{pad}  {{", f"{pad}    OFFSET {vec(np.zeros(3))}",
-                    f"{pad}  }}"]  # fmt: skip
+            out += [
+                f"{pad}  End Site",
+                f"{pad}  {{",
+                f"{pad}    OFFSET {vec(np.zeros(3))}",
+                f"{pad}  }}",
+            ]
         stack.append((j, depth, True))
         stack.extend((c, depth + 1, False) for c in reversed(children[j]))
 

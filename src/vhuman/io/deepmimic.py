@@ -169,12 +169,15 @@ def _humanoid() -> tuple[Skeleton, tuple[str, ...]]:
             f"humanoid.urdf gives {size} numbers per clip frame, not {DEEPMIMIC_FRAME_SIZE}"
         )
     types = tuple(
-        JointType.FREE if p < 0
-        else JointType.HINGE if k == "revolute"
-        else JointType.FIXED if k == "fixed"
+        JointType.FREE
+        if p < 0
+        else JointType.HINGE
+        if k == "revolute"
+        else JointType.FIXED
+        if k == "fixed"
         else JointType.BALL
         for p, k in zip(parents, kinds, strict=True)
-    )  # fmt: skip
+    )
     offsets_arr = np.array(offsets)
     # Rest root position: the lowest point of the bodies at the rest pose on z = 0.
     rest, _ = forward_kinematics(parents, offsets_arr, np.zeros(3), quat_identity((len(names),)))
@@ -183,8 +186,15 @@ def _humanoid() -> tuple[Skeleton, tuple[str, ...]]:
         for j, seg in enumerate(segments)
         if seg is not None
     )
-    skeleton = Skeleton(tuple(names), np.array(parents), offsets_arr, types, np.array(axes),
-                        np.array(limits), segments=tuple(segments))  # fmt: skip
+    skeleton = Skeleton(
+        tuple(names),
+        np.array(parents),
+        offsets_arr,
+        types,
+        np.array(axes),
+        np.array(limits),
+        segments=tuple(segments),
+    )
     return skeleton, tuple(kinds)
 
 

@@ -191,6 +191,7 @@ def on_skeleton(motion: Motion, reference: Skeleton, requirement: str) -> Motion
         if parent_names == ref_parent_names and np.allclose(
             sk.offsets[order], reference.offsets, rtol=0.0, atol=1e-6
         ):
-            return Motion(reference, motion.fps, motion.root_positions,
-                          motion.local_rotations[:, order])  # fmt: skip
+            return Motion(
+                reference, motion.fps, motion.root_positions, motion.local_rotations[:, order]
+            )
     raise InputError(requirement)

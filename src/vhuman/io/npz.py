@@ -77,8 +77,10 @@ def save_npz(motion: Motion, path: PathLike) -> None:
         present = np.array([s is not None for s in sk.segments])
         arrays["segment_present"] = present
         for key in _SEGMENT_KEYS:
-            values = [np.asarray(getattr(s, key), dtype=np.float64) if s is not None else None
-                      for s in sk.segments]  # fmt: skip
+            values = [
+                np.asarray(getattr(s, key), dtype=np.float64) if s is not None else None
+                for s in sk.segments
+            ]
             shape = () if key in ("radius", "mass") else (3,)
             arrays[f"segment_{key}"] = np.array(
                 [np.zeros(shape) if v is None else v for v in values], dtype=np.float64

@@ -30,7 +30,6 @@ over a grid of swivel angles, the rest uniform.
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -374,16 +373,14 @@ def solve_arm_nsga2(
         eliminate_duplicates=True,
     )
     history = _History()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        res = minimize(
-            _ArmProblem(),
-            algorithm,
-            ("n_gen", int(generations)),
-            seed=int(seed),
-            callback=history,
-            verbose=False,
-        )
+    res = minimize(
+        _ArmProblem(),
+        algorithm,
+        ("n_gen", int(generations)),
+        seed=int(seed),
+        callback=history,
+        verbose=False,
+    )
     pop = res.pop
     x, cv = pop.get("X"), pop.get("CV")[:, 0]
     q_all = lo + x * (hi - lo)

@@ -28,7 +28,6 @@ best distance is kept. Re-implemented here with pymoo's NSGA-II:
 from __future__ import annotations
 
 import time
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -62,9 +61,19 @@ __all__ = ["BaselineResult", "solve_posture_ga"]
 
 # Gene ranges [deg]: pelvis pitch, spine, chest, hip L/R, knee L/R, ankle L/R.
 _BODY_RANGES = np.array(
-    [[-10, 60], [-10, 40], [-10, 40], [-10, 120], [-10, 120], [0, 135], [0, 135],
-     [-45, 20], [-45, 20]], dtype=np.float64,
-)  # fmt: skip
+    [
+        [-10, 60],
+        [-10, 40],
+        [-10, 40],
+        [-10, 120],
+        [-10, 120],
+        [0, 135],
+        [0, 135],
+        [-45, 20],
+        [-45, 20],
+    ],
+    dtype=np.float64,
+)
 
 
 @dataclass(frozen=True, eq=False)
@@ -150,8 +159,17 @@ class _WholeBody:
         local[..., 0] = 1.0
         # Every body gene is a rotation about the joint's y axis (see posture_rotations):
         # pelvis pitch, trunk flexion and knee flexion +, hip flexion and dorsiflexion −.
-        names = ("pelvis", "spine", "chest", "l_hip", "r_hip", "l_knee", "r_knee",
-                 "l_ankle", "r_ankle")  # fmt: skip
+        names = (
+            "pelvis",
+            "spine",
+            "chest",
+            "l_hip",
+            "r_hip",
+            "l_knee",
+            "r_knee",
+            "l_ankle",
+            "r_ankle",
+        )
         signs = np.array([1.0, 1.0, 1.0, -1.0, -1.0, 1.0, 1.0, -1.0, -1.0])
         half = 0.5 * v[:, :9] * signs
         idx = self.sk.indices(names)
@@ -269,11 +287,13 @@ def solve_posture_ga(
                 out["F"] = np.column_stack([e["comfort"], e["access"], e["balance"]])
                 out["G"] = e["ratio"][:, None]
 
-        algorithm = NSGA2(pop_size=int(population), crossover=SBX(prob=0.9, eta=15),
-                          mutation=PM(eta=20), eliminate_duplicates=True)  # fmt: skip
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            res = minimize(_Problem(), algorithm, ("n_gen", int(generations)), seed=int(seed))
+        algorithm = NSGA2(
+            pop_size=int(population),
+            crossover=SBX(prob=0.9, eta=15),
+            mutation=PM(eta=20),
+            eliminate_duplicates=True,
+        )
+        res = minimize(_Problem(), algorithm, ("n_gen", int(generations)), seed=int(seed))
         x = res.pop.get("X")
         cv = res.pop.get("CV")[:, 0]
         e = wb.evaluate(x)
@@ -291,16 +311,22 @@ def solve_posture_ga(
         reba = assess_reba(motion)
         rula = assess_rula(motion)
         reached = bool(dt <= position_tolerance and dr <= tol_r)
-        runs.append({
-            "distance_m": float(d),
-            "reached": reached,
-            "collisions": report.n_contacts,
-            "reach_position_error_mm": 1e3 * float(dt),
-            "reach_orientation_error_deg": float(np.degrees(dr)),
-            "reba_score": int(reba.score[0]),
-        })  # fmt: skip
-        key = (float(report.n_contacts > 0), float(not reached), float(reba.score[0]),
-               float(dr + ACCESS_WEIGHT * dt))  # fmt: skip
+        runs.append(
+            {
+                "distance_m": float(d),
+                "reached": reached,
+                "collisions": report.n_contacts,
+                "reach_position_error_mm": 1e3 * float(dt),
+                "reach_orientation_error_deg": float(np.degrees(dr)),
+                "reba_score": int(reba.score[0]),
+            }
+        )
+        key = (
+            float(report.n_contacts > 0),
+            float(not reached),
+            float(reba.score[0]),
+            float(dr + ACCESS_WEIGHT * dt),
+        )
         if best[1] is None or key < best[0]:
             best = (key, (float(d), motion, report, reba, rula, float(dt), float(dr), reached))
     d, motion, report, reba, rula, dt, dr, reached = best[1]

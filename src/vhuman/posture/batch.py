@@ -240,8 +240,9 @@ def solve_into(
     todo = [k for k, o in enumerate(outputs) if o is None]
     if on_case is not None:
         on_case(len(tasks) - len(todo), len(tasks))
-    solved = solve_each([tasks[k] for k in todo], workers=workers, scheduler=scheduler,
-                        settings=settings)  # fmt: skip
+    solved = solve_each(
+        [tasks[k] for k in todo], workers=workers, scheduler=scheduler, settings=settings
+    )
     with contextlib.closing(solved):
         for k, result in zip(todo, solved, strict=True):
             if isinstance(result, InputError):

@@ -185,9 +185,17 @@ def placement_candidates(
         dist = np.linalg.norm(t - sh, axis=1)
         for b in range(len(idx)):
             out.append(
-                Candidate(m, posture.name, float(yaw[b]), root[idx[b]], rots[b],
-                          float(dist[b]), float(ratio[b]), float(cost[b]))
-            )  # fmt: skip
+                Candidate(
+                    m,
+                    posture.name,
+                    float(yaw[b]),
+                    root[idx[b]],
+                    rots[b],
+                    float(dist[b]),
+                    float(ratio[b]),
+                    float(cost[b]),
+                )
+            )
     out.sort(key=lambda cd: (cd.collision_ratio > 0.0, cd.cost))
     return out
 

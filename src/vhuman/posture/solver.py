@@ -295,9 +295,18 @@ def _ik_arm(setting: ArmSetting, q: NDArray[np.float64], n_tried: int) -> ArmSol
     p, rot = setting.hand_frames(q)
     t, r = access_errors(p, rot, setting.target)
     f = np.array([[comfort, float(r) + ACCESS_WEIGHT * float(t)]])
-    return ArmSolveResult(q=q, comfort=comfort, diff_t=float(t), diff_r=float(r),
-                          collision_ratio=0.0, reached=True, pareto_f=f, pareto_q=q[None],
-                          history=np.zeros((0, 2)), evaluations=int(n_tried))  # fmt: skip
+    return ArmSolveResult(
+        q=q,
+        comfort=comfort,
+        diff_t=float(t),
+        diff_r=float(r),
+        collision_ratio=0.0,
+        reached=True,
+        pareto_f=f,
+        pareto_q=q[None],
+        history=np.zeros((0, 2)),
+        evaluations=int(n_tried),
+    )
 
 
 def solve_posture(
@@ -358,10 +367,22 @@ def solve_posture(
     reach = length  # shoulder to the hand end, arm straight
     tol_r = np.radians(cfg.orientation_tolerance_deg)
     enclosed = reach_space.enclosed(scene.target.position)
-    ranked = [] if enclosed else placement_candidates(
-        world, body, lib, reach_space, side, reach=reach, arm_length=length,
-        heading_step=np.radians(cfg.heading_step_deg), weights=cfg.weights, exclude=arm_segments,
-    )  # fmt: skip
+    ranked = (
+        []
+        if enclosed
+        else placement_candidates(
+            world,
+            body,
+            lib,
+            reach_space,
+            side,
+            reach=reach,
+            arm_length=length,
+            heading_step=np.radians(cfg.heading_step_deg),
+            weights=cfg.weights,
+            exclude=arm_segments,
+        )
+    )
     if ranked:
         # Placements where a usable arm exists (batched IK forecast, in chunks of 500
         # cheapest first, until 20 are found or ``forecast`` are seen) go first.
@@ -419,8 +440,9 @@ def solve_posture(
         chosen = _refine(body, world, chosen, side, scene, cfg, seed, tol_r)
     else:
         reason = "enclosed" if enclosed else ("only with contact" if n_arm else "out of reach")
-        chosen = _nearest_valid(body, world, lib, reach_space, side, scene, cfg, seed, tol_r,
-                                trunk_free, best, others)  # fmt: skip
+        chosen = _nearest_valid(
+            body, world, lib, reach_space, side, scene, cfg, seed, tol_r, trunk_free, best, others
+        )
     cand, arm, chk = chosen
     setting = ArmSetting(body, cand.root_position, cand.local_rotations, side, scene.target)
     rotations = setting.poses(arm.q)
@@ -460,9 +482,15 @@ def _nsga2_arm(
     tol_r: float,
 ) -> tuple[ArmSolveResult, PostureCheck]:
     setting = ArmSetting(body, cand.root_position, cand.local_rotations, side, scene.target)
-    arm = solve_arm_nsga2(setting, world, population=cfg.population, generations=cfg.generations,
-                          seed=seed, position_tolerance=cfg.position_tolerance,
-                          orientation_tolerance=tol_r)  # fmt: skip
+    arm = solve_arm_nsga2(
+        setting,
+        world,
+        population=cfg.population,
+        generations=cfg.generations,
+        seed=seed,
+        position_tolerance=cfg.position_tolerance,
+        orientation_tolerance=tol_r,
+    )
     return arm, check_posture(world, body, cand.root_position, setting.poses(arm.q))
 
 
@@ -506,15 +534,24 @@ def _nearest_valid(
         probe = ArmSetting(body, np.zeros(3), lib.postures[0].local_rotations, side, scene.target)
         length = arm_length(lib.skeleton, side.value)
         far = placement_candidates(
-            world, body, lib, space, side, reach=length, arm_length=length,
+            world,
+            body,
+            lib,
+            space,
+            side,
+            reach=length,
+            arm_length=length,
             distances=tuple(np.linspace(1.0, 4.0, 13)),
-            heading_step=np.radians(30.0), weights=cfg.weights, exclude=probe.segments,
-        )  # fmt: skip
+            heading_step=np.radians(30.0),
+            weights=cfg.weights,
+            exclude=probe.segments,
+        )
         # Nearest the target first, grid-free before the rest.
         far.sort(key=lambda c: (c.collision_ratio > 0.0, c.shoulder_distance))
         for cand in diverse(far, limit=60):
-            if not world.check(body, cand.root_position, cand.local_rotations,
-                               segments=others).in_collision:  # fmt: skip
+            if not world.check(
+                body, cand.root_position, cand.local_rotations, segments=others
+            ).in_collision:
                 pool.append(cand)
             if len(pool) >= 6:
                 break
@@ -594,8 +631,9 @@ def _toward_target(
     axis = np.cross([0.0, 0.0, -1.0], u)
     angle = np.arctan2(np.linalg.norm(axis), -u[2])
     pointing = rotvec_to_quat(axis / max(np.linalg.norm(axis), 1e-12) * angle)
-    for frac, rotation in itertools.product((0.95, 0.85, 0.75, 0.65, 0.5, 0.35),
-                                            (t.rotation, pointing)):  # fmt: skip
+    for frac, rotation in itertools.product(
+        (0.95, 0.85, 0.75, 0.65, 0.5, 0.35), (t.rotation, pointing)
+    ):
         step = min(frac * reach, frac * dist)
         proxy = Target(setting.shoulder + u * step, rotation, t.approach, t.name)
         s = ArmSetting(body, cand.root_position, cand.local_rotations, side, proxy)
@@ -622,9 +660,18 @@ def _arm_result(
     t, r = access_errors(p, rot, setting.target)
     f = np.array([[comfort, float(r) + ACCESS_WEIGHT * float(t)]])
     ok = bool(t <= cfg.position_tolerance and r <= tol_r)
-    return ArmSolveResult(q=q, comfort=comfort, diff_t=float(t), diff_r=float(r),
-                          collision_ratio=0.0, reached=ok, pareto_f=f, pareto_q=q[None],
-                          history=np.zeros((0, 2)), evaluations=1)  # fmt: skip
+    return ArmSolveResult(
+        q=q,
+        comfort=comfort,
+        diff_t=float(t),
+        diff_r=float(r),
+        collision_ratio=0.0,
+        reached=ok,
+        pareto_f=f,
+        pareto_q=q[None],
+        history=np.zeros((0, 2)),
+        evaluations=1,
+    )
 
 
 def _fallback_candidate(lib: PostureLibrary, scene: Scene) -> Candidate:
@@ -637,8 +684,9 @@ def _fallback_candidate(lib: PostureLibrary, scene: Scene) -> Candidate:
     rot = p.local_rotations.copy()
     rot[0] = quat_multiply(euler_to_quat([0.0, 0.0, yaw], "xyz"), rot[0])
     root = np.array([xy[0], xy[1], p.root_position[2] + scene.floor])
-    return Candidate(0, p.name, yaw, root, rot, float(np.linalg.norm(scene.target.position - root)),
-                     1.0, np.inf)  # fmt: skip
+    return Candidate(
+        0, p.name, yaw, root, rot, float(np.linalg.norm(scene.target.position - root)), 1.0, np.inf
+    )
 
 
 def hand_frame_error(result: PostureResult) -> NDArray[np.float64]:

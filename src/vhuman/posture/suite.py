@@ -105,8 +105,14 @@ class Witness:
         try:
             root = np.array(doc["root_position_m"], dtype=np.float64)
             rot = np.array(doc["local_rotations_wxyz"], dtype=np.float64)
-            out = cls(str(doc["scene"]), str(doc["worker"]), str(doc["side"]),
-                      str(doc["posture"]), root, rot)  # fmt: skip
+            out = cls(
+                str(doc["scene"]),
+                str(doc["worker"]),
+                str(doc["side"]),
+                str(doc["posture"]),
+                root,
+                rot,
+            )
         except (KeyError, TypeError, ValueError) as exc:
             raise FileFormatError(f"{source}: bad witness ({exc})") from None
         if root.shape != (3,) or rot.ndim != 2 or rot.shape[1] != 4:
@@ -317,8 +323,9 @@ def find_witness(
                 q = q[np.argsort(arm_discomfort(anatomical_angles(q)), kind="stable")]
                 poses = s.poses(q)
                 limit_ok = body.skeleton.limit_violation(poses).max(axis=-1) <= 1e-3
-                arm_ratio = w.collision_ratio(body, np.broadcast_to(roots[k], (len(q), 3)),
-                                              poses, segments=arm)  # fmt: skip
+                arm_ratio = w.collision_ratio(
+                    body, np.broadcast_to(roots[k], (len(q), 3)), poses, segments=arm
+                )
                 for i in np.flatnonzero((arm_ratio <= 0.0) & limit_ok)[:4]:
                     checks += 1
                     if check_posture(w, body, roots[k], poses[i]).valid:

@@ -38,8 +38,12 @@ __all__ = [
 def data_digest(sequences: PoseSequences) -> str:
     """SHA-256 (hex) of the poses, trial layout and split of ``sequences``."""
     h = hashlib.sha256()
-    for array in (sequences.local_rotations, sequences.positions, sequences.trial_starts,
-                  sequences.validation):  # fmt: skip
+    for array in (
+        sequences.local_rotations,
+        sequences.positions,
+        sequences.trial_starts,
+        sequences.validation,
+    ):
         a = np.ascontiguousarray(array)
         h.update(f"{a.dtype.str}{a.shape}".encode())
         h.update(a.tobytes())

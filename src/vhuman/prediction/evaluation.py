@@ -229,8 +229,11 @@ def evaluate(
     first = next(iter(models.values()))
     for name, m in models.items():
         if (m.n_observed, m.n_future, m.position_joints, m.angle_joints) != (
-            first.n_observed, first.n_future, first.position_joints, first.angle_joints,
-        ) or m.n_joints != sequences.skeleton.n_joints:  # fmt: skip
+            first.n_observed,
+            first.n_future,
+            first.position_joints,
+            first.angle_joints,
+        ) or m.n_joints != sequences.skeleton.n_joints:
             raise InputError(
                 f"model {name!r} does not match the others or the data's skeleton "
                 "(window lengths, joint sets, joint count)"

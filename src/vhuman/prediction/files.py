@@ -83,9 +83,14 @@ def model_config(model: MotionPredictor, info: ModelInfo) -> dict[str, Any]:
 
 def _model_from_config(config: dict[str, Any]) -> tuple[MotionPredictor, ModelInfo]:
     model = MODEL_KINDS[canonical_kind(config["kind"])](
-        config["parents"], config["offsets"], config["position_joints"], config["angle_joints"],
-        config["n_observed"], config["n_future"], **config["options"],
-    )  # fmt: skip
+        config["parents"],
+        config["offsets"],
+        config["position_joints"],
+        config["angle_joints"],
+        config["n_observed"],
+        config["n_future"],
+        **config["options"],
+    )
     i = config["info"]
     info = ModelInfo(
         tuple(i["joint_names"]), i["sample_fps"], i["label_fps"], i["data"], i["train"]

@@ -5,121 +5,15 @@ Every predictor maps the observed body poses of a window to the future ones:
 rotations (root the identity) and root-relative positions [m] as produced by
 :mod:`vhuman.prediction.data`.
 
-The Lie-algebra Transformer (Ueda et al. 2022), and what we chose where the paper is vague
------------------------------------------------------------------------------------------
-- **Descriptions.** Both are taken relative to the last observed pose (paper
-  §3.1) and the window is padded to ``N + M`` frames by repeating that pose (as
-  LTD does). Position tokens, one per *position joint* and frame: ``p_t − p_N``
-  and ``p_N`` (root-relative, metres). Angle tokens, one per *angle joint* and
-  frame: ``r_t = log(q_t ⊗ q_N⁻¹)`` (the Lie-algebra rotation vector of eq. 3,
-  left-multiplied as ``M' = exp([r]∧) M``) and ``log(q_N)``. The
-  cross-attention learns the link between positions and angles, and with
-  ``jacobian_features`` (the default) the angle tokens also get the paper's
-  linear map (eqs. 11–13) inverted: the rotation vectors that explain the
-  position offsets through the FK Jacobian at the last observed pose (damped
-  least squares; validation mean MPJPE 43.05 → 42.4 mm with ``--speed 0.2``,
-  inference 5.0 → about 7 ms per sequence).
-- **Tokens of 5 frames.** Each token holds ``frames_per_token`` = 5
-  consecutive frames of one joint (the window's 35 frames give 7 tokens per
-  joint), our choice for speed: per-frame tokens cost 5× more and could not
-  be trained within the 30-minute CPU budget. With ``velocity_features`` a
-  token also holds each frame's step from the previous frame (of the offset
-  position or rotation vector).
-- **Encoder** (positions) and **decoder** (angles): each layer is temporal
-  self-attention (per joint, over the ``N + M`` frames), spatial
-  self-attention (per frame, over joints) and a feed-forward block; decoder
-  layers add **cross-attention per frame**, the angle tokens of all joints
-  querying the encoder's position tokens of all joints at that frame, so that
-  position-based features set the spatial dependence (paper Fig. 6). Pre-layer
-  normalisation, residual connections, learned joint embeddings and learned
-  absolute time embeddings (the paper's APE).
-- **Frequency-aware relative position encoding.** Temporal attention logits
-  are ``q_i·k_j/√d + q_i·W φ(i − j)`` with ``φ(Δ) = [cos(πkΔ/L), sin(πkΔ/L)]``,
-  ``k = 0 … K−1``, the DCT frequencies of the window length ``L``: a
-  query-dependent (contextual, Wu et al. 2021) relative encoding whose weights
-  over time offsets are a per-query combination of DCT basis functions, so an
-  attention head acts as a learned filter in frequency space, as the paper
-  asks.
-- **Output.** The rotation vectors ``r̂_t`` of the future frames, relative
-  to the last observed pose, are predicted in frequency space: per angle
-  joint a linear head reads the joint's decoder tokens of the whole window
-  and gives ``n_dct`` = 15 coefficients of the first DCT-II basis functions
-  over the ``M`` = 25 future frames (low-pass, so trajectories are smooth; as
-  LTD and siMLPe predict DCT coefficients), plus a linear skip path: a
-  learned linear map of the joint's ``N`` observed offsets ``r_t`` to the
-  same coefficients (shared by joints; with ``skip_spatial`` followed by a
-  learned mixing across joints, initialised to the identity), which learns
-  extrapolation at once and leaves the Transformer the corrections. Head and
-  skip start at zero, so an untrained model holds the last pose (zero
-  velocity). ``q̂_t = exp(r̂_t) ⊗ q_N`` (the exponential map applied to the
-  last observed pose), other joints keep ``q_N``; positions by the
-  differentiable FK of :class:`~vhuman.prediction.kinematics.TorchFK`, so
-  bone lengths are exact. Trained on the mean per-joint position error of
-  the future frames, plus ``angle_weight`` × the mean geodesic rotation
-  error, plus ``velocity_weight`` × the mean error of the frame-to-frame
-  position steps (siMLPe's velocity loss). ``n_dct = 0`` gives the first
-  version's per-token head instead (5 rotation vectors per output token).
-- **Size** (chosen by 5–7-minute CPU runs against siMLPe at equal wall
-  time): width 32, 4 heads, feed-forward 64, one encoder and one decoder
-  layer; wider (48) or deeper (2 + 2) models learned less within the
-  budget, 25 observed poses instead of 10 did not help. With all the
-  training options of the shipped model, width 48 / feed-forward 96 scored
-  41.1 and 43.2 mm with two training seeds (width 32: 42.0 and 42.3), no
-  gain on average. Within a fixed
-  budget more, smaller updates helped most (3.5-minute runs, one thread,
-  validation mean MPJPE: batch 64 57.5 mm, batch 32 53.6 mm, batch 16
-  50.2 mm); width 24 was better at batch 32 (51.8 mm) but not at batch 16
-  (51.8 mm), 10 instead of 15 DCT coefficients and a learning rate of 4e-3
-  instead of 2e-3 changed < 0.5 mm. Over the full 22-minute budget batch
-  16 helped at 400 ms but overfitted at 1000 ms (shipped-model figures in
-  ``data/models/README.md``).
-- **Training options** (:mod:`vhuman.prediction.training`; full-budget runs,
-  9,000 steps of 16 windows, validation mean MPJPE): left/right mirroring of
-  the training windows with an exponential moving average of the weights
-  (decay 0.999) took the model from 49.3 to 45.4 mm (400 ms: 47.5 → 43.8 mm;
-  mirroring alone: 45.6 mm), playing half the windows backwards on top to
-  44.3 mm (400 ms 42.6), and a learning rate of 3e-3 to 43.9 mm (400 ms
-  42.1). Playing each window at a random speed (``--speed 0.2``) gave 43.05
-  mm, the Jacobian features 42.4 and a linear learning-rate warm-up over 500
-  steps 42.0 (400 ms 39.5), the shipped setting; a learning rate of 5e-3 (42.9)
-  or an angle weight of 0.15 (43.2) or 0 (43.0) were worse. With mirroring and
-  averaging the validation error stays flat from the fifth pass on (45.2
-  mm), so it no longer overfits but does not learn more either. On top of
-  mirroring and averaging,
-  dropout 0.1 with weight decay 0.02 (46.2 mm) and width 48 / feed-forward
-  96 at the same wall time (8,300 steps; 46.1 mm) and 2 + 2 layers (5,600
-  steps, 839 s; 48.4 mm) were worse. ``dropout`` stays an option, 0 by
-  default.
-
-siMLPe (Guo et al. 2023), re-implemented
-----------------------------------------
-Positions of the position joints, flattened per frame (``D = 3P``), padded to
-``L = N + M`` frames with the last pose, DCT over time, a spatial FC, 48 blocks
-of [temporal FC (L → L), LayerNorm over D, residual], a spatial FC (initialised
-near zero), inverse DCT, plus the last observed pose; trained with the
-position L2 and the velocity L2 losses of the paper. It predicts positions
-only (no rotations, bones may stretch): joints outside the position set are
-filled from the last pose (fixed ones) or copied from the joint they
-duplicate.
-
-LTD (Mao et al. 2019), re-implemented
--------------------------------------
-The coordinates of the position joints are the graph's nodes (``3P``; 75 on
-the CMU skeleton), each with its trajectory padded to ``L = N + M`` frames
-with the last pose and turned into all ``L`` DCT coefficients (LTD's setting
-for 25 future frames on CMU), in millimetres as in LTD's code. A graph
-convolution ``A (X W) + b`` with a learned dense adjacency ``A`` (nodes ×
-nodes) lifts the coefficients to ``hidden`` = 256 features, 12 residual
-blocks of two graph convolutions follow (each convolution followed by batch
-normalisation over nodes × features, tanh and dropout 0.5), a last graph
-convolution maps back to ``L`` coefficients and adds the input ones, and the
-inverse DCT gives the trajectories. Like siMLPe it predicts positions only.
-What we chose: the loss is the mean per-joint position error of the future
-frames, as for the other models here (LTD's also scores the observed frames
-it reconstructs), and it is trained by our loop (schedule and options of
-:mod:`vhuman.prediction.training`) with LTD's Adam learning rate 5e-4 by
-default. Its file (2.7 M parameters and 1 M batch-norm statistics, about
-15 MB) is too large to ship beside the others.
+:class:`LieTransformer` follows Ueda et al. (2022): position tokens (encoder)
+and Lie-algebra rotation-vector tokens (decoder, cross-attending to the
+positions per frame) relative to the last observed pose, temporal attention
+with a frequency-aware relative position encoding (Wu et al. 2021), and a
+DCT-coefficient head plus a linear skip path; poses come back through the
+differentiable forward kinematics, so bone lengths are exact. siMLPe (Guo et
+al. 2023) and LTD (Mao et al. 2019) are re-implemented on positions only.
+``docs/prediction.md`` describes each architecture, the choices made where
+the papers leave them open, and the training runs behind the defaults.
 
 References
 ----------
@@ -131,10 +25,6 @@ Mao, W., Liu, M., Salzmann, M., Li, H. (2019). Learning trajectory
 dependencies for human motion prediction (LTD). ICCV.
 Wu, K., Peng, H., Chen, M., Fu, J., Chao, H. (2021). Rethinking and improving
 relative position encoding for vision transformer (iRPE). ICCV.
-Shaw, P., Uszkoreit, J., Vaswani, A. (2018). Self-attention with relative
-position representations. NAACL.
-Vaswani, A., Shazeer, N., Parmar, N., Uszkoreit, J., Jones, L., Gomez, A. N.,
-Kaiser, Ł., Polosukhin, I. (2017). Attention is all you need. NeurIPS.
 """
 
 from __future__ import annotations

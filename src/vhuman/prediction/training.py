@@ -190,9 +190,14 @@ def build_model(
     sk = sequences.skeleton
     try:
         return MODEL_KINDS[kind](
-            sk.parents, sk.offsets, joints.position, joints.angle, n_observed, n_future,
+            sk.parents,
+            sk.offsets,
+            joints.position,
+            joints.angle,
+            n_observed,
+            n_future,
             **(options or {}),
-        )  # fmt: skip
+        )
     except TypeError as exc:
         raise InputError(f"bad options for a {kind!r} model: {exc}") from None
 
@@ -273,9 +278,12 @@ def train(
         config.kind, sequences, n_observed=config.n_observed, options=config.options
     ).to(device)
     info = ModelInfo(
-        sequences.skeleton.names, sequences.sample_fps, PROTOCOL_FPS, sequences.source,
+        sequences.skeleton.names,
+        sequences.sample_fps,
+        PROTOCOL_FPS,
+        sequences.source,
         {**asdict(config), "epochs_done": 0},
-    )  # fmt: skip
+    )
     opt = make_optimizer(model, config.learning_rate, float(config.weight_decay))
     ema = {k: v.detach().clone() for k, v in model.state_dict().items()} if config.ema else None
     swap = mirror_joints(sequences.skeleton) if config.mirror else None
@@ -338,8 +346,11 @@ def train(
     if ema is not None:
         model.load_state_dict(ema)
     info = ModelInfo(
-        info.joint_names, info.sample_fps, info.label_fps, info.data,
+        info.joint_names,
+        info.sample_fps,
+        info.label_fps,
+        info.data,
         {**asdict(config), "epochs_done": len(history)},
-    )  # fmt: skip
+    )
     save_model(model.cpu(), info, output)
     return model, info, history

@@ -5,6 +5,7 @@ from vhuman.scene.collision import (
     CollisionReport,
     CollisionWorld,
     Contact,
+    GridLookup,
     OccupancyGrid,
 )
 from vhuman.scene.files import (
@@ -30,6 +31,7 @@ __all__ = [
     "Contact",
     "Cylinder",
     "FreeSpace",
+    "GridLookup",
     "Mesh",
     "OccupancyGrid",
     "ReachableSpace",

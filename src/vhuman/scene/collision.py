@@ -20,9 +20,10 @@ queries run only for pairs that may touch or may be the closest.
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -38,6 +39,21 @@ __all__ = ["CollisionReport", "CollisionWorld", "Contact", "OccupancyGrid"]
 
 _FREE, _OCCUPIED, _MIXED = 0, 1, 2
 _CORNERS = np.array([[x, y, z] for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)], float)
+
+
+class GridLookup(enum.StrEnum):
+    """How `OccupancyGrid.lookup` reads the grid between its nodes."""
+
+    TRILINEAR = "trilinear"
+    NEAREST = "nearest"
+
+    @classmethod
+    def parse(cls, value: GridLookup | str) -> GridLookup:
+        """The lookup named ``value``; `InputError` names the allowed ones otherwise."""
+        try:
+            return cls(value)
+        except ValueError:
+            raise InputError(f"method must be 'trilinear' or 'nearest', got {value!r}") from None
 
 
 @dataclass(frozen=True, eq=False)
@@ -96,8 +112,9 @@ class OccupancyGrid:
             t = scene.target.position
             w_lo = np.array([t[0] - window, t[1] - window, -np.inf])
             w_hi = np.array([t[0] + window, t[1] + window, np.inf])
-            keep = [i for i, (blo, bhi) in enumerate(boxes)
-                    if np.all(blo < w_hi) and np.all(w_lo < bhi)]  # fmt: skip
+            keep = [
+                i for i, (blo, bhi) in enumerate(boxes) if np.all(blo < w_hi) and np.all(w_lo < bhi)
+            ]
             objects = [objects[i] for i in keep]
             boxes = [(np.maximum(boxes[i][0], w_lo), np.minimum(boxes[i][1], w_hi)) for i in keep]
         if not boxes:
@@ -124,9 +141,10 @@ class OccupancyGrid:
         return cls(lo, h, values, scene.floor, ceiling)
 
     def lookup(
-        self, points: ArrayLike, method: Literal["trilinear", "nearest"] = "trilinear"
+        self, points: ArrayLike, method: GridLookup | str = GridLookup.TRILINEAR
     ) -> NDArray[np.float64]:
         """Occupancy ``(...,)`` in [0, 1] at world points ``(..., 3)``."""
+        lookup = GridLookup.parse(method)
         p = np.asarray(points, dtype=np.float64)
         flat = p.reshape(-1, 3)
         shape = np.array(self.values.shape)
@@ -135,10 +153,10 @@ class OccupancyGrid:
         # The outermost nodes lie beyond every object, so clamping points onto the
         # grid gives 0 outside it without a mask.
         g = (flat - self.origin) * (1.0 / self.spacing)
-        if method == "nearest":
+        if lookup is GridLookup.NEAREST:
             i = np.rint(np.clip(g, 0.0, shape - 1)).astype(np.int64)
             out = vals[i[:, 0] * sx + i[:, 1] * sy + i[:, 2]].astype(np.float64)
-        elif method == "trilinear":
+        else:
             np.clip(g, 0.0, shape - 1, out=g)
             i = np.minimum(g.astype(np.int64), shape - 2)
             f = (g - i).astype(np.float32)
@@ -152,8 +170,6 @@ class OccupancyGrid:
                 gz * vals[b + sx + sy] + fz * vals[b + sx + sy + 1]
             )
             out = (gx * lo + fx * hi).astype(np.float64)
-        else:
-            raise InputError(f"method must be 'trilinear' or 'nearest', got {method!r}")
         z = flat[:, 2]
         out[(z < self.floor) | (z > self.ceiling)] = 1.0
         return out.reshape(p.shape[:-1])
@@ -356,9 +372,10 @@ class CollisionWorld:
         """Signed distance [m] between solid ``k`` and a placed geometry (< 0: depth)."""
         self._dres.clear()
         d = float(
-            self._coal.distance(self._geoms[k], self._transforms[k], geom, tf, self._dreq,
-                                self._dres)
-        )  # fmt: skip
+            self._coal.distance(
+                self._geoms[k], self._transforms[k], geom, tf, self._dreq, self._dres
+            )
+        )
         if self._meshes[k] is None or d > 0.0:
             return d
         # A mesh is a surface for coal: the depth comes from its triangle contacts.
@@ -449,10 +466,13 @@ class CollisionWorld:
             if exact[(s, k)] > 0.0:  # wholly inside, clear of the surface
                 exact[(s, k)] = -(exact[(s, k)] + 2.0 * float(r[s]))
         contacts = sorted(
-            (Contact(names[s], self.solid_names[k], -d) for (s, k), d in exact.items()
-             if -d > self.tolerance),
+            (
+                Contact(names[s], self.solid_names[k], -d)
+                for (s, k), d in exact.items()
+                if -d > self.tolerance
+            ),
             key=lambda c: -c.depth,
-        )  # fmt: skip
+        )
         # Clearance: visit pairs by their lower bound until none can be closer.
         best, best_pair = np.inf, ("", "")
         cand = np.ones(bound.shape, dtype=bool)
@@ -496,7 +516,7 @@ class CollisionWorld:
         *,
         placement: RigidTransform | None = None,
         segments: Sequence[str] | None = None,
-        method: Literal["trilinear", "nearest"] = "trilinear",
+        method: GridLookup | str = GridLookup.TRILINEAR,
     ) -> NDArray[np.float64]:
         """Share of the body volume inside solids, in [0, 1], for a batch of poses.
 
@@ -514,7 +534,7 @@ class CollisionWorld:
             Rigid transforms of batch shape ``B`` applied after the pose.
         segments : sequence of str, optional
             Only these segments count (volume share among them).
-        method : {"trilinear", "nearest"}
+        method : GridLookup or {"trilinear", "nearest"}
             Grid lookup.
 
         Returns
@@ -571,8 +591,9 @@ class CollisionWorld:
             a, b = np.maximum(i0[k], 0), np.minimum(i1[k], dims)
             obj = self.scene.objects[k]
             block = out[a[0] : b[0], a[1] : b[1], a[2] : b[2]]
-            if isinstance(obj.shape, Box) and np.allclose(np.abs(quat_to_rotmat(obj.rotation)),
-                                                          np.eye(3)):  # fmt: skip
+            if isinstance(obj.shape, Box) and np.allclose(
+                np.abs(quat_to_rotmat(obj.rotation)), np.eye(3)
+            ):
                 block[...] = True
                 continue
             axes = [lo0[d] + h * (np.arange(a[d], b[d]) + 0.5) for d in range(3)]
@@ -627,8 +648,10 @@ class CollisionWorld:
             for m, i in enumerate(near):
                 res = coal.CollisionResult()
                 tf = coal.Transform3s(np.eye(3), c[i])
-                hit[m] = coal.collide(self._geoms[k], self._transforms[k], cube, tf,
-                                      self._cbool, res) > 0  # fmt: skip
+                hit[m] = (
+                    coal.collide(self._geoms[k], self._transforms[k], cube, tf, self._cbool, res)
+                    > 0
+                )
             obj = self.scene.objects[k]
             if self._meshes[k] is not None:
                 quiet = near[~hit]

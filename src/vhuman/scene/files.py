@@ -229,14 +229,19 @@ class _Reader:
         import trimesh
 
         try:
-            loaded = trimesh.load(path, file_type=path.suffix.lower()[1:], force="mesh",
-                                  process=True)  # fmt: skip
+            loaded = trimesh.load(
+                path, file_type=path.suffix.lower()[1:], force="mesh", process=True
+            )
         except Exception as exc:  # trimesh raises many kinds for a malformed file
             raise self.fail(f"{where}.path", f"cannot read mesh {rel!r}: {exc}") from None
         total = scale * self.factor
         try:
-            return Mesh(np.asarray(loaded.vertices) * total, np.asarray(loaded.faces),
-                        str(path.resolve()), total)  # fmt: skip
+            return Mesh(
+                np.asarray(loaded.vertices) * total,
+                np.asarray(loaded.faces),
+                str(path.resolve()),
+                total,
+            )
         except InputError as exc:
             raise self.fail(f"{where}.path", str(exc)) from None
 
@@ -322,8 +327,9 @@ class _Reader:
             raise FileFormatError(f"{self.where(field)}: {exc}") from None
 
 
-def scene_from_dict(doc: Mapping[str, Any], *, folder: str | os.PathLike[str] | None = None,
-                    source: str = "scene") -> Scene:  # fmt: skip
+def scene_from_dict(
+    doc: Mapping[str, Any], *, folder: str | os.PathLike[str] | None = None, source: str = "scene"
+) -> Scene:
     """A `Scene` from a parsed scene document (the structure of the file format above).
 
     Parameters

@@ -157,8 +157,12 @@ def reachable_space(
     from scipy import ndimage
 
     scene = world.scene
-    for name, v in (("half_width", half_width), ("height", height), ("spacing", spacing),
-                    ("body_clearance", body_clearance)):  # fmt: skip
+    for name, v in (
+        ("half_width", half_width),
+        ("height", height),
+        ("spacing", spacing),
+        ("body_clearance", body_clearance),
+    ):
         if not (np.isfinite(v) and v > 0):
             raise InputError(f"{name} must be a finite number > 0 m, got {v!r}")
     t = scene.target.position

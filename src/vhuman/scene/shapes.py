@@ -131,16 +131,22 @@ class Cylinder:
         ring = np.column_stack([self.radius * np.cos(ang), self.radius * np.sin(ang)])
         h = 0.5 * self.length
         verts = np.concatenate(
-            [np.column_stack([ring, np.full(n, -h)]), np.column_stack([ring, np.full(n, h)]),
-             [[0.0, 0.0, -h], [0.0, 0.0, h]]]
-        )  # fmt: skip
+            [
+                np.column_stack([ring, np.full(n, -h)]),
+                np.column_stack([ring, np.full(n, h)]),
+                [[0.0, 0.0, -h], [0.0, 0.0, h]],
+            ]
+        )
         i = np.arange(n)
         k = (i + 1) % n
         faces = np.concatenate(
-            [np.column_stack([i, k, n + k]), np.column_stack([i, n + k, n + i]),
-             np.column_stack([np.full(n, 2 * n), k, i]),
-             np.column_stack([np.full(n, 2 * n + 1), n + i, n + k])]
-        )  # fmt: skip
+            [
+                np.column_stack([i, k, n + k]),
+                np.column_stack([i, n + k, n + i]),
+                np.column_stack([np.full(n, 2 * n), k, i]),
+                np.column_stack([np.full(n, 2 * n + 1), n + i, n + k]),
+            ]
+        )
         return verts, faces.astype(np.intp)
 
 
@@ -294,10 +300,22 @@ Shape = Box | Sphere | Cylinder | Capsule | Mesh
 def _box_mesh(half: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.intp]]:
     corners = np.array([[x, y, z] for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)], float)
     faces = np.array(
-        [[0, 1, 3], [0, 3, 2], [4, 6, 7], [4, 7, 5], [0, 4, 5], [0, 5, 1],
-         [2, 3, 7], [2, 7, 6], [0, 2, 6], [0, 6, 4], [1, 5, 7], [1, 7, 3]],
+        [
+            [0, 1, 3],
+            [0, 3, 2],
+            [4, 6, 7],
+            [4, 7, 5],
+            [0, 4, 5],
+            [0, 5, 1],
+            [2, 3, 7],
+            [2, 7, 6],
+            [0, 2, 6],
+            [0, 6, 4],
+            [1, 5, 7],
+            [1, 7, 3],
+        ],
         dtype=np.intp,
-    )  # fmt: skip
+    )
     return corners * half, faces
 
 

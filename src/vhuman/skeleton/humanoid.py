@@ -29,12 +29,30 @@ from vhuman.skeleton.skeleton import JointType, Segment, Skeleton
 __all__ = ["HUMANOID_JOINTS", "standard_humanoid"]
 
 HUMANOID_JOINTS: tuple[str, ...] = (
-    "pelvis", "spine", "chest", "neck", "head",
-    "l_clavicle", "l_shoulder", "l_elbow", "l_wrist", "l_hand",
-    "r_clavicle", "r_shoulder", "r_elbow", "r_wrist", "r_hand",
-    "l_hip", "l_knee", "l_ankle", "l_toe",
-    "r_hip", "r_knee", "r_ankle", "r_toe",
-)  # fmt: skip
+    "pelvis",
+    "spine",
+    "chest",
+    "neck",
+    "head",
+    "l_clavicle",
+    "l_shoulder",
+    "l_elbow",
+    "l_wrist",
+    "l_hand",
+    "r_clavicle",
+    "r_shoulder",
+    "r_elbow",
+    "r_wrist",
+    "r_hand",
+    "l_hip",
+    "l_knee",
+    "l_ankle",
+    "l_toe",
+    "r_hip",
+    "r_knee",
+    "r_ankle",
+    "r_toe",
+)
 """Joint names of :func:`standard_humanoid`, in index order."""
 
 _DC = DRILLIS_CONTINI
@@ -86,68 +104,149 @@ _ANK = _ROM["ankle"]
 # Spine and neck ranges are split evenly over their two joints (an estimate).
 _JOINTS: tuple[_JointDef, ...] = (
     _JointDef("pelvis", None, (0.0, 0.0, _DC["hip_height"]), JointType.FREE, segment="pelvis"),
-    _JointDef("spine", "pelvis", (0.0, 0.0, _SPINE_UP), JointType.BALL,
-              ranges=((-_half(_SPINE["extension"]), _half(_SPINE["flexion"])),
-                      (-_half(_SPINE["lateral_bending"]), _half(_SPINE["lateral_bending"])),
-                      (-_half(_SPINE["rotation"]), _half(_SPINE["rotation"]))),
-              segment="spine"),
-    _JointDef("chest", "spine", (0.0, 0.0, _CHEST_UP), JointType.BALL,
-              ranges=((-_half(_SPINE["extension"]), _half(_SPINE["flexion"])),
-                      (-_half(_SPINE["lateral_bending"]), _half(_SPINE["lateral_bending"])),
-                      (-_half(_SPINE["rotation"]), _half(_SPINE["rotation"]))),
-              segment="chest"),
-    _JointDef("neck", "chest", (0.0, 0.0, _NECK_UP), JointType.BALL,
-              ranges=((-_half(_NECK["extension"]), _half(_NECK["flexion"])),
-                      (-_half(_NECK["lateral_bending"]), _half(_NECK["lateral_bending"])),
-                      (-_half(_NECK["rotation"]), _half(_NECK["rotation"]))),
-              segment="neck"),
-    _JointDef("head", "neck", (0.0, 0.0, _HEAD_UP), JointType.BALL,
-              ranges=((-_half(_NECK["extension"]), _half(_NECK["flexion"])),
-                      (-_half(_NECK["lateral_bending"]), _half(_NECK["lateral_bending"])),
-                      (-_half(_NECK["rotation"]), _half(_NECK["rotation"]))),
-              segment="head"),
+    _JointDef(
+        "spine",
+        "pelvis",
+        (0.0, 0.0, _SPINE_UP),
+        JointType.BALL,
+        ranges=(
+            (-_half(_SPINE["extension"]), _half(_SPINE["flexion"])),
+            (-_half(_SPINE["lateral_bending"]), _half(_SPINE["lateral_bending"])),
+            (-_half(_SPINE["rotation"]), _half(_SPINE["rotation"])),
+        ),
+        segment="spine",
+    ),
+    _JointDef(
+        "chest",
+        "spine",
+        (0.0, 0.0, _CHEST_UP),
+        JointType.BALL,
+        ranges=(
+            (-_half(_SPINE["extension"]), _half(_SPINE["flexion"])),
+            (-_half(_SPINE["lateral_bending"]), _half(_SPINE["lateral_bending"])),
+            (-_half(_SPINE["rotation"]), _half(_SPINE["rotation"])),
+        ),
+        segment="chest",
+    ),
+    _JointDef(
+        "neck",
+        "chest",
+        (0.0, 0.0, _NECK_UP),
+        JointType.BALL,
+        ranges=(
+            (-_half(_NECK["extension"]), _half(_NECK["flexion"])),
+            (-_half(_NECK["lateral_bending"]), _half(_NECK["lateral_bending"])),
+            (-_half(_NECK["rotation"]), _half(_NECK["rotation"])),
+        ),
+        segment="neck",
+    ),
+    _JointDef(
+        "head",
+        "neck",
+        (0.0, 0.0, _HEAD_UP),
+        JointType.BALL,
+        ranges=(
+            (-_half(_NECK["extension"]), _half(_NECK["flexion"])),
+            (-_half(_NECK["lateral_bending"]), _half(_NECK["lateral_bending"])),
+            (-_half(_NECK["rotation"]), _half(_NECK["rotation"])),
+        ),
+        segment="head",
+    ),
     # Sternoclavicular ranges are estimates (no AAOS entry): elevation 40°,
     # depression 10°, protraction/retraction 15°, axial 15°.
-    _JointDef("l_clavicle", "chest", (0.0, _SC_OUT, _NECK_UP - _SC_DOWN), JointType.BALL,
-              ranges=((-15.0, 15.0), (-10.0, 40.0), (-15.0, 15.0)), segment="clavicle"),
+    _JointDef(
+        "l_clavicle",
+        "chest",
+        (0.0, _SC_OUT, _NECK_UP - _SC_DOWN),
+        JointType.BALL,
+        ranges=((-15.0, 15.0), (-10.0, 40.0), (-15.0, 15.0)),
+        segment="clavicle",
+    ),
     # Shoulder: axial rotation is the middle angle of "YZX" (its range fits ±90°).
-    _JointDef("l_shoulder", "l_clavicle",
-              (0.0, _DC["shoulder_width"] / 2.0 - _SC_OUT, _SC_DOWN), JointType.BALL, "YZX",
-              ranges=((-_SH["flexion"], _SH["extension"]),
-                      (-_SH["internal_rotation"], _SH["external_rotation"]),
-                      (-_SH["adduction"], _SH["abduction"])),
-              segment="upper_arm"),
+    _JointDef(
+        "l_shoulder",
+        "l_clavicle",
+        (0.0, _DC["shoulder_width"] / 2.0 - _SC_OUT, _SC_DOWN),
+        JointType.BALL,
+        "YZX",
+        ranges=(
+            (-_SH["flexion"], _SH["extension"]),
+            (-_SH["internal_rotation"], _SH["external_rotation"]),
+            (-_SH["adduction"], _SH["abduction"]),
+        ),
+        segment="upper_arm",
+    ),
     # Elbow flexion is positive about −y: the forearm swings forward and up.
-    _JointDef("l_elbow", "l_shoulder", (0.0, 0.0, -_DC["upper_arm"]), JointType.HINGE,
-              ranges=((-_ROM["elbow"]["extension"], _ROM["elbow"]["flexion"]),),
-              axis=(0.0, -1.0, 0.0), segment="forearm"),
+    _JointDef(
+        "l_elbow",
+        "l_shoulder",
+        (0.0, 0.0, -_DC["upper_arm"]),
+        JointType.HINGE,
+        ranges=((-_ROM["elbow"]["extension"], _ROM["elbow"]["flexion"]),),
+        axis=(0.0, -1.0, 0.0),
+        segment="forearm",
+    ),
     # Wrist carries pronation/supination (z, first), flexion (x) and deviation (y).
     # Palm faces −y on the left at rest: flexion is −x, radial deviation −y.
-    _JointDef("l_wrist", "l_elbow", (0.0, 0.0, -_DC["forearm"]), JointType.BALL, "ZXY",
-              ranges=((-_FA["pronation"], _FA["supination"]),
-                      (-_WR["flexion"], _WR["extension"]),
-                      (-_WR["radial_deviation"], _WR["ulnar_deviation"])),
-              segment="hand"),
+    _JointDef(
+        "l_wrist",
+        "l_elbow",
+        (0.0, 0.0, -_DC["forearm"]),
+        JointType.BALL,
+        "ZXY",
+        ranges=(
+            (-_FA["pronation"], _FA["supination"]),
+            (-_WR["flexion"], _WR["extension"]),
+            (-_WR["radial_deviation"], _WR["ulnar_deviation"]),
+        ),
+        segment="hand",
+    ),
     _JointDef("l_hand", "l_wrist", (0.0, 0.0, -_DC["hand"]), JointType.FIXED),
-    _JointDef("l_hip", "pelvis", (0.0, _HIP_OUT, 0.0), JointType.BALL,
-              ranges=((-_HIP["flexion"], _HIP["extension"]),
-                      (-_HIP["adduction"], _HIP["abduction"]),
-                      (-_HIP["internal_rotation"], _HIP["external_rotation"])),
-              segment="thigh"),
-    _JointDef("l_knee", "l_hip", (0.0, 0.0, -_DC["thigh"]), JointType.HINGE,
-              ranges=((-_ROM["knee"]["extension"], _ROM["knee"]["flexion"]),),
-              axis=(0.0, 1.0, 0.0), segment="shank"),
+    _JointDef(
+        "l_hip",
+        "pelvis",
+        (0.0, _HIP_OUT, 0.0),
+        JointType.BALL,
+        ranges=(
+            (-_HIP["flexion"], _HIP["extension"]),
+            (-_HIP["adduction"], _HIP["abduction"]),
+            (-_HIP["internal_rotation"], _HIP["external_rotation"]),
+        ),
+        segment="thigh",
+    ),
+    _JointDef(
+        "l_knee",
+        "l_hip",
+        (0.0, 0.0, -_DC["thigh"]),
+        JointType.HINGE,
+        ranges=((-_ROM["knee"]["extension"], _ROM["knee"]["flexion"]),),
+        axis=(0.0, 1.0, 0.0),
+        segment="shank",
+    ),
     # Ankle axial (z) range: not in the AAOS table; ±10° so the joint is not locked.
-    _JointDef("l_ankle", "l_knee", (0.0, 0.0, -_DC["shank"]), JointType.BALL,
-              ranges=((-_ANK["dorsiflexion"], _ANK["plantarflexion"]),
-                      (-_ANK["inversion"], _ANK["eversion"]),
-                      (-10.0, 10.0)),
-              segment="foot"),
+    _JointDef(
+        "l_ankle",
+        "l_knee",
+        (0.0, 0.0, -_DC["shank"]),
+        JointType.BALL,
+        ranges=(
+            (-_ANK["dorsiflexion"], _ANK["plantarflexion"]),
+            (-_ANK["inversion"], _ANK["eversion"]),
+            (-10.0, 10.0),
+        ),
+        segment="foot",
+    ),
     # Toe extension (toes up) is positive about −y.
-    _JointDef("l_toe", "l_ankle", (_TOE_FWD, 0.0, _TOE_UP - _DC["ankle_height"]),
-              JointType.HINGE, ranges=((-_ROM["toe"]["flexion"], _ROM["toe"]["extension"]),),
-              axis=(0.0, -1.0, 0.0), segment="toe"),
-)  # fmt: skip
+    _JointDef(
+        "l_toe",
+        "l_ankle",
+        (_TOE_FWD, 0.0, _TOE_UP - _DC["ankle_height"]),
+        JointType.HINGE,
+        ranges=((-_ROM["toe"]["flexion"], _ROM["toe"]["extension"]),),
+        axis=(0.0, -1.0, 0.0),
+        segment="toe",
+    ),
+)
 
 
 def _segment_geometry(name: str, h: float) -> tuple[np.ndarray, np.ndarray, float]:
@@ -182,17 +281,29 @@ def _segment_geometry(name: str, h: float) -> tuple[np.ndarray, np.ndarray, floa
         length = 0.27 * _DC["foot_length"] * h
         floor = -_TOE_UP * h
         return np.array([0, 0, floor + rad]), np.array([length - rad, 0, floor + rad]), rad
-    length = {"upper_arm": "upper_arm", "forearm": "forearm", "hand": "hand",
-              "thigh": "thigh", "shank": "shank"}[name]  # fmt: skip
+    length = {
+        "upper_arm": "upper_arm",
+        "forearm": "forearm",
+        "hand": "hand",
+        "thigh": "thigh",
+        "shank": "shank",
+    }[name]
     rad = r[length] * h
     return np.zeros(3), -_DC[length] * h * z, rad
 
 
 _MASS_KEY = {
-    "pelvis": "lower_trunk", "spine": "middle_trunk", "chest": "upper_trunk",
-    "head": "head", "upper_arm": "upper_arm", "forearm": "forearm", "hand": "hand",
-    "thigh": "thigh", "shank": "shank", "foot": "foot",
-}  # fmt: skip
+    "pelvis": "lower_trunk",
+    "spine": "middle_trunk",
+    "chest": "upper_trunk",
+    "head": "head",
+    "upper_arm": "upper_arm",
+    "forearm": "forearm",
+    "hand": "hand",
+    "thigh": "thigh",
+    "shank": "shank",
+    "foot": "foot",
+}
 """Segments carrying a de Leva mass; neck, clavicles and toes are massless because
 de Leva counts them in the head, upper trunk and foot."""
 
@@ -311,8 +422,18 @@ def _with_right_side(defs: tuple[_JointDef, ...]) -> tuple[_JointDef, ...]:
         parent = (
             d.parent if d.parent is None or not d.parent.startswith("l_") else "r_" + d.parent[2:]
         )
-        out.append(_JointDef(name, parent, _mirror_vector(d.offset), d.kind, d.seq,
-                             _mirror_ranges(d), d.axis, d.segment))  # fmt: skip
+        out.append(
+            _JointDef(
+                name,
+                parent,
+                _mirror_vector(d.offset),
+                d.kind,
+                d.seq,
+                _mirror_ranges(d),
+                d.axis,
+                d.segment,
+            )
+        )
     return tuple(out)
 
 

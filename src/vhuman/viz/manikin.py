@@ -126,8 +126,9 @@ class Manikin:
                 if role is None:
                     known = False
                     lo, hi = _UNKNOWN_RADIUS_BOUNDS
-                    radius = float(np.clip(_UNKNOWN_RADIUS_PER_LENGTH * length, lo * stature,
-                                           hi * stature))  # fmt: skip
+                    radius = float(
+                        np.clip(_UNKNOWN_RADIUS_PER_LENGTH * length, lo * stature, hi * stature)
+                    )
                 else:
                     if (
                         roles[child] is not None

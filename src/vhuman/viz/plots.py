@@ -294,10 +294,19 @@ def plot_posture_pareto(result: PostureResult, front: NDArray | None = None) -> 
 
 
 # Action-level bands drawn behind the scores: (low, high, colour) per level.
-_REBA_BANDS = ((0.5, 1.5, "#1a9850"), (1.5, 3.5, "#a6d96a"), (3.5, 7.5, "#fee08b"),
-               (7.5, 10.5, "#fc8d59"), (10.5, 15.5, "#d73027"))  # fmt: skip
-_RULA_BANDS = ((0.5, 2.5, "#1a9850"), (2.5, 4.5, "#fee08b"), (4.5, 6.5, "#fc8d59"),
-               (6.5, 7.5, "#d73027"))  # fmt: skip
+_REBA_BANDS = (
+    (0.5, 1.5, "#1a9850"),
+    (1.5, 3.5, "#a6d96a"),
+    (3.5, 7.5, "#fee08b"),
+    (7.5, 10.5, "#fc8d59"),
+    (10.5, 15.5, "#d73027"),
+)
+_RULA_BANDS = (
+    (0.5, 2.5, "#1a9850"),
+    (2.5, 4.5, "#fee08b"),
+    (4.5, 6.5, "#fc8d59"),
+    (6.5, 7.5, "#d73027"),
+)
 
 
 def plot_ergonomic_scores(result: MotionErgonomics, title: str) -> Figure:
@@ -328,8 +337,14 @@ def plot_ergonomic_scores(result: MotionErgonomics, title: str) -> Figure:
             ax.axhspan(lo, hi, color=colour, alpha=0.25, lw=0, label=f"action level {label}")
         ax.step(t, r.score, where="post", color="black", lw=1.2, label=f"{name} score")
         w = worst[name.lower()]
-        ax.plot([w["time_s"]], [w["score"]], "v", ms=9, color="#762a83",
-                label=f"worst: {w['score']} at {w['time_s']:.2f} s")  # fmt: skip
+        ax.plot(
+            [w["time_s"]],
+            [w["score"]],
+            "v",
+            ms=9,
+            color="#762a83",
+            label=f"worst: {w['score']} at {w['time_s']:.2f} s",
+        )
         ax.set_ylim(0.5, top + 0.5)
         ax.set_ylabel(f"{name} score")
         ax.grid(alpha=0.3)

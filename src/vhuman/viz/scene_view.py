@@ -41,10 +41,22 @@ _SEE_THROUGH = 0.2  # opacity of solids between the camera and the body
 _CELL_COLORS = {"free": "#2ca02c", "occupied": "#7f7f7f", "mixed": "#ff7f0e"}
 # The 12 triangles of a cube over corners ordered x-major, y, then z (as in `_cube_corners`).
 _CUBE_FACES = np.array(
-    [[0, 1, 3], [0, 3, 2], [4, 6, 7], [4, 7, 5], [0, 4, 5], [0, 5, 1],
-     [2, 3, 7], [2, 7, 6], [0, 2, 6], [0, 6, 4], [1, 5, 7], [1, 7, 3]],
+    [
+        [0, 1, 3],
+        [0, 3, 2],
+        [4, 6, 7],
+        [4, 7, 5],
+        [0, 4, 5],
+        [0, 5, 1],
+        [2, 3, 7],
+        [2, 7, 6],
+        [0, 2, 6],
+        [0, 6, 4],
+        [1, 5, 7],
+        [1, 7, 3],
+    ],
     dtype=np.intp,
-)  # fmt: skip
+)
 _CUBE_CORNERS = np.array([[x, y, z] for x in (0, 1) for y in (0, 1) for z in (0, 1)], float)
 
 
@@ -104,9 +116,16 @@ def scene_traces(
         )
         verts = np.column_stack([corners, np.full(4, scene.ceiling)])
         traces.append(
-            _mesh3d(verts, np.array([[0, 1, 2], [0, 2, 3]]), color=_CEILING_COLOR, opacity=0.15,
-                    name=f"ceiling ({scene.ceiling:.2f} m)", hoverinfo="name", showlegend=True)
-        )  # fmt: skip
+            _mesh3d(
+                verts,
+                np.array([[0, 1, 2], [0, 2, 3]]),
+                color=_CEILING_COLOR,
+                opacity=0.15,
+                name=f"ceiling ({scene.ceiling:.2f} m)",
+                hoverinfo="name",
+                showlegend=True,
+            )
+        )
     if target:
         t = scene.target
         tip = t.position - 0.15 * t.approach  # the arrow points along the approach, onto the target
@@ -158,8 +177,16 @@ def body_traces(
     body.segment_indices(list(contacts))  # an unknown segment name raises
     touching = np.isin(np.asarray(body.names), list(contacts))
     colours = np.where(np.repeat(touching, len(v) // len(body.names)), _CONTACT_COLOR, _BODY_COLOR)
-    return [_mesh3d(v, f, vertexcolor=colours.tolist(), opacity=1.0,
-                    name=f"{name} (contacts red)", hoverinfo="name")]  # fmt: skip
+    return [
+        _mesh3d(
+            v,
+            f,
+            vertexcolor=colours.tolist(),
+            opacity=1.0,
+            name=f"{name} (contacts red)",
+            hoverinfo="name",
+        )
+    ]
 
 
 def octree_traces(
@@ -266,8 +293,11 @@ def scene_figure(
     pts = [np.array([lo_s, hi_s])]
     for t in traces:
         if isinstance(t, go.Mesh3d):
-            pts.append(np.column_stack([np.asarray(t.x, float), np.asarray(t.y, float),
-                                        np.asarray(t.z, float)]))  # fmt: skip
+            pts.append(
+                np.column_stack(
+                    [np.asarray(t.x, float), np.asarray(t.y, float), np.asarray(t.z, float)]
+                )
+            )
     lo, hi = view_box(np.concatenate(pts), margin=0.1)
     ranges = hi - lo
     aspect = ranges / ranges.max()

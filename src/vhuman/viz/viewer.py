@@ -379,10 +379,18 @@ def motion_figure(
         stacked = np.array(list(lines.values()))
         span = [float(np.nanmin(stacked)), float(np.nanmax(stacked))]
         traces.append(
-            {"type": "scatter", **_now(times[0], span), "xaxis": "x", "yaxis": "y",
-             "mode": "lines", "line": {"color": "#444444", "width": 1}, "name": "time shown",
-             "showlegend": False, "hoverinfo": "skip"}
-        )  # fmt: skip
+            {
+                "type": "scatter",
+                **_now(times[0], span),
+                "xaxis": "x",
+                "yaxis": "y",
+                "mode": "lines",
+                "line": {"color": "#444444", "width": 1},
+                "name": "time shown",
+                "showlegend": False,
+                "hoverinfo": "skip",
+            }
+        )
         for frame, t in zip(per_frame, times, strict=True):
             frame.append({"type": "scatter", **_now(t, span)})
     n_animated = len(traces)
@@ -461,10 +469,14 @@ def motion_figure(
     if following:
         whole = {"scene": _scene_axes(lo, hi)}
         frames += [
-            {"name": f"{index} whole", "group": "whole path", "baseframe": str(index),
-             "layout": whole}
+            {
+                "name": f"{index} whole",
+                "group": "whole path",
+                "baseframe": str(index),
+                "layout": whole,
+            }
             for index in idx
-        ]  # fmt: skip
+        ]
 
     heading = html.escape(title or _default_title(motion), quote=False)
     note = _playback_note(motion, selection)
@@ -505,9 +517,12 @@ def motion_figure(
         if following:
             buttons.insert(
                 1,
-                {"label": "Play whole path", "method": "animate",
-                 "args": _animate("whole path", frame_ms)},
-            )  # fmt: skip
+                {
+                    "label": "Play whole path",
+                    "method": "animate",
+                    "args": _animate("whole path", frame_ms),
+                },
+            )
         layout["updatemenus"] = [
             {
                 "type": "buttons",
