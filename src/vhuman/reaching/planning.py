@@ -293,14 +293,14 @@ def _search(
     dt = np.diff(knots) / fps
     total = node[:, 0]  # (B, C)
     back = np.zeros(cand.shape, dtype=np.intp)
+    grid_gap = _angle_gap(grid[None, :], grid[:, None])  # (from, to), the same at every knot
+    gap = np.empty((b, cand.shape[-1], cand.shape[-1]))  # (B, from, to)
+    gap[:, 1:, 1:] = grid_gap
     for k in range(1, knots.size):
-        dq = np.abs(wrap_to_pi(sol.q[:, k, None, :, :] - sol.q[:, k - 1, :, None, :])).max(-1)
-        too_fast = np.maximum(dq / dt[k - 1] - 0.8 * max_speed, 0.0)  # (B, from, to)
-        step = (
-            total[:, :, None]
-            + _JUMP_WEIGHT * _angle_gap(cand[:, k, None, :], cand[:, k - 1, :, None])
-            + _HARD * too_fast
-        )
+        gap[:, 0, :] = _angle_gap(cand[:, k], cand[:, k - 1, :1])
+        gap[:, 1:, 0] = _angle_gap(cand[:, k, :1], cand[:, k - 1, 1:])
+        step = _edge_costs(total[:, :, None] + _JUMP_WEIGHT * gap, sol.q[:, k - 1], sol.q[:, k],
+                           dt[k - 1], max_speed)  # fmt: skip
         back[:, k] = np.argmin(step, axis=1)
         total = np.take_along_axis(step, back[:, k, None, :], axis=1)[:, 0] + node[:, k]
     path = np.empty((b, knots.size), dtype=np.intp)
@@ -313,6 +313,47 @@ def _search(
     offset = np.unwrap(wrap_to_pi(chosen - first), axis=-1)
     frames = np.arange(n)
     return np.unwrap(predicted, axis=-1) + np.stack([np.interp(frames, knots, o) for o in offset])
+
+
+def _edge_costs(
+    low: NDArray[np.float64],
+    q_from: NDArray[np.float64],
+    q_to: NDArray[np.float64],
+    dt: float,
+    max_speed: float,
+) -> NDArray[np.float64]:
+    """Path costs (B, from, to) through every edge between two knots; +inf where not the least.
+
+    ``low`` is the cost without the speed term (the path so far plus the φ
+    jump); an edge adds ``_HARD ×`` its joint speed above ``0.8 · max_speed``,
+    which is never negative. So the speed term is computed only where ``low``
+    is at most the cost of one edge per target fully costed (the one of least
+    ``low``, and the one that keeps the grid index): every other edge costs
+    more than the least and cannot be chosen. The costs computed are those of
+    all edges, to the last bit, and the least of them is the same.
+
+    Parameters
+    ----------
+    low : ndarray, shape (B, C, C)
+    q_from, q_to : ndarray, shape (B, C, 7)
+        Arm angles [rad] of the candidates at the two knots.
+    dt : float
+        Time between the knots [s].
+    max_speed : float
+        Joint-speed bound [rad/s].
+    """
+
+    def cost(b: NDArray[np.intp], i: NDArray[np.intp], j: NDArray[np.intp]) -> NDArray[np.float64]:
+        dq = np.abs(wrap_to_pi(q_to[b, j] - q_from[b, i])).max(-1)
+        return low[b, i, j] + _HARD * np.maximum(dq / dt - 0.8 * max_speed, 0.0)
+
+    n, c = low.shape[0], low.shape[-1]
+    b, j = np.meshgrid(np.arange(n), np.arange(c), indexing="ij")
+    bound = np.minimum(cost(b, np.argmin(low, axis=1), j), cost(b, j, j))  # (B, to)
+    costed = np.nonzero(low <= bound[:, None, :])
+    out = np.full(low.shape, np.inf)
+    out[costed] = cost(*costed)
+    return out
 
 
 def joint_space_path(
