@@ -343,11 +343,17 @@ def _edge_costs(
         Joint-speed bound [rad/s].
     """
 
-    def cost(b: NDArray[np.intp], i: NDArray[np.intp], j: NDArray[np.intp]) -> NDArray[np.float64]:
-        dq = np.abs(wrap_to_pi(q_to[b, j] - q_from[b, i])).max(-1)
-        return low[b, i, j] + _HARD * np.maximum(dq / dt - 0.8 * max_speed, 0.0)
-
     n, c = low.shape[0], low.shape[-1]
+    joints_from, joints_to = (np.moveaxis(x, -1, 0).reshape(7, n * c) for x in (q_from, q_to))
+
+    def cost(b: NDArray[np.intp], i: NDArray[np.intp], j: NDArray[np.intp]) -> NDArray[np.float64]:
+        src, dst = (b * c + i).ravel(), (b * c + j).ravel()
+        dq = np.zeros(src.shape)
+        for a, z in zip(joints_from, joints_to, strict=True):
+            np.maximum(dq, np.abs(wrap_to_pi(z[dst] - a[src])), out=dq)
+        fast = np.maximum(dq.reshape(b.shape) / dt - 0.8 * max_speed, 0.0)
+        return low[b, i, j] + _HARD * fast
+
     b, j = np.meshgrid(np.arange(n), np.arange(c), indexing="ij")
     bound = np.minimum(cost(b, np.argmin(low, axis=1), j), cost(b, j, j))  # (B, to)
     costed = np.nonzero(low <= bound[:, None, :])
