@@ -350,7 +350,7 @@ def _edge_costs(
         src, dst = (b * c + i).ravel(), (b * c + j).ravel()
         dq = np.zeros(src.shape)
         for a, z in zip(joints_from, joints_to, strict=True):
-            np.maximum(dq, np.abs(wrap_to_pi(z[dst] - a[src])), out=dq)
+            np.maximum(dq, np.abs(_wrap_small(z[dst] - a[src])), out=dq)
         fast = np.maximum(dq.reshape(b.shape) / dt - 0.8 * max_speed, 0.0)
         return low[b, i, j] + _HARD * fast
 
@@ -360,6 +360,19 @@ def _edge_costs(
     out = np.full(low.shape, np.inf)
     out[costed] = cost(*costed)
     return out
+
+
+def _wrap_small(angle: NDArray[np.float64]) -> NDArray[np.float64]:
+    """:func:`wrap_to_pi` to the last bit, without its ``np.mod`` where all |angle| < 3π [rad].
+
+    For ``x = π − angle`` in (−2π, 4π), ``np.mod(x, 2π)`` is ``x + 2π`` below 0,
+    ``x − 2π`` (exact) from 2π, else ``x``: one shift, as here.
+    """
+    x = np.pi - angle
+    if x.size and not (-2.0 * np.pi < x.min() and x.max() < 4.0 * np.pi):
+        return wrap_to_pi(angle)
+    shift = np.where(x < 0.0, 2.0 * np.pi, np.where(x >= 2.0 * np.pi, -2.0 * np.pi, 0.0))
+    return np.pi - (x + shift)
 
 
 def joint_space_path(
