@@ -195,7 +195,7 @@ def predicted_paths(
 
 
 SEARCH_CHUNK = 32
-"""Reaches searched together by :func:`swivel_paths` (bounds its memory to ~10 MB per 32)."""
+"""Reaches searched together by :func:`swivel_paths` (bounds the memory of its candidates)."""
 
 
 def swivel_paths(
