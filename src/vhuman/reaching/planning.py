@@ -220,7 +220,8 @@ def swivel_paths(
     faster than ``max_speed``. φ is linear between knots; the whole path is
     then checked frame by frame. The reaches are independent; they are
     searched together, :data:`SEARCH_CHUNK` at a time, as array operations
-    over the reach axis.
+    over the reach axis, and the speed term of an edge is computed only where
+    it can change which edge is the least (:func:`_edge_costs`).
 
     Parameters
     ----------
@@ -322,15 +323,16 @@ def _edge_costs(
     dt: float,
     max_speed: float,
 ) -> NDArray[np.float64]:
-    """Path costs (B, from, to) through every edge between two knots; +inf where not the least.
+    """Path costs (B, from, to) through the edges between two knots; +inf where not the least.
 
-    ``low`` is the cost without the speed term (the path so far plus the φ
-    jump); an edge adds ``_HARD ×`` its joint speed above ``0.8 · max_speed``,
-    which is never negative. So the speed term is computed only where ``low``
-    is at most the cost of one edge per target fully costed (the one of least
-    ``low``, and the one that keeps the grid index): every other edge costs
-    more than the least and cannot be chosen. The costs computed are those of
-    all edges, to the last bit, and the least of them is the same.
+    ``low`` is each edge's cost without its speed term (the path so far plus
+    the φ jump); the speed term, ``_HARD ×`` the largest joint speed in excess
+    of ``0.8 · max_speed``, is never negative. It is computed for two edges
+    into each target (the one of least ``low`` and the one that keeps the grid
+    index), whose smaller cost bounds the least; then only for the edges whose
+    ``low`` does not exceed that bound: every other edge costs more and cannot
+    be chosen. The costs computed are those of the full search to the last
+    bit, so the least edge, ties included, is the same.
 
     Parameters
     ----------
@@ -342,7 +344,6 @@ def _edge_costs(
     max_speed : float
         Joint-speed bound [rad/s].
     """
-
     n, c = low.shape[0], low.shape[-1]
     joints_from, joints_to = (np.moveaxis(x, -1, 0).reshape(7, n * c) for x in (q_from, q_to))
 
