@@ -2,7 +2,7 @@
 
 Two strategies, tried in order for each reach:
 
-1. **Hand path** (:func:`swivel_path`): the hand follows its minimum-jerk
+1. **Hand path** (:func:`swivel_paths`): the hand follows its minimum-jerk
    path exactly and the swivel angle φ is chosen, at every frame, inside the
    feasible set of that hand pose (joint limits *and* no arm–body overlap),
    as near the predicted φ as continuity and a joint-speed bound allow: a
@@ -50,14 +50,14 @@ __all__ = [
     "predicted_paths",
     "refusal",
     "swivel_grid",
-    "swivel_path",
+    "swivel_paths",
 ]
 
 MAX_JOINT_SPEED = 8.0
 """Default bound on every arm angle's speed [rad/s]."""
 
 SWIVEL_GRID = 72
-"""φ samples per knot (every 5°) of :func:`swivel_path` and :func:`joint_space_path`."""
+"""φ samples per knot (every 5°) of :func:`swivel_paths` and :func:`joint_space_path`."""
 
 PLAN_MARGIN = 0.0
 """Capsule overlap [m] allowed while planning: none (the audit tolerates a few mm more)."""
@@ -143,24 +143,25 @@ def _overlap(
     return depth.max(axis=(-2, -1))
 
 
-def _speed(q: NDArray[np.float64], fps: float) -> float:
-    step = np.abs(wrap_to_pi(np.diff(q, axis=0)))
-    return float(step.max() * fps) if step.size else 0.0
-
-
-def _check(
+def _checked(
     model: ArmModel,
     body: ArmBodyClearance | None,
     capsules: BodyCapsules | None,
-    q: NDArray,
-    swivel: NDArray,
+    q: NDArray[np.float64],
+    swivel: NDArray[np.float64],
     fps: float,
     max_speed: float,
-) -> ArmPath:
-    pen = float(_overlap(model, body, capsules, q).max())
-    speed = _speed(q, fps)
-    ok = bool(np.all(model.within_limits(q))) and pen <= PLAN_MARGIN and speed <= max_speed
-    return ArmPath(q, swivel, ok, pen, speed)
+) -> list[ArmPath]:
+    """Check arm angles (B, T, 7) with their φ (B, T) frame by frame, one ArmPath per reach."""
+    pen = _overlap(model, body, capsules, q).max(axis=-1)  # (B,)
+    step = np.abs(wrap_to_pi(np.diff(q, axis=1)))
+    speed = step.max(axis=(1, 2)) * fps if step.size else np.zeros(q.shape[0])
+    inside = np.all(model.within_limits(q), axis=-1)
+    ok = inside & (pen <= PLAN_MARGIN) & (speed <= max_speed)
+    return [
+        ArmPath(q[b], swivel[b], bool(ok[b]), float(pen[b]), float(speed[b]))
+        for b in range(q.shape[0])
+    ]
 
 
 def predicted_paths(
@@ -182,7 +183,7 @@ def predicted_paths(
     orientation : ndarray, shape (B, T, 4)
     predicted : ndarray, shape (B, T)
     fps, body, capsules, max_speed
-        As in :func:`swivel_path`.
+        As in :func:`swivel_paths`.
 
     Returns
     -------
@@ -190,18 +191,14 @@ def predicted_paths(
         One per reach; ``ok`` where no search is needed.
     """
     q = solve_arm(model, hand, orientation, predicted).q  # (B, T, 7)
-    pen = _overlap(model, body, capsules, q).max(axis=-1)  # (B,)
-    step = np.abs(wrap_to_pi(np.diff(q, axis=1)))
-    speed = step.max(axis=(1, 2)) * fps if step.size else np.zeros(q.shape[0])
-    inside = np.all(model.within_limits(q), axis=-1)
-    ok = inside & (pen <= PLAN_MARGIN) & (speed <= max_speed)
-    return [
-        ArmPath(q[b], np.unwrap(predicted[b]), bool(ok[b]), float(pen[b]), float(speed[b]))
-        for b in range(q.shape[0])
-    ]
+    return _checked(model, body, capsules, q, np.unwrap(predicted, axis=-1), fps, max_speed)
 
 
-def swivel_path(
+SEARCH_CHUNK = 32
+"""Reaches searched together by :func:`swivel_paths` (bounds the memory of its candidates)."""
+
+
+def swivel_paths(
     model: ArmModel,
     hand: NDArray[np.float64],
     orientation: NDArray[np.float64],
@@ -210,80 +207,173 @@ def swivel_path(
     fps: float,
     body: ArmBodyClearance | None,
     capsules: BodyCapsules | None,
-    start_swivel: float | None = None,
+    start_swivel: NDArray[np.float64] | None = None,
     max_speed: float = MAX_JOINT_SPEED,
-) -> ArmPath:
-    """The feasible φ sequence nearest the predictions along an exact hand path.
+) -> list[ArmPath]:
+    """The feasible φ sequences nearest the predictions along exact hand paths, batched.
 
-    A shortest path (dynamic programming) over knots every third frame (and
-    the last), each with the predicted φ and :data:`SWIVEL_GRID` evenly
-    spaced values: a node costs its distance to the prediction plus a heavy
-    cost for leaving the joint limits or overlapping the body, an edge
-    ``3 ×`` the change of φ plus a heavy cost for joints faster than
-    ``max_speed``. φ is linear between knots; the whole path is then checked
-    frame by frame.
+    For each reach, a shortest path (dynamic programming) over knots every
+    third frame (and the last), each with the predicted φ and
+    :data:`SWIVEL_GRID` evenly spaced values: a node costs its distance to the
+    prediction plus a heavy cost for leaving the joint limits or overlapping
+    the body, an edge ``3 ×`` the change of φ plus a heavy cost for joints
+    faster than ``max_speed``. φ is linear between knots; the whole path is
+    then checked frame by frame. The reaches are independent; they are
+    searched together, :data:`SEARCH_CHUNK` at a time, as array operations
+    over the reach axis, and the speed term of an edge is computed only where
+    it can change which edge is the least (:func:`_edge_costs`).
 
     Parameters
     ----------
     model : ArmModel
-    hand : ndarray, shape (T, 3)
+    hand : ndarray, shape (B, T, 3)
         Hand end points, shoulder frame [m].
-    orientation : ndarray, shape (T, 4)
+    orientation : ndarray, shape (B, T, 4)
         Hand orientations (w, x, y, z).
-    predicted : ndarray, shape (T,)
+    predicted : ndarray, shape (B, T)
         Predicted φ [rad] (the arm's own sign).
     fps : float
         Frame rate [1/s].
     body : ArmBodyClearance or None
         The body to keep out of (its radii); None ignores collisions.
     capsules : BodyCapsules or None
-        Its capsules at every frame, shoulder frame.
-    start_swivel : float, optional
-        φ of the first frame, fixed (the start posture's); ``predicted``
+        Its capsules at every frame, shoulder frame, shape (T, K, 3) (the
+        same for every reach).
+    start_swivel : ndarray, shape (B,), optional
+        φ of the first frames, fixed (the start postures'); ``predicted``
         should start there too (:func:`vhuman.reaching.plan_reaches` shifts it).
     max_speed : float
         Joint-speed bound [rad/s].
 
     Returns
     -------
-    ArmPath
+    list of ArmPath
+        One per reach.
     """
-    n = predicted.shape[0]
+    plans: list[ArmPath] = []
+    for lo in range(0, predicted.shape[0], SEARCH_CHUNK):
+        part = slice(lo, lo + SEARCH_CHUNK)
+        first = None if start_swivel is None else start_swivel[part]
+        phi = _search(
+            model, hand[part], orientation[part], predicted[part], fps=fps, body=body,
+            capsules=capsules, start_swivel=first, max_speed=max_speed,
+        )  # fmt: skip
+        q = solve_arm(model, hand[part], orientation[part], phi).q
+        plans += _checked(model, body, capsules, q, phi, fps, max_speed)
+    return plans
+
+
+def _search(
+    model: ArmModel,
+    hand: NDArray[np.float64],
+    orientation: NDArray[np.float64],
+    predicted: NDArray[np.float64],
+    *,
+    fps: float,
+    body: ArmBodyClearance | None,
+    capsules: BodyCapsules | None,
+    start_swivel: NDArray[np.float64] | None,
+    max_speed: float,
+) -> NDArray[np.float64]:
+    """φ (B, T) [rad] of :func:`swivel_paths` for one chunk of reaches (arguments as there)."""
+    b, n = predicted.shape
     knots = np.unique(np.append(np.arange(0, n, _KNOT_SPACING), n - 1))
     grid = swivel_grid(model, SWIVEL_GRID)
-    first = predicted[knots].copy()
+    first = predicted[:, knots].copy()  # (B, K)
     if start_swivel is not None:
-        first[0] = start_swivel
-    cand = np.concatenate([first[:, None], np.broadcast_to(grid, (knots.size, grid.size))], -1)
-    sol = solve_arm(model, hand[knots, None], orientation[knots, None], cand)  # (K, C, 7)
+        first[:, 0] = start_swivel
+    cand = np.concatenate(
+        [first[..., None], np.broadcast_to(grid, (b, knots.size, grid.size))], -1
+    )  # (B, K, C)
+    sol = solve_arm(model, hand[:, knots, None], orientation[:, knots, None], cand)  # (B, K, C, 7)
     at_knots = None if capsules is None else BodyCapsules(*(c[knots, None] for c in capsules))
     overlap = np.maximum(_overlap(model, body, at_knots, sol.q) - PLAN_MARGIN, 0.0)
-    node = _angle_gap(cand, first[:, None]) + _HARD * (limit_violation(sol.q) + 1e3 * overlap)
+    node = _angle_gap(cand, first[..., None]) + _HARD * (limit_violation(sol.q) + 1e3 * overlap)
     if start_swivel is not None:
-        node[0, 1:] = np.inf
+        node[:, 0, 1:] = np.inf
     dt = np.diff(knots) / fps
-    total = node[0]
+    total = node[:, 0]  # (B, C)
     back = np.zeros(cand.shape, dtype=np.intp)
+    grid_gap = _angle_gap(grid[None, :], grid[:, None])  # (from, to), the same at every knot
+    gap = np.empty((b, cand.shape[-1], cand.shape[-1]))  # (B, from, to)
+    gap[:, 1:, 1:] = grid_gap
     for k in range(1, knots.size):
-        dq = np.abs(wrap_to_pi(sol.q[k, None, :, :] - sol.q[k - 1, :, None, :])).max(-1)
-        too_fast = np.maximum(dq / dt[k - 1] - 0.8 * max_speed, 0.0)  # (from, to)
-        step = (
-            total[:, None]
-            + _JUMP_WEIGHT * _angle_gap(cand[k, None, :], cand[k - 1, :, None])
-            + _HARD * too_fast
-        )
-        back[k] = np.argmin(step, axis=0)
-        total = step[back[k], np.arange(cand.shape[1])] + node[k]
-    path = np.empty(knots.size, dtype=np.intp)
-    path[-1] = int(np.argmin(total))
+        gap[:, 0, :] = _angle_gap(cand[:, k], cand[:, k - 1, :1])
+        gap[:, 1:, 0] = _angle_gap(cand[:, k, :1], cand[:, k - 1, 1:])
+        step = _edge_costs(total[:, :, None] + _JUMP_WEIGHT * gap, sol.q[:, k - 1], sol.q[:, k],
+                           dt[k - 1], max_speed)  # fmt: skip
+        back[:, k] = np.argmin(step, axis=1)
+        total = np.take_along_axis(step, back[:, k, None, :], axis=1)[:, 0] + node[:, k]
+    path = np.empty((b, knots.size), dtype=np.intp)
+    path[:, -1] = np.argmin(total, axis=-1)
     for k in range(knots.size - 1, 0, -1):
-        path[k - 1] = back[k, path[k]]
+        path[:, k - 1] = np.take_along_axis(back[:, k], path[:, k, None], axis=-1)[:, 0]
     # φ between knots: the prediction plus the knots' offsets from it, interpolated, so that
     # the prediction is kept exactly wherever the search keeps it.
-    offset = np.unwrap(wrap_to_pi(cand[np.arange(knots.size), path] - first))
-    phi = np.unwrap(predicted) + np.interp(np.arange(n), knots, offset)
-    q = solve_arm(model, hand, orientation, phi).q
-    return _check(model, body, capsules, q, phi, fps, max_speed)
+    chosen = np.take_along_axis(cand, path[..., None], axis=-1)[..., 0]  # (B, K)
+    offset = np.unwrap(wrap_to_pi(chosen - first), axis=-1)
+    frames = np.arange(n)
+    return np.unwrap(predicted, axis=-1) + np.stack([np.interp(frames, knots, o) for o in offset])
+
+
+def _edge_costs(
+    low: NDArray[np.float64],
+    q_from: NDArray[np.float64],
+    q_to: NDArray[np.float64],
+    dt: float,
+    max_speed: float,
+) -> NDArray[np.float64]:
+    """Path costs (B, from, to) through the edges between two knots; +inf where not the least.
+
+    ``low`` is each edge's cost without its speed term (the path so far plus
+    the φ jump); the speed term, ``_HARD ×`` the largest joint speed in excess
+    of ``0.8 · max_speed``, is never negative. It is computed for two edges
+    into each target (the one of least ``low`` and the one that keeps the grid
+    index), whose smaller cost bounds the least; then only for the edges whose
+    ``low`` does not exceed that bound: every other edge costs more and cannot
+    be chosen. The costs computed are those of the full search to the last
+    bit, so the least edge, ties included, is the same.
+
+    Parameters
+    ----------
+    low : ndarray, shape (B, C, C)
+    q_from, q_to : ndarray, shape (B, C, 7)
+        Arm angles [rad] of the candidates at the two knots.
+    dt : float
+        Time between the knots [s].
+    max_speed : float
+        Joint-speed bound [rad/s].
+    """
+    n, c = low.shape[0], low.shape[-1]
+    joints_from, joints_to = (np.moveaxis(x, -1, 0).reshape(7, n * c) for x in (q_from, q_to))
+
+    def cost(b: NDArray[np.intp], i: NDArray[np.intp], j: NDArray[np.intp]) -> NDArray[np.float64]:
+        src, dst = (b * c + i).ravel(), (b * c + j).ravel()
+        dq = np.zeros(src.shape)
+        for a, z in zip(joints_from, joints_to, strict=True):
+            np.maximum(dq, np.abs(_wrap_small(z[dst] - a[src])), out=dq)
+        fast = np.maximum(dq.reshape(b.shape) / dt - 0.8 * max_speed, 0.0)
+        return low[b, i, j] + _HARD * fast
+
+    b, j = np.meshgrid(np.arange(n), np.arange(c), indexing="ij")
+    bound = np.minimum(cost(b, np.argmin(low, axis=1), j), cost(b, j, j))  # (B, to)
+    costed = np.nonzero(low <= bound[:, None, :])
+    out = np.full(low.shape, np.inf)
+    out[costed] = cost(*costed)
+    return out
+
+
+def _wrap_small(angle: NDArray[np.float64]) -> NDArray[np.float64]:
+    """:func:`wrap_to_pi` to the last bit, without its ``np.mod`` where all |angle| < 3π [rad].
+
+    For ``x = π − angle`` in (−2π, 4π), ``np.mod(x, 2π)`` is ``x + 2π`` below 0,
+    ``x − 2π`` (exact) from 2π, else ``x``: one shift, as here.
+    """
+    x = np.pi - angle
+    if x.size and not (-2.0 * np.pi < x.min() and x.max() < 4.0 * np.pi):
+        return wrap_to_pi(angle)
+    shift = np.where(x < 0.0, 2.0 * np.pi, np.where(x >= 2.0 * np.pi, -2.0 * np.pi, 0.0))
+    return np.pi - (x + shift)
 
 
 def joint_space_path(
@@ -323,7 +413,7 @@ def joint_space_path(
         Time law from 0 to 1 (minimum jerk).
     fps : float
     body, capsules, max_speed
-        As in :func:`swivel_path`.
+        As in :func:`swivel_paths`.
 
     Returns
     -------
@@ -349,7 +439,7 @@ def joint_space_path(
     pose = model.forward(path[best])
     phi = swivel_angle(pose.shoulder, pose.elbow, pose.wrist)
     phi = np.unwrap(np.where(np.isfinite(phi), phi, 0.0))
-    return _check(model, body, capsules, path[best], phi, fps, max_speed)
+    return _checked(model, body, capsules, path[best][None], phi[None], fps, max_speed)[0]
 
 
 def refusal(
@@ -370,7 +460,7 @@ def refusal(
     hand, orientation : ndarray, shapes (3,), (4,)
         The target hand pose, shoulder frame.
     body, capsules
-        As in :func:`swivel_path` (the last frame's capsules are used).
+        As in :func:`swivel_paths` (the last frame's capsules are used).
     best : ArmPath
         The least bad plan found.
     max_speed : float

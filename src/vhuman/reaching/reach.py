@@ -63,7 +63,7 @@ from vhuman.reaching.planning import (
     predicted_paths,
     refusal,
     swivel_grid,
-    swivel_path,
+    swivel_paths,
 )
 from vhuman.reaching.predictors import SwivelPredictor, load_predictor
 from vhuman.reaching.swivel import (
@@ -392,7 +392,7 @@ class ReachPlan:
     swivel : ndarray, shape (B, T)
         φ of the arm angles [rad], continuous: the prediction where it is
         feasible, else the feasible sequence nearest to it
-        (:func:`vhuman.reaching.planning.swivel_path`), or that of a
+        (:func:`vhuman.reaching.planning.swivel_paths`), or that of a
         joint-space path.
     q : ndarray, shape (B, T, 7)
         Arm angles [rad].
@@ -508,11 +508,11 @@ def plan_reaches(
     if model.side is Side.LEFT:
         phi_pred = -phi_pred  # features and predictions are in right-arm coordinates
     n = hand.shape[0]
-    first: list[float | None] = [None] * n
+    first = None
     if start_swivel is not None:
-        first = np.broadcast_to(np.asarray(start_swivel, dtype=np.float64), (n,)).tolist()
+        first = np.broadcast_to(np.asarray(start_swivel, dtype=np.float64), (n,))
         # Anchor the predictions to the start posture, the offset fading with the time law.
-        offset = wrap_to_pi(np.asarray(first) - phi_pred[:, 0])
+        offset = wrap_to_pi(first - phi_pred[:, 0])
         phi_pred = phi_pred + offset[:, None] * (1.0 - s)
     if body is not None and capsules is None:
         frames = (s.size, *body.body_starts.shape)
@@ -523,13 +523,15 @@ def plan_reaches(
     kw: dict[str, Any] = {"fps": float(fps), "body": body, "capsules": capsules}
     plans, joint_space, reasons = [], np.zeros(n, dtype=bool), []
     direct = predicted_paths(model, hand, orientation, phi_pred, max_speed=max_joint_speed, **kw)
+    search = np.flatnonzero([not p.ok for p in direct])
+    searched = swivel_paths(
+        model, hand[search], orientation[search], phi_pred[search],
+        start_swivel=None if first is None else first[search], max_speed=max_joint_speed, **kw,
+    )  # fmt: skip
+    for b, plan in zip(search, searched, strict=True):
+        direct[b] = plan
     for b in range(n):
         plan = direct[b]
-        if not plan.ok:
-            plan = swivel_path(
-                model, hand[b], orientation[b], phi_pred[b], start_swivel=first[b],
-                max_speed=max_joint_speed, **kw,
-            )  # fmt: skip
         if not plan.ok:
             other = joint_space_path(
                 model, plan.q[0], hand[b, -1], orientation[b, -1], float(phi_pred[b, -1]), s,

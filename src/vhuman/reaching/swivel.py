@@ -166,7 +166,10 @@ def _branches(
     phi: NDArray[np.float64],
     up: NDArray[np.float64],
 ) -> NDArray[np.float64]:
-    """All eight closed-form solutions, shape (8, ..., 7): elbow × shoulder × wrist branch."""
+    """All eight closed-form solutions, shape (8, ..., 7): elbow × shoulder × wrist branch.
+
+    ``wrist`` (..., 3) may have size 1 where ``phi`` (...) does not (one hand pose, many φ).
+    """
     d1, d2 = model.upper_arm, model.forearm
     w, length = _unit(wrist)
     cos_elbow = np.clip((length**2 - d1**2 - d2**2) / (2.0 * d1 * d2), -1.0, 1.0)
@@ -176,7 +179,8 @@ def _branches(
 
     ref = _reference_direction(w, up)
     normal = np.cos(phi)[..., None] * ref + np.sin(phi)[..., None] * np.cross(w, ref)
-    elbow = d1 * (cos_beta[..., None] * w + sin_beta[..., None] * normal)
+    elbow = d1 * (cos_beta[..., None] * w + sin_beta[..., None] * normal)  # (..., 3), φ's shape
+    elbow_abs = np.broadcast_to(elbow_abs, phi.shape)
     # Shoulder-frame vectors → D-H frame 0 (row vectors: v0 = v · R_shoulder_dh).
     u0 = (elbow / d1) @ R_SHOULDER_DH
     f0 = ((wrist - elbow) / d2) @ R_SHOULDER_DH
@@ -256,15 +260,18 @@ def arm_branches(
     if not np.all(np.isfinite(phi)):
         raise InputError("swivel contains NaN or infinite values")
     shape = np.broadcast_shapes(position.shape[:-1], quat.shape[:-1], phi.shape)
-    position = np.broadcast_to(position, (*shape, 3))
-    rotation = np.broadcast_to(quat_to_rotmat(quat_normalize(quat)), (*shape, 3, 3))
+    # The hand pose's own shape: what does not depend on φ is computed once per pose.
+    pose = np.broadcast_shapes(position.shape[:-1], quat.shape[:-1])
+    pose = (1,) * (len(shape) - len(pose)) + pose
+    position = np.broadcast_to(position, (*pose, 3))
+    rotation = np.broadcast_to(quat_to_rotmat(quat_normalize(quat)), (*pose, 3, 3))
     phi = np.broadcast_to(phi, shape)
     position, rotation, phi, up = _to_right(
         model, position, rotation, phi, _reference_up(reference_up)
     )
     wrist = position + model.hand * rotation[..., :, 2]  # the hand points along its −z
-    _check_reach(model, wrist)
-    rotation_dh = R_SHOULDER_DH.T @ rotation @ R_SHOULDER_DH
+    _check_reach(model, np.broadcast_to(wrist, (*shape, 3)))
+    rotation_dh = np.broadcast_to(R_SHOULDER_DH.T @ rotation @ R_SHOULDER_DH, (*shape, 3, 3))
     return _branches(model, wrist, rotation_dh, phi, up)
 
 

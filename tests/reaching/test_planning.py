@@ -1,0 +1,140 @@
+"""Batched reach planning against results recorded from the one-reach-at-a-time search.
+
+``data/plan_reference.npz`` holds the swivel angles, arm angles, ``ok``,
+``joint_space`` flags and refusal reasons that :func:`plan_reaches` returned
+for :func:`cases` when the feasible-swivel search ran one reach at a time
+(recorded with ``record()`` below, before the search was batched over reaches).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from vhuman.errors import InputError
+from vhuman.reaching import ArmModel, LeastSquaresPredictor, swivel_angle, synthetic_swivel_dataset
+from vhuman.reaching.arm import JOINT_LIMITS
+from vhuman.reaching.audit import wrap_to_pi
+from vhuman.reaching.clearance import ArmBodyClearance
+from vhuman.reaching.planning import _wrap_small
+from vhuman.reaching.reach import READY_ARM_ANGLES, natural_orientation, plan_reaches
+from vhuman.reaching.workspace import workspace_targets
+from vhuman.skeleton import standard_humanoid
+
+REFERENCE = Path(__file__).parent / "data" / "plan_reference.npz"
+SKELETON = standard_humanoid(stature=1.75)
+FPS = 30.0
+
+
+def _predictor() -> LeastSquaresPredictor:
+    data = synthetic_swivel_dataset(ArmModel(0.3, 0.25, 0.19), 3000, np.random.default_rng(1))
+    return LeastSquaresPredictor().fit(data.features, data.swivel)
+
+
+def _random_poses(model: ArmModel, n: int) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(7)
+    q = rng.uniform(JOINT_LIMITS[:, 0], JOINT_LIMITS[:, 1], size=(4 * n, 7))
+    pose = model.forward(q[q[:, 3] < -np.radians(10.0)][:n])
+    return pose.hand, pose.hand_orientation
+
+
+def _workspace(side: str, model: ArmModel) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    s = side[0]
+    shoulder = SKELETON.rest_positions()[SKELETON.index(f"{s}_shoulder")]
+    goals = workspace_targets(SKELETON, side).positions[::9] - shoulder
+    hand, orientation = [], []
+    for g in goals:
+        try:
+            orientation.append(natural_orientation(model, g))
+        except InputError:
+            continue
+        hand.append(g)
+    return np.stack(hand), np.stack(orientation), shoulder
+
+
+def cases() -> dict[str, dict[str, Any]]:
+    """Named batches of reaches: plan_reaches arguments (1 s at 30 fps)."""
+    out: dict[str, dict[str, Any]] = {}
+    right = ArmModel.from_skeleton(SKELETON, "right")
+    ready = right.forward(READY_ARM_ANGLES)
+    hand, orientation = _random_poses(right, 40)
+    out["free"] = {
+        "model": right,
+        "start": np.broadcast_to(ready.hand, hand.shape),
+        "start_orientation": np.broadcast_to(ready.hand_orientation, orientation.shape),
+        "target": hand,
+        "target_orientation": orientation,
+    }
+    for side in ("right", "left"):
+        model = ArmModel.from_skeleton(SKELETON, side)
+        ready = model.forward(READY_ARM_ANGLES)
+        hand, orientation, shoulder = _workspace(side, model)
+        phi0 = float(swivel_angle(ready.shoulder, ready.elbow, ready.wrist))
+        out[f"body_{side}"] = {
+            "model": model,
+            "start": np.broadcast_to(ready.hand, hand.shape),
+            "start_orientation": np.broadcast_to(ready.hand_orientation, orientation.shape),
+            "target": hand,
+            "target_orientation": orientation,
+            "body": ArmBodyClearance.from_skeleton(SKELETON, side),
+            "shoulder": shoulder,
+            "start_swivel": np.full(hand.shape[0], phi0),
+        }
+    return out
+
+
+def _plan(case: dict[str, Any]) -> Any:
+    args = dict(case)
+    model = args.pop("model")
+    return plan_reaches(
+        model,
+        args.pop("start"),
+        args.pop("start_orientation"),
+        args.pop("target"),
+        args.pop("target_orientation"),
+        duration=1.0,
+        fps=FPS,
+        predictor=_predictor(),
+        **args,
+    )
+
+
+def record(path: Path = REFERENCE) -> None:
+    """Write the plans of :func:`cases` to ``path`` (run once with the reference code)."""
+    arrays: dict[str, np.ndarray] = {}
+    for name, case in cases().items():
+        plan = _plan(case)
+        arrays[f"{name}_swivel"] = plan.swivel
+        arrays[f"{name}_q"] = plan.q
+        arrays[f"{name}_ok"] = plan.ok
+        arrays[f"{name}_joint_space"] = plan.joint_space
+        arrays[f"{name}_reasons"] = np.array(plan.reasons)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(path, **arrays)
+
+
+@pytest.mark.parametrize("name", ["free", "body_right", "body_left"])
+def test_batched_search_reproduces_the_recorded_plans(name: str) -> None:
+    want = np.load(REFERENCE)
+    plan = _plan(cases()[name])
+    np.testing.assert_array_equal(plan.ok, want[f"{name}_ok"])
+    np.testing.assert_array_equal(plan.joint_space, want[f"{name}_joint_space"])
+    assert list(plan.reasons) == want[f"{name}_reasons"].tolist()
+    np.testing.assert_allclose(plan.swivel, want[f"{name}_swivel"], rtol=0.0, atol=1e-9)
+    np.testing.assert_allclose(plan.q, want[f"{name}_q"], rtol=0.0, atol=1e-9)
+
+
+def test_wrap_of_small_angles_is_wrap_to_pi_to_the_last_bit() -> None:
+    rng = np.random.default_rng(0)
+    edges = [0.0, -0.0, np.pi, -np.pi, 2 * np.pi, -2 * np.pi, np.nextafter(3 * np.pi, 0.0)]
+    x = np.concatenate(
+        [rng.uniform(-3 * np.pi, 3 * np.pi, 100_000), edges, [-np.nextafter(3 * np.pi, 0.0)]]
+    )
+    got, want = _wrap_small(x), wrap_to_pi(x)
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+    wide = np.array([7.0 * np.pi, -10.0])  # outside ±3π: wrap_to_pi itself
+    np.testing.assert_array_equal(_wrap_small(wide), wrap_to_pi(wide))
