@@ -127,47 +127,32 @@ def optimize(
                 if not as_json:
                     console.print(lines[-1], soft_wrap=True)
 
+            common = {
+                "generations": generations,
+                "population": population,
+                "target_cycles": target_cycles,
+                "window_step": window_step,
+                "seed": seed,
+                "workers": jobs,
+                "scheduler": scheduler,
+                "screen": not no_screen,
+                "push_force": push_force,
+                "push_growth": push_growth,
+                "checkpoint": checkpoint,
+                "on_generation": on_generation,
+            }
             if speed is None:
                 if base is not None:
                     raise InputError("--base goes with --speed")
-                ctrl, result = optimize_controller(
-                    clip,
-                    generations=generations,
-                    population=population,
-                    target_cycles=target_cycles,
-                    window_step=window_step,
-                    seed=seed,
-                    workers=jobs,
-                    scheduler=scheduler,
-                    screen=not no_screen,
-                    push_force=push_force,
-                    push_growth=push_growth,
-                    refine_budget=refine_budget,
-                    checkpoint=checkpoint,
-                    on_generation=on_generation,
-                )
+                ctrl, result = optimize_controller(clip, refine_budget=refine_budget, **common)
             else:
                 from vhuman.control.controller import default_controller_path, load_controller
                 from vhuman.control.gait import optimize_gait
 
                 if refine_budget:
                     raise InputError("--refine-budget does not go with --speed")
-                ctrl, result = optimize_gait(
-                    load_controller(base or default_controller_path()),
-                    speed,
-                    generations=generations,
-                    population=population,
-                    target_cycles=target_cycles,
-                    window_step=window_step,
-                    seed=seed,
-                    workers=jobs,
-                    scheduler=scheduler,
-                    push_force=push_force,
-                    push_growth=push_growth,
-                    screen=not no_screen,
-                    checkpoint=checkpoint,
-                    on_generation=on_generation,
-                )
+                base_ctrl = load_controller(base or default_controller_path())
+                ctrl, result = optimize_gait(base_ctrl, speed, **common)
         ctrl.save(output)
     summary = {"controller": str(output), **result.to_dict()}
     if as_json:

@@ -26,7 +26,7 @@ from numpy.typing import NDArray
 
 from vhuman.control.controller import Controller
 from vhuman.control.evolution import Evaluation, EvolutionConfig, EvolutionResult, evolve
-from vhuman.control.optimize import push_series
+from vhuman.control.optimize import check_pushes, push_series
 from vhuman.control.simulation import simulate
 from vhuman.errors import InputError
 from vhuman.executor import make_executor
@@ -242,8 +242,7 @@ def optimize_gait(
     """
     speed = _check_speed(speed)
     x0 = gait_vector(base)
-    if not all(np.isfinite(f) and f >= 0.0 for f in (push_force, push_growth)):
-        raise InputError(f"push force and growth must be >= 0 N, got {push_force}, {push_growth}")
+    check_pushes(push_force, push_growth)
     problem = GaitProblem(base, speed, float(push_force), float(target_cycles), float(push_growth))
     config = EvolutionConfig(
         lower=_LOWER,

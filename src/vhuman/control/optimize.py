@@ -40,6 +40,7 @@ __all__ = [
     "SEARCH_UPPER",
     "SEARCH_X0",
     "WalkProblem",
+    "check_pushes",
     "optimize_controller",
     "push_series",
 ]
@@ -156,6 +157,18 @@ class WalkProblem:
         )
 
 
+def check_pushes(push_force: float, push_growth: float) -> None:
+    """Refuse a push force or growth [N] that is not a finite number >= 0.
+
+    Raises
+    ------
+    InputError
+        Naming both values.
+    """
+    if not all(np.isfinite(f) and f >= 0.0 for f in (push_force, push_growth)):
+        raise InputError(f"push force and growth must be >= 0 N, got {push_force}, {push_growth}")
+
+
 def optimize_controller(
     clip: str = "walk",
     *,
@@ -199,13 +212,7 @@ def optimize_controller(
             raise InputError(f"{name} must be a positive integer, got {value}")
     if not (np.isfinite(target_cycles) and target_cycles > 0):
         raise InputError(f"target cycles must be > 0, got {target_cycles}")
-    if not (
-        np.isfinite(push_force)
-        and push_force >= 0
-        and np.isfinite(push_growth)
-        and push_growth >= 0
-    ):
-        raise InputError(f"push force and growth must be >= 0 N, got {push_force}, {push_growth}")
+    check_pushes(push_force, push_growth)
     if int(refine_budget) != refine_budget or refine_budget < 0:
         raise InputError(f"refinement budget must be a non-negative integer, got {refine_budget}")
     base = _initial(clip, WalkProblem.keyframes)  # unknown clip → InputError before any work

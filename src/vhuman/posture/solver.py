@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import itertools
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -655,23 +655,10 @@ def _toward_target(
 def _arm_result(
     setting: ArmSetting, q: NDArray[np.float64], tol_r: float, cfg: PostureSettings
 ) -> ArmSolveResult:
-    comfort = float(arm_discomfort(anatomical_angles(q[None]))[0])
-    p, rot = setting.hand_frames(q)
-    t, r = access_errors(p, rot, setting.target)
-    f = np.array([[comfort, float(r) + ACCESS_WEIGHT * float(t)]])
-    ok = bool(t <= cfg.position_tolerance and r <= tol_r)
-    return ArmSolveResult(
-        q=q,
-        comfort=comfort,
-        diff_t=float(t),
-        diff_r=float(r),
-        collision_ratio=0.0,
-        reached=ok,
-        pareto_f=f,
-        pareto_q=q[None],
-        history=np.zeros((0, 2)),
-        evaluations=1,
-    )
+    """The ArmSolveResult of one arm pose, reached when within the access tolerances."""
+    res = _ik_arm(setting, q, 1)
+    ok = bool(res.diff_t <= cfg.position_tolerance and res.diff_r <= tol_r)
+    return replace(res, reached=ok)
 
 
 def _fallback_candidate(lib: PostureLibrary, scene: Scene) -> Candidate:

@@ -16,7 +16,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from vhuman.errors import InputError
 
-__all__ = ["Box", "Capsule", "Cylinder", "Mesh", "Shape", "Sphere", "capsule_mesh"]
+__all__ = ["CUBE_FACES", "Box", "Capsule", "Cylinder", "Mesh", "Shape", "Sphere", "capsule_mesh"]
 
 _MESH_SECTIONS = 24  # around the axis of drawn cylinders, spheres and capsules
 
@@ -297,26 +297,29 @@ Shape = Box | Sphere | Cylinder | Capsule | Mesh
 """Any scene object shape."""
 
 
+CUBE_FACES = np.array(
+    [
+        [0, 1, 3],
+        [0, 3, 2],
+        [4, 6, 7],
+        [4, 7, 5],
+        [0, 4, 5],
+        [0, 5, 1],
+        [2, 3, 7],
+        [2, 7, 6],
+        [0, 2, 6],
+        [0, 6, 4],
+        [1, 5, 7],
+        [1, 7, 3],
+    ],
+    dtype=np.intp,
+)
+"""The 12 outward triangles of a cube over its 8 corners ordered x-major, then y, then z."""
+
+
 def _box_mesh(half: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.intp]]:
     corners = np.array([[x, y, z] for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)], float)
-    faces = np.array(
-        [
-            [0, 1, 3],
-            [0, 3, 2],
-            [4, 6, 7],
-            [4, 7, 5],
-            [0, 4, 5],
-            [0, 5, 1],
-            [2, 3, 7],
-            [2, 7, 6],
-            [0, 2, 6],
-            [0, 6, 4],
-            [1, 5, 7],
-            [1, 7, 3],
-        ],
-        dtype=np.intp,
-    )
-    return corners * half, faces
+    return corners * half, CUBE_FACES.copy()
 
 
 def capsule_mesh(

@@ -17,6 +17,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from vhuman.errors import InputError
 from vhuman.scene import STATES, BodyModel, FreeSpace, Scene
+from vhuman.scene.shapes import CUBE_FACES
 from vhuman.viz._drawing import view_box
 from vhuman.viz.scene_mesh import SceneMesh
 from vhuman.viz.viewer import _floor, _xyz
@@ -39,24 +40,6 @@ _CEILING_COLOR = "#5d6d7e"
 _EYE = (-1.2, -1.6, 0.9)  # default camera direction (normalised scene units)
 _SEE_THROUGH = 0.2  # opacity of solids between the camera and the body
 _CELL_COLORS = {"free": "#2ca02c", "occupied": "#7f7f7f", "mixed": "#ff7f0e"}
-# The 12 triangles of a cube over corners ordered x-major, y, then z (as in `_cube_corners`).
-_CUBE_FACES = np.array(
-    [
-        [0, 1, 3],
-        [0, 3, 2],
-        [4, 6, 7],
-        [4, 7, 5],
-        [0, 4, 5],
-        [0, 5, 1],
-        [2, 3, 7],
-        [2, 7, 6],
-        [0, 2, 6],
-        [0, 6, 4],
-        [1, 5, 7],
-        [1, 7, 3],
-    ],
-    dtype=np.intp,
-)
 _CUBE_CORNERS = np.array([[x, y, z] for x in (0, 1) for y in (0, 1) for z in (0, 1)], float)
 
 
@@ -225,7 +208,7 @@ def octree_traces(
             continue
         lo = centres[sel] - 0.5 * sizes[sel, None]
         verts = (lo[:, None, :] + _CUBE_CORNERS * sizes[sel, None, None]).reshape(-1, 3)
-        faces = (_CUBE_FACES[None] + 8 * np.arange(n)[:, None, None]).reshape(-1, 3)
+        faces = (CUBE_FACES[None] + 8 * np.arange(n)[:, None, None]).reshape(-1, 3)
         traces.append(
             _mesh3d(
                 verts,
