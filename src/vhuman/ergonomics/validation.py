@@ -30,7 +30,9 @@ METHODS: tuple[str, str] = ("reba", "rula")
 class CaseCheck:
     """One published case scored by vhuman: what was expected, what came out, agreement.
 
-    ``independent`` is true for a worked example scored by someone else. Where the
+    ``independent`` is true for a worked example scored by someone else;
+    ``example`` names the worked example (one posture of one source) the case
+    checks, shared by the cases that check parts of the same posture. Where the
     source printed a score that its method's own wording does not allow,
     ``published`` holds what it printed, ``expected`` the score by that wording and
     ``note`` the wording that resolves it.
@@ -44,6 +46,7 @@ class CaseCheck:
     independent: bool
     published: dict[str, Any] | None = None
     note: str = ""
+    example: str = ""
 
     @property
     def agrees(self) -> bool:
@@ -57,6 +60,7 @@ class CaseCheck:
             "id": self.id,
             "source": self.source,
             "independent": self.independent,
+            "example": self.example or self.id,
             "expected": self.expected,
             "got": self.got,
             "agrees": self.agrees,
@@ -117,44 +121,88 @@ def _factor_scores(method: str, case: dict[str, Any]) -> dict[str, int]:
     return out
 
 
-def _tables(method: str, case: dict[str, Any]) -> dict[str, int]:
-    """Every worksheet score from body-part scores (adjustments included) and factor scores.
+@dataclass(frozen=True)
+class _Half:
+    """One half of a worksheet: body parts → posture table → the score entering Table C."""
 
-    A case may instead start from the two posture scores (``table_a`` and
-    ``table_b``) or from the two scores entering Table C (REBA ``score_a`` and
-    ``score_b``, RULA ``score_c`` and ``score_d``), where its source gives no more.
+    parts: tuple[str, ...]
+    table: str
+    score: str
+    factors: tuple[str, ...]
+
+
+#: The two halves of each worksheet: REBA group A (Table A + load = score A) and group B
+#: (Table B + coupling = score B) (Hignett & McAtamney 2000); RULA group A (Table A + muscle
+#: use + force = score C) and group B (Table B + muscle use + force = score D) (McAtamney &
+#: Corlett 1993, Figure 3).
+HALVES: dict[str, tuple[_Half, _Half]] = {
+    "reba": (
+        _Half(("trunk", "neck", "legs"), "table_a", "score_a", ("load",)),
+        _Half(("upper_arm", "lower_arm", "wrist"), "table_b", "score_b", ("coupling",)),
+    ),
+    "rula": (
+        _Half(
+            ("upper_arm", "lower_arm", "wrist", "wrist_twist"),
+            "table_a",
+            "score_c",
+            ("muscle_use_a", "force_a"),
+        ),
+        _Half(("neck", "trunk", "legs"), "table_b", "score_d", ("muscle_use_b", "force_b")),
+    ),
+}
+
+_TABLES = {
+    ("reba", "table_a"): reba_table_a,
+    ("reba", "table_b"): reba_table_b,
+    ("rula", "table_a"): rula_table_a,
+    ("rula", "table_b"): rula_table_b,
+}
+
+
+def _tables(method: str, case: dict[str, Any]) -> dict[str, int]:
+    """Every worksheet score the case's scores lead to, through the published tables.
+
+    Each half of the worksheet starts from its body-part scores (adjustments
+    included), from its posture-table score (``table_a`` / ``table_b``) or
+    from the score entering Table C (REBA ``score_a`` / ``score_b``, RULA
+    ``score_c`` / ``score_d``), whichever the source gives; a score the source
+    prints is taken as given. A case may give one half only (a source that
+    prints one group); Table C and the final score need both.
+
+    Returns
+    -------
+    dict
+        The scores computed here (never the given ones), by name.
     """
     s, f = dict(case["scores"]), _factor_scores(method, case)
-    parts = BODY_PARTS[method]
-    final = ("score_a", "score_b") if method == "reba" else ("score_c", "score_d")
     given = set(s)
-    if not (set(final) <= given or {"table_a", "table_b"} <= given or set(parts) <= given):
+    out: dict[str, int] = {}
+    halves = HALVES[method]
+    names = {n for h in halves for n in (*h.parts, h.table, h.score)}
+    if given - names:
+        raise InputError(
+            f"case {case['id']}: unknown scores {sorted(given - names)}; allowed: {sorted(names)}"
+        )
+    partial = [h for h in halves if 0 < len(given & set(h.parts)) < len(h.parts)]
+    resolved = [h for h in halves if set(h.parts) <= given or {h.table, h.score} & given]
+    if partial or not resolved:
+        parts, final = BODY_PARTS[method], [h.score for h in halves]
         raise InputError(
             f"case {case['id']}: scores lack {sorted(set(parts) - given)}; give all of "
-            f"{list(parts)}, or table_a and table_b, or {list(final)}"
+            f"{list(parts)}, or table_a and table_b, or {final} (or one group of them)"
         )
-    out: dict[str, int] = {}
-    if not (set(final) <= given or {"table_a", "table_b"} <= given):
-        if method == "reba":
-            s["table_a"] = int(reba_table_a(s["trunk"], s["neck"], s["legs"]))
-            s["table_b"] = int(reba_table_b(s["upper_arm"], s["lower_arm"], s["wrist"]))
-        else:
-            s["table_a"] = int(
-                rula_table_a(s["upper_arm"], s["lower_arm"], s["wrist"], s["wrist_twist"])
-            )
-            s["table_b"] = int(rula_table_b(s["neck"], s["trunk"], s["legs"]))
-        out = {"table_a": s["table_a"], "table_b": s["table_b"]}
-    if not set(final) <= given:
-        if method == "reba":
-            s["score_a"], s["score_b"] = s["table_a"] + f["load"], s["table_b"] + f["coupling"]
-        else:
-            s["score_c"] = s["table_a"] + f["muscle_use_a"] + f["force_a"]
-            s["score_d"] = s["table_b"] + f["muscle_use_b"] + f["force_b"]
-    out |= {k: s[k] for k in final}
+    for h in resolved:
+        if set(h.parts) <= given and h.table not in given:
+            s[h.table] = out[h.table] = int(_TABLES[method, h.table](*(s[p] for p in h.parts)))
+        if h.score not in given:
+            s[h.score] = out[h.score] = s[h.table] + sum(f[k] for k in h.factors)
+    if len(resolved) < 2:
+        return out
+    a, b = (s[h.score] for h in halves)
     if method == "reba":
-        c = int(reba_table_c(s["score_a"], s["score_b"]))
+        c = int(reba_table_c(a, b))
         return {**out, "table_c": c, "score": c + f["activity"]}
-    grand = int(rula_table_c(s["score_c"], s["score_d"]))
+    grand = int(rula_table_c(a, b))
     return {**out, "table_c": grand, "score": grand}
 
 
@@ -179,6 +227,12 @@ def check_case(method: str, case: dict[str, Any]) -> CaseCheck:
     expected = dict(case["expect"])
     if case["kind"] == "tables":
         out = _tables(method, case)
+        beyond = [k for k in expected if k not in out]
+        if beyond:
+            raise InputError(
+                f"case {case['id']}: {beyond} are not computed from the given scores "
+                f"{sorted(case['scores'])}; expect only scores the tables lead to"
+            )
     elif case["kind"] == "angles":
         angles = BodyAngles.from_degrees(**case["angles"])
         factors = WorkFactors.from_mapping(case.get("factors", {}), source=case["id"])
@@ -197,6 +251,11 @@ def check_case(method: str, case: dict[str, Any]) -> CaseCheck:
     independent = case.get("independent")
     if not isinstance(independent, bool):
         raise InputError(f"case {case['id']}: independent must be true or false")
+    example = case.get("example", case["id"])
+    if not isinstance(example, str) or not example.strip():
+        raise InputError(
+            f"case {case['id']}: example must name the worked example, got {example!r}"
+        )
     published, note = case.get("published"), str(case.get("note", "")).strip()
     if published is not None and not note:
         raise InputError(
@@ -212,4 +271,5 @@ def check_case(method: str, case: dict[str, Any]) -> CaseCheck:
         independent,
         None if published is None else dict(published),
         note,
+        example,
     )
