@@ -3,8 +3,11 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
+from vhuman.data import shipped_path
 from vhuman.ergonomics.validation import check_case, published_cases
 from vhuman.errors import InputError
 
@@ -124,3 +127,55 @@ def test_a_tables_case_missing_a_body_part_is_one_clear_error() -> None:
             "scores": {"trunk": 1, "neck": 1}, "expect": {"table_c": 1}}  # fmt: skip
     with pytest.raises(InputError, match=r"scores lack \['legs', 'lower_arm'"):
         check_case("reba", case)
+
+
+def test_a_tables_case_may_give_one_group_only() -> None:
+    # REBA group B alone: upper arm 4, lower arm 2, wrist 1 -> Table B 5; coupling 1 -> score B 6.
+    case = {"id": "b", "kind": "tables", "independent": False, "source": "HM2000 Table B",
+            "scores": {"upper_arm": 4, "lower_arm": 2, "wrist": 1},
+            "factor_scores": {"coupling": 1}, "expect": {"table_b": 5, "score_b": 6}}  # fmt: skip
+    check = check_case("reba", case)
+    assert check.agrees, check.to_dict()
+    with pytest.raises(InputError, match=r"\['table_c'\] are not computed from the given scores"):
+        check_case("reba", {**case, "expect": {"table_c": 5}})
+
+
+def test_a_printed_score_is_taken_as_given_not_checked() -> None:
+    # RULA: body parts give Table A 5 and Table B 6; the printed scores C 6 and D 7 enter
+    # Table C as given (grand score 7) and are not themselves checked.
+    case = {"id": "c", "kind": "tables", "independent": False, "source": "MC1993 Tables 1-2",
+            "scores": {"upper_arm": 4, "lower_arm": 3, "wrist": 3, "wrist_twist": 1,
+                       "neck": 3, "trunk": 4, "legs": 2, "score_c": 6, "score_d": 7},
+            "expect": {"table_a": 5, "table_b": 6, "score": 7}}  # fmt: skip
+    check = check_case("rula", case)
+    assert check.agrees, check.to_dict()
+    assert check_case("rula", {**case, "expect": {"score": 6}}).agrees is False
+    with pytest.raises(InputError, match=r"\['score_c'\] are not computed"):
+        check_case("rula", {**case, "expect": {"score_c": 6}})
+
+
+def test_an_unknown_score_name_is_one_clear_error() -> None:
+    case = {"id": "u", "kind": "tables", "independent": False, "source": "x",
+            "scores": {"upper_arm": 1, "lower_arm": 1, "wrist": 1, "elbow": 2},
+            "expect": {"table_b": 1}}  # fmt: skip
+    with pytest.raises(InputError, match=r"unknown scores \['elbow'\]; allowed"):
+        check_case("reba", case)
+
+
+def test_cases_of_one_worked_example_share_its_name() -> None:
+    reba = {c["id"]: check_case("reba", c) for c in published_cases()["reba"]}
+    assert reba["gallon-pushing"].to_dict()["example"] == "gallon-pushing"
+    assert reba["gallon-pushing-table-c"].example == "gallon-pushing"
+    assert reba["rs9000-left"].example == reba["rs9000-right"].example
+    case = {**published_cases()["rula"][0], "example": ""}
+    with pytest.raises(InputError, match="example must name the worked example"):
+        check_case("rula", case)
+
+
+def test_every_independent_case_cites_a_listed_source() -> None:
+    text = shipped_path("ergonomics", "published_cases.yaml").read_text(encoding="utf-8")
+    listed = {line.split()[1] for line in text.splitlines() if re.match(r"#   [A-Z]", line)}
+    for cases in published_cases().values():
+        for c in cases:
+            if c["independent"]:
+                assert c["source"].split()[0] in listed, c["id"]
