@@ -53,9 +53,14 @@ from vhuman.skeleton.motion import Motion, frame_count
 from vhuman.skeleton.skeleton import Skeleton
 
 __all__ = [
-    "FOOT_FLAT", "HEEL_OFF", "STANCE_KNEE", "WalkResult", "generate_walk", "knee_profile",
+    "FOOT_FLAT",
+    "HEEL_OFF",
+    "STANCE_KNEE",
+    "WalkResult",
+    "generate_walk",
+    "knee_profile",
     "stance_knee",
-]  # fmt: skip
+]
 
 FOOT_FLAT = 0.1
 """Share of the cycle after heel strike at which the forefoot touches down (end of the
@@ -77,12 +82,15 @@ walks flex 7° more at 1.6 m/s than at 1.3 m/s."""
 
 _LEVEL = 0.8  # share of the swing over which the foot levels out (and turns toes up)
 # Knee keys after mid-stance, (share of the cycle relative to toe-off, flexion [deg]):
-# the knee extends through terminal stance to its straightest, 6°, at the other heel
-# strike (11 % before toe-off), then flexes quickly in pre-swing, 15° then 33° at toe-off
-# (Perry & Burnfield 2010, ch. 5: about 5° at the end of terminal stance, 40° by the
-# end of pre-swing; the recorded CMU walks bend least at about 50 %); the swing peak follows
-# 13 % after toe-off.
-_LATE_KNEE = ((-0.11, 6.0), (-0.05, 15.0), (0.0, 33.0))
+# the knee extends through terminal stance to its straightest, 6°, 16 % before toe-off,
+# then flexes through pre-swing, 16° halfway and 38° at toe-off (Perry & Burnfield 2010,
+# ch. 5: about 5° at the end of terminal stance, 40° by the end of pre-swing; the recorded
+# CMU walks bend least at about 50 %); the swing peak follows 13 % after toe-off. The heel
+# rises about the ball of the foot as far as this flexion needs (:func:`_heel_rise`), so
+# the pre-swing knee sets the ankle's push-off plantarflexion (the knee-ankle
+# interaction of Saunders, Inman & Eberhart 1953); the flexion spread over 16 % of the
+# cycle keeps the heel's rise within 10° a frame at 60 fps up to 1.6 m/s.
+_LATE_KNEE = ((-0.16, 6.0), (-0.08, 16.0), (0.0, 38.0))
 _SWING_PEAK_AFTER_TOE_OFF = 0.13
 _LEAST_TRAILING_KNEE = np.radians(10.0)  # the trailing knee's least flexion before toe-off
 _HIGH_HIP = 1.0 / 3.0
@@ -93,9 +101,19 @@ planted until toe-off."""
 _KEYS_PER_CYCLE = 8
 _CCD_TOLERANCE = 5e-4  # [m]: contacts within 0.5 mm when the legs are solved by CCD
 _UPPER_BODY = (
-    "spine", "chest", "neck", "head", "l_clavicle", "r_clavicle",
-    "l_shoulder", "r_shoulder", "l_elbow", "r_elbow", "l_wrist", "r_wrist",
-)  # fmt: skip
+    "spine",
+    "chest",
+    "neck",
+    "head",
+    "l_clavicle",
+    "r_clavicle",
+    "l_shoulder",
+    "r_shoulder",
+    "l_elbow",
+    "r_elbow",
+    "l_wrist",
+    "r_wrist",
+)
 
 
 @dataclass(frozen=True, eq=False)
@@ -167,8 +185,12 @@ class WalkResult:
         ik = self.ik
         if ik is None:
             solves = 2 * self.motion.n_frames
-            return {"ik_solver": "analytic", "ik_solves": solves, "ik_converged": solves,
-                    "ik_joint_updates": None}  # fmt: skip
+            return {
+                "ik_solver": "analytic",
+                "ik_solves": solves,
+                "ik_converged": solves,
+                "ik_joint_updates": None,
+            }
         return {
             "ik_solver": "CCD",
             "ik_solves": int(ik.converged.size),
@@ -237,8 +259,11 @@ class _Body:
         heel = foot.start if foot.start[0] < foot.end[0] else foot.end
         limits = sk.limits[idx["l_toe"]] if sk.limits is not None else np.full((3, 2), np.inf)
         rest = sk.rest_positions()
-        ends = [rest[j, 2] + np.array([seg.start[2], seg.end[2]]) + [[-seg.radius], [seg.radius]]
-                for j, seg in enumerate(sk.segments) if seg is not None]  # fmt: skip
+        ends = [
+            rest[j, 2] + np.array([seg.start[2], seg.end[2]]) + [[-seg.radius], [seg.radius]]
+            for j, seg in enumerate(sk.segments)
+            if seg is not None
+        ]
         stature = float(max(e[1].max() for e in ends) - min(e[0].min() for e in ends))
         return cls(
             skeleton=sk,
