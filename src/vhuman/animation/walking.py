@@ -83,14 +83,14 @@ walks flex 7° more at 1.6 m/s than at 1.3 m/s."""
 _LEVEL = 0.8  # share of the swing over which the foot levels out (and turns toes up)
 # Knee keys after mid-stance, (share of the cycle relative to toe-off, flexion [deg]):
 # the knee extends through terminal stance to its straightest, 6°, 16 % before toe-off,
-# then flexes through pre-swing, 16° halfway and 38° at toe-off (Perry & Burnfield 2010,
+# then flexes through pre-swing, 20° halfway and 38° at toe-off (Perry & Burnfield 2010,
 # ch. 5: about 5° at the end of terminal stance, 40° by the end of pre-swing; the recorded
 # CMU walks bend least at about 50 %); the swing peak follows 13 % after toe-off. The heel
 # rises about the ball of the foot as far as this flexion needs (:func:`_heel_rise`), so
 # the pre-swing knee sets the ankle's push-off plantarflexion (the knee-ankle
 # interaction of Saunders, Inman & Eberhart 1953); the flexion spread over 16 % of the
-# cycle keeps the heel's rise within 10° a frame at 60 fps up to 1.6 m/s.
-_LATE_KNEE = ((-0.16, 6.0), (-0.08, 16.0), (0.0, 38.0))
+# cycle keeps the ankle within 10° a frame at 60 fps from 1.0 to 1.6 m/s.
+_LATE_KNEE = ((-0.16, 6.0), (-0.08, 20.0), (0.0, 38.0))
 _SWING_PEAK_AFTER_TOE_OFF = 0.13
 _LEAST_TRAILING_KNEE = np.radians(10.0)  # the trailing knee's least flexion before toe-off
 _HIGH_HIP = 1.0 / 3.0
@@ -489,6 +489,16 @@ def _heel_rise(foot: _Foot, hip: NDArray, knee: NDArray, body: _Body, p: GaitPar
     return replace(foot, ankle=ankle, rotation=rotation, toes=np.maximum(pitch, 0.0), pitch=pitch)
 
 
+def _heel_up(foot: _Foot, body: _Body, p: GaitParameters) -> NDArray[np.float64]:
+    """Ankle ``(N, 3)`` [m] with the heel risen about the ball of the foot as far as it may.
+
+    The pitch is the least of ``p.heel_rise`` and the toe joint's extension.
+    """
+    pitch = np.full(len(foot.yaw), min(body.toe_extension, p.heel_rise))
+    q = quat_multiply(_qz(foot.yaw), _qaxis(np.array([0.0, 1.0, 0.0]), pitch))
+    return foot.ball + quat_apply(q, -body.toe_offset)
+
+
 def _swing(foot: _Foot, t: NDArray, p: GaitParameters, body: _Body) -> _Foot:
     """The swinging foot: horizontal ankle path and rotation from toe-off to heel strike.
 
@@ -665,17 +675,21 @@ def _height_for(
 
 
 def _late_stance_knee(
-    profile: NDArray, flat: NDArray, foot: _Foot, p: GaitParameters
+    profile: NDArray, flat: NDArray, most: NDArray, foot: _Foot, p: GaitParameters
 ) -> NDArray[np.float64]:
     """The knee ``(N,)`` [rad] that the heel rise aims at from ``HEEL_OFF`` to toe-off.
 
     ``profile (N,)`` is :func:`knee_profile`, ``flat (N,)`` the knee's flexion
     with the foot flat (the least it can have: the heel rise only brings the
-    ankle nearer the hip). Their larger one, made non-decreasing (running
-    maximum) from the profile's straightest knee on and smoothed over 6 % of the
-    cycle, then at least ``flat`` and non-decreasing from there again: the knee
-    extends through terminal stance, then flexes steadily to toe-off, with no dip
-    before the swing.
+    ankle nearer the hip), ``most (N,)`` with the heel up as far as it may (the
+    most it can have). The profile, kept under the least of ``most`` over each
+    stance (a smooth minimum over 2°: the hip moves away from the planted ball of
+    the foot, so that least comes at toe-off and a knee under it never has to
+    extend again; long steps), and ``flat``, their larger one, made
+    non-decreasing (running maximum) from the profile's straightest knee on and
+    smoothed over 6 % of the cycle, then at least ``flat`` and non-decreasing
+    from there again: the knee extends through terminal stance, then flexes
+    steadily to toe-off, with no dip before the swing.
     """
     late = foot.stance & (foot.tau >= HEEL_OFF)
     out = profile.copy()
@@ -683,7 +697,9 @@ def _late_stance_knee(
     kernel = np.ones(width) / width
     edges = np.diff(np.concatenate([[0], late.astype(np.int8), [0]]))
     for a, b in zip(np.flatnonzero(edges == 1), np.flatnonzero(edges == -1), strict=True):
-        run = np.maximum(profile[a:b], flat[a:b])
+        soft = np.radians(2.0)
+        reachable = -soft * np.logaddexp(-profile[a:b] / soft, -most[a:b].min() / soft)
+        run = np.maximum(reachable, flat[a:b])
         m = int(np.argmin(profile[a:b]))  # from the straightest knee on, no dip
         run[m:] = np.maximum.accumulate(run[m:])
         padded = np.concatenate([np.full(width // 2, run[0]), run, np.full(width // 2, run[-1])])
@@ -858,7 +874,8 @@ def generate_walk(
     solves: list[IKResult] = []
     for side, prefix in ((-1, "r"), (1, "l")):
         flat = body.knee_angle(np.linalg.norm(feet[side].ankle - hips[side], axis=-1))
-        profile = _late_stance_knee(knee_profile(feet[side].tau, p), flat, feet[side], p)
+        most = body.knee_angle(np.linalg.norm(_heel_up(feet[side], body, p) - hips[side], axis=-1))
+        profile = _late_stance_knee(knee_profile(feet[side].tau, p), flat, most, feet[side], p)
         foot = _heel_rise(feet[side], hips[side], profile, body, p)
         knee = body.knee_angle(np.linalg.norm(foot.ankle - hips[side], axis=-1))
         knee = _swing_knee(knee, profile, t, ~foot.stance)
