@@ -227,14 +227,12 @@ def test_seed_ccd_legs_reach_the_analytic_targets() -> None:
     feet = sk.indices(["r_ankle", "l_ankle", "r_toe", "l_toe"])
     gap = ccd.motion.global_positions[:, feet] - analytic.motion.global_positions[:, feet]
     gap = np.linalg.norm(gap, axis=-1)
-    assert gap[:, :2].max() < 1e-3  # the ankles
-    # The toes while planted; in swing the ankle's range of motion may bind, and where it
-    # binds depends on the thigh's twist, which CCD leaves free: within a centimetre.
-    tau = (ccd.motion.times / ccd.parameters.cycle_duration) % 1.0
-    planted = np.stack([tau < ccd.parameters.stance_fraction,
-                        (tau - 0.5) % 1.0 < ccd.parameters.stance_fraction], axis=-1)  # fmt: skip
-    assert gap[:, 2:][planted].max() < 1e-3
-    assert gap[:, 2:].max() < 1e-2
+    # Ankles and toes, in stance and in swing: the leg's swivel about the hip-ankle line,
+    # which CCD leaves free, is turned back onto the analytic knee after each solve, so
+    # the thigh does not twist and the ankle's range of motion binds as it does there.
+    assert gap.max() < 1e-3
+    # No joint jumps (a twisted thigh made the foot snap back by 27° at heel strike).
+    assert ccd.max_joint_step_deg < 10.0
     assert ccd.foot_skate_mm < 1.0
     assert ccd.ground_penetration_mm < 1.0
     violation = np.degrees(sk.limit_violation(ccd.motion.local_rotations))

@@ -100,6 +100,7 @@ peak than a third of the cycle would keep the trailing hip too high for its foot
 planted until toe-off."""
 _KEYS_PER_CYCLE = 8
 _CCD_TOLERANCE = 5e-4  # [m]: contacts within 0.5 mm when the legs are solved by CCD
+_CCD_SWEEPS = 500  # CCD crawls on a nearly straight leg (heel strike): up to 500 sweeps
 _UPPER_BODY = (
     "spine",
     "chest",
@@ -928,22 +929,49 @@ def _ccd_leg(local: NDArray, root: NDArray, ankle: NDArray, sk: Skeleton, prefix
     Chen et al.'s walking IK: the leg chain hip → knee → ankle ends at the pelvis,
     its sub-root, so CCD never backtracks into the trunk. Each frame starts from
     the previous frame's solution (the first from the analytic pose) and drives
-    the ankle to ``ankle (N, 3)``; ``root (N, 3)`` is the pelvis position.
+    the ankle to ``ankle (N, 3)``; ``root (N, 3)`` is the pelvis position. CCD
+    leaves the leg's swivel about the hip-ankle line free, and over frames it
+    drifts (the thigh twisting by tens of degrees, the foot then jumping back at
+    heel strike); after each solve the leg turns about that line to put the knee
+    where the analytic pose has it, in ``local`` on entry (:func:`_swivel_to`).
     Returns the solves stacked over frames.
     """
     chain = Chain(sk, f"{prefix}_ankle", start=f"{prefix}_hip")
-    solver = CCD(tolerance=_CCD_TOLERANCE)
-    leg = sk.indices([f"{prefix}_hip", f"{prefix}_knee"])
+    solver = CCD(tolerance=_CCD_TOLERANCE, max_iterations=_CCD_SWEEPS)
+    hip, knee, ankle_j = sk.indices([f"{prefix}_hip", f"{prefix}_knee", f"{prefix}_ankle"])
+    leg = [hip, knee]
     start = local[0].copy()
     results = []
     for i in range(len(local)):
         pose = local[i].copy()
         pose[leg] = start[leg]
         result = solver.solve(chain, ankle[i], pose, root[i])
-        start = np.asarray(result.local_rotations)
+        start = np.array(result.local_rotations)
+        start[hip] = _swivel_to(start, local[i], sk, [hip, knee, ankle_j])
         local[i, leg] = start[leg]
-        results.append(result)
+        results.append(replace(result, local_rotations=start))
     return _stack(results)
+
+
+def _swivel_to(pose: NDArray, reference: NDArray, sk: Skeleton, leg: list[int]) -> NDArray:
+    """Hip rotation ``(4,)`` of ``pose (J, 4)`` turned about the hip-ankle line onto the
+    knee of ``reference (J, 4)``.
+
+    ``leg`` is the hip, knee and ankle joint; the hip's parent is the root (the
+    pelvis). The ankle stays where it is (the turn's axis passes through it); the
+    knee moves into the half-plane through that line and the reference's knee.
+    """
+    hip, knee, ankle = leg
+    g_pelvis = pose[sk.parents[hip]]
+    thigh = quat_multiply(g_pelvis, pose[hip])
+    to_knee = quat_apply(thigh, sk.offsets[knee])
+    to_ankle = to_knee + quat_apply(quat_multiply(thigh, pose[knee]), sk.offsets[ankle])
+    ref_knee = quat_apply(quat_multiply(g_pelvis, reference[hip]), sk.offsets[knee])
+    axis = to_ankle / np.linalg.norm(to_ankle)
+    a = to_knee - np.dot(to_knee, axis) * axis
+    b = ref_knee - np.dot(ref_knee, axis) * axis
+    angle = np.arctan2(np.dot(axis, np.cross(a, b)), np.dot(a, b))
+    return quat_multiply(quat_conjugate(g_pelvis), quat_multiply(_qaxis(axis, angle), thigh))
 
 
 def _stack(results: list[IKResult]) -> IKResult:
