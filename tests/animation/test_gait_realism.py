@@ -97,10 +97,18 @@ def test_ankle_loads_then_pushes_off(walks, speed) -> None:
     assert ankle[push_off] < ankle[loading] - 5.0
 
 
+@pytest.mark.parametrize(("speed", "people"), [(1.0, 0.025), (1.3, 0.04), (1.6, 0.05)])
+def test_pelvis_rises_and_falls_about_as_far_as_peoples(walks, speed, people) -> None:
+    """Vertical excursion of the pelvis within 7.5 mm of people's (about 2.5 / 4 / 5 cm at
+    1.0 / 1.3 / 1.6 m/s for a 1.68 m body; the recorded CMU walks, scaled: 2.4 / 3.5 / 3.9)."""
+    _, a = walks[speed]
+    assert abs(a.pelvis_excursion_m - people) <= 0.0075
+
+
 @pytest.mark.xfail(
     strict=True,
-    reason="the pelvis path is V-shaped at its lowest (curvature ratio about 5): the leading "
-    "leg is nearly straight at heel strike, so the pelvis vaults up from it",
+    reason="the pelvis comes to rest at its lowest at heel strike but then vaults up over the "
+    "nearly straight leading leg: its lowest point is 2.2-2.7 times as sharp as its highest",
 )
 @pytest.mark.parametrize("speed", SPEEDS)
 def test_pelvis_is_as_round_at_its_minima_as_at_its_maxima(walks, speed) -> None:

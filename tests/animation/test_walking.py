@@ -191,7 +191,7 @@ def test_stance_knee_follows_its_profile(straight) -> None:
 
 
 def test_pelvis_vertical_excursion_is_plausible(straight) -> None:
-    # Perry & Burnfield: about 4-5 cm; this generator's vault over the stance leg gives 7 cm
+    # Perry & Burnfield: about 4-5 cm
     assert 0.02 <= straight.pelvis_excursion_m <= 0.075
 
 
