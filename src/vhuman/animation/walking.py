@@ -319,6 +319,7 @@ class _Foot:
     tau: NDArray[np.float64]  # (N,) share of the cycle since this foot's heel strike
     ball: NDArray[np.float64]  # (N, 3) ball of the foot on the current footprint [m]
     yaw: NDArray[np.float64]  # (N,) heading of the current footprint [rad]
+    landing: NDArray[np.float64]  # (N,) toes-up pitch at the current footprint's heel strike
 
 
 def _path(t: NDArray, p: GaitParameters) -> tuple[NDArray, NDArray]:
@@ -391,18 +392,18 @@ def _hermite(s: NDArray, p0: ArrayLike, m0: ArrayLike, p1: ArrayLike, m1: ArrayL
 
 
 def _stance_pose(
-    tau: NDArray, ankle_flat: NDArray, yaw: NDArray, p: GaitParameters, body: _Body
+    tau: NDArray, ankle_flat: NDArray, yaw: NDArray, landing: NDArray, body: _Body
 ) -> tuple[NDArray, NDArray, NDArray]:
     """Ankle ``(N, 3)``, foot rotation ``(N, 4)`` and pitch ``(N,)`` of a planted foot.
 
     ``tau`` is the share of the cycle since heel strike; ``ankle_flat`` the
     ankle when the foot lies flat on its footprint. Heel rocker: the foot lands
-    toes up by ``heel_strike`` and rolls about the heel until ``FOOT_FLAT``
+    toes up by ``landing (N,)`` [rad] and rolls about the heel until ``FOOT_FLAT``
     (minimum-jerk timing, at rest at both ends); flat after it. The forefoot
     rocker, the heel rising about the ball of the foot from ``HEEL_OFF``, is set
     by :func:`_heel_rise`.
     """
-    loading = -p.heel_strike * (1.0 - ease(Easing.MINIMUM_JERK, tau / FOOT_FLAT))
+    loading = -landing * (1.0 - ease(Easing.MINIMUM_JERK, tau / FOOT_FLAT))
     pitch = np.where(tau < FOOT_FLAT, loading, 0.0)
     pivot = np.where((pitch < 0.0)[:, None], body.heel, body.toe_offset)
     q_yaw = _qz(yaw)
@@ -416,7 +417,11 @@ def _foot(t: NDArray, side: int, p: GaitParameters, body: _Body, width: float) -
     ``side`` is +1 for the left foot, −1 for the right. The right foot strikes at
     0, D, 2D…, the left at D/2, 3D/2…; footprint ``i`` lies a quarter cycle ahead
     on the path. The pose follows :func:`_stance_pose` over the whole cycle; from
-    ``HEEL_OFF`` on, :func:`_heel_rise` and :func:`_swing` replace it.
+    ``HEEL_OFF`` on, :func:`_heel_rise` and :func:`_swing` replace it. The foot
+    lands toes up by ``p.heel_strike`` on a step of ``p.step_length`` and in
+    proportion on a shorter one (on a path that slows to a stop, the shank
+    stands upright at heel strike and a foot landing as steeply would bend the
+    ankle past its range).
     """
     d = p.cycle_duration
     first = 0.0 if side < 0 else 0.5
@@ -432,7 +437,10 @@ def _foot(t: NDArray, side: int, p: GaitParameters, body: _Body, width: float) -
         return ankle, heading
 
     flat_now, yaw_now = footprint(strike)
-    ankle, q_foot, pitch = _stance_pose(tau, flat_now, yaw_now, p, body)
+    flat_before, _ = footprint(strike - 0.5 * d)  # the previous print's place on the path
+    step = np.linalg.norm(flat_now[:, :2] - flat_before[:, :2], axis=-1)
+    landing = p.heel_strike * np.clip(step / p.step_length, 0.0, 1.0)
+    ankle, q_foot, pitch = _stance_pose(tau, flat_now, yaw_now, landing, body)
     return _Foot(
         ankle=ankle,
         rotation=q_foot,
@@ -442,6 +450,7 @@ def _foot(t: NDArray, side: int, p: GaitParameters, body: _Body, width: float) -
         tau=tau,
         ball=flat_now + quat_apply(_qz(yaw_now), body.toe_offset),
         yaw=yaw_now,
+        landing=landing,
     )
 
 
@@ -529,7 +538,9 @@ def _swing(foot: _Foot, t: NDArray, p: GaitParameters, body: _Body) -> _Foot:
         start = ankle[a - 1] + velocity * (t_off - t[a - 1])
         pitch_off = pitch[a - 1] + rate * (t_off - t[a - 1])
         flat = foot.ball[b] - quat_apply(_qz(foot.yaw[b]), body.toe_offset)
-        end, _, pitch_on = _stance_pose(np.zeros(1), flat[None], foot.yaw[b : b + 1], p, body)
+        end, _, pitch_on = _stance_pose(
+            np.zeros(1), flat[None], foot.yaw[b : b + 1], foot.landing[b : b + 1], body
+        )
         path = _hermite(s[:, None], start, h * velocity, end, 0.0)
         level = np.clip(s / _LEVEL, 0.0, 1.0)
         toes_up = ease(Easing.MINIMUM_JERK, (s - 1.0 + _LEVEL) / _LEVEL)
