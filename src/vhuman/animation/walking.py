@@ -100,6 +100,7 @@ obliquity). The recorded CMU walks: lowest at heel strike, highest at about 44 %
 peak than a third of the cycle would keep the trailing hip too high for its foot to stay
 planted until toe-off."""
 _KEYS_PER_CYCLE = 8
+_FLATTEST_LANDING = 0.4  # share of heel_strike that the shortest steps land with
 _CCD_TOLERANCE = 5e-4  # [m]: contacts within 0.5 mm when the legs are solved by CCD
 _CCD_SWEEPS = 500  # CCD crawls on a nearly straight leg (heel strike): up to 500 sweeps
 _UPPER_BODY = (
@@ -419,9 +420,10 @@ def _foot(t: NDArray, side: int, p: GaitParameters, body: _Body, width: float) -
     on the path. The pose follows :func:`_stance_pose` over the whole cycle; from
     ``HEEL_OFF`` on, :func:`_heel_rise` and :func:`_swing` replace it. The foot
     lands toes up by ``p.heel_strike`` on a step of ``p.step_length`` and in
-    proportion on a shorter one (on a path that slows to a stop, the shank
-    stands upright at heel strike and a foot landing as steeply would bend the
-    ankle past its range).
+    proportion on a shorter one, down to :data:`_FLATTEST_LANDING` of it (on a
+    path that slows to a stop, the shank stands upright at heel strike and a
+    foot landing as steeply would bend the ankle past its range; a foot landing
+    flatter still would skim the floor with its toes before the heel lands).
     """
     d = p.cycle_duration
     first = 0.0 if side < 0 else 0.5
@@ -439,7 +441,7 @@ def _foot(t: NDArray, side: int, p: GaitParameters, body: _Body, width: float) -
     flat_now, yaw_now = footprint(strike)
     flat_before, _ = footprint(strike - 0.5 * d)  # the previous print's place on the path
     step = np.linalg.norm(flat_now[:, :2] - flat_before[:, :2], axis=-1)
-    landing = p.heel_strike * np.clip(step / p.step_length, 0.0, 1.0)
+    landing = p.heel_strike * np.clip(step / p.step_length, _FLATTEST_LANDING, 1.0)
     ankle, q_foot, pitch = _stance_pose(tau, flat_now, yaw_now, landing, body)
     return _Foot(
         ankle=ankle,
