@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vhuman.animation import GaitParameters, generate_walk
+from vhuman.animation import Easing, GaitParameters, ease, generate_walk
 from vhuman.animation.walking import FOOT_FLAT, HEEL_OFF, STANCE_KNEE, stance_knee
 from vhuman.errors import InputError
 from vhuman.geometry import quat_angle, quat_apply
@@ -242,3 +242,39 @@ def test_seed_ccd_legs_reach_the_analytic_targets() -> None:
 def test_unknown_leg_ik_is_refused() -> None:
     with pytest.raises(InputError, match="leg_ik must be one of analytic, ccd"):
         GaitParameters(leg_ik="fabrik")
+
+
+def test_short_steps_land_flatter() -> None:
+    """On a path that starts and ends at rest the steps grow from nothing and shrink again;
+    the foot lands toes up by ``heel_strike`` on full steps and flatter on short ones (an
+    upright shank would otherwise bend the ankle past its range), never below 0.4 of it."""
+    base = GaitParameters(speed=1.3).for_stature(1.678)
+    cycles = 3
+    duration = cycles * base.cycle_duration
+    length = 2.0 * base.step_length * cycles / 1.875  # minimum jerk: peak speed 1.875 × mean
+
+    def path(t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        s = length * ease(Easing.MINIMUM_JERK, np.clip(t / duration, 0.0, 1.0))
+        return np.stack([s, np.zeros_like(s)], axis=-1), np.zeros_like(s)
+
+    p = GaitParameters(step_length=base.step_length, speed=1.3, cycles=cycles, path=path)
+    result = generate_walk(p)
+    m = result.motion
+    sk = m.skeleton
+    landing, steps = [], []
+    for k in range(1, 2 * cycles):
+        t = 0.5 * k * p.cycle_duration
+        f = int(np.ceil(t * p.fps - 1e-9))  # the first frame of the stance
+        foot = sk.index("l_ankle" if k % 2 else "r_ankle")
+        forward = quat_apply(m.global_rotations[f, foot], [1.0, 0.0, 0.0])
+        landing.append(np.degrees(np.arctan2(forward[2], forward[0])))
+        prints = path(t + np.array([-0.25, 0.25]) * p.cycle_duration)[0][:, 0]
+        steps.append(prints[1] - prints[0])
+    landing, steps = np.array(landing), np.array(steps)
+    full = np.degrees(p.heel_strike)
+    assert landing.max() <= full + 0.5
+    assert landing.min() >= 0.4 * full - 2.0
+    longest, shortest = int(np.argmax(steps)), int(np.argmin(steps))
+    assert landing[shortest] < landing[longest] - 5.0
+    assert result.foot_skate_mm < 1.0
+    assert result.ground_penetration_mm < 1.0
