@@ -74,9 +74,11 @@ class GaitParameters:
         adult step width).
     heel_strike : float
         Pitch of the foot, toes up, at heel strike [rad] (default 25°: the
-        ankle stays near neutral through terminal swing instead of
-        plantarflexing before the foot lands, as in the recorded CMU walks);
-        it rolls about the heel to flat by 10 % of the cycle (the heel rocker).
+        ankle is then about 10° more dorsiflexed at heel strike than at its
+        loading-response dip, as in the recorded CMU walks); it rolls about
+        the heel to flat by 10 % of the cycle (the heel rocker). A step
+        shorter than ``step_length`` (on a ``path`` that slows down) lands
+        flatter, in proportion, down to 0.4 of this.
     heel_rise : float
         Largest pitch of the foot before toe-off [rad]: from 31 % of the cycle
         after heel strike the heel lifts about the ball of the foot as far as

@@ -716,9 +716,9 @@ def _late_stance_knee(
     out = profile.copy()
     width = max(1, round(0.06 * p.cycle_duration * p.fps)) | 1
     kernel = np.ones(width) / width
+    soft = np.radians(2.0)
     edges = np.diff(np.concatenate([[0], late.astype(np.int8), [0]]))
     for a, b in zip(np.flatnonzero(edges == 1), np.flatnonzero(edges == -1), strict=True):
-        soft = np.radians(2.0)
         reachable = -soft * np.logaddexp(-profile[a:b] / soft, -most[a:b].min() / soft)
         run = np.maximum(reachable, flat[a:b])
         m = int(np.argmin(profile[a:b]))  # from the straightest knee on, no dip
@@ -973,7 +973,9 @@ def _ccd_leg(local: NDArray, root: NDArray, ankle: NDArray, sk: Skeleton, prefix
     return _stack(results)
 
 
-def _swivel_to(pose: NDArray, reference: NDArray, sk: Skeleton, leg: list[int]) -> NDArray:
+def _swivel_to(
+    pose: NDArray, reference: NDArray, sk: Skeleton, leg: list[int]
+) -> NDArray[np.float64]:
     """Hip rotation ``(4,)`` of ``pose (J, 4)`` turned about the hip-ankle line onto the
     knee of ``reference (J, 4)``.
 
