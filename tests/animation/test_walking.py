@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vhuman.animation import GaitParameters, generate_walk
+from vhuman.animation import Easing, GaitParameters, ease, generate_walk
 from vhuman.animation.walking import FOOT_FLAT, HEEL_OFF, STANCE_KNEE, stance_knee
 from vhuman.errors import InputError
 from vhuman.geometry import quat_angle, quat_apply
@@ -79,7 +79,7 @@ def test_joint_angles_are_continuous_and_within_limits(straight) -> None:
 
 
 @pytest.mark.xfail(
-    strict=True, reason="the planted ankle dorsiflexes about 6° past the AAOS 20° near 50 %"
+    strict=True, reason="the planted ankle dorsiflexes about 4° past the AAOS 20° near 50 %"
 )
 def test_planted_ankles_within_their_range(straight) -> None:
     m = straight.motion
@@ -191,7 +191,7 @@ def test_stance_knee_follows_its_profile(straight) -> None:
 
 
 def test_pelvis_vertical_excursion_is_plausible(straight) -> None:
-    # Perry & Burnfield: about 4-5 cm; this generator's vault over the stance leg gives 7 cm
+    # Perry & Burnfield: about 4-5 cm
     assert 0.02 <= straight.pelvis_excursion_m <= 0.075
 
 
@@ -227,14 +227,12 @@ def test_seed_ccd_legs_reach_the_analytic_targets() -> None:
     feet = sk.indices(["r_ankle", "l_ankle", "r_toe", "l_toe"])
     gap = ccd.motion.global_positions[:, feet] - analytic.motion.global_positions[:, feet]
     gap = np.linalg.norm(gap, axis=-1)
-    assert gap[:, :2].max() < 1e-3  # the ankles
-    # The toes while planted; in swing the ankle's range of motion may bind, and where it
-    # binds depends on the thigh's twist, which CCD leaves free: within a centimetre.
-    tau = (ccd.motion.times / ccd.parameters.cycle_duration) % 1.0
-    planted = np.stack([tau < ccd.parameters.stance_fraction,
-                        (tau - 0.5) % 1.0 < ccd.parameters.stance_fraction], axis=-1)  # fmt: skip
-    assert gap[:, 2:][planted].max() < 1e-3
-    assert gap[:, 2:].max() < 1e-2
+    # Ankles and toes, in stance and in swing: the leg's swivel about the hip-ankle line,
+    # which CCD leaves free, is turned back onto the analytic knee after each solve, so
+    # the thigh does not twist and the ankle's range of motion binds as it does there.
+    assert gap.max() < 1e-3
+    # No joint jumps (a twisted thigh made the foot snap back by 27° at heel strike).
+    assert ccd.max_joint_step_deg < 10.0
     assert ccd.foot_skate_mm < 1.0
     assert ccd.ground_penetration_mm < 1.0
     violation = np.degrees(sk.limit_violation(ccd.motion.local_rotations))
@@ -244,3 +242,39 @@ def test_seed_ccd_legs_reach_the_analytic_targets() -> None:
 def test_unknown_leg_ik_is_refused() -> None:
     with pytest.raises(InputError, match="leg_ik must be one of analytic, ccd"):
         GaitParameters(leg_ik="fabrik")
+
+
+def test_short_steps_land_flatter() -> None:
+    """On a path that starts and ends at rest the steps grow from nothing and shrink again;
+    the foot lands toes up by ``heel_strike`` on full steps and flatter on short ones (an
+    upright shank would otherwise bend the ankle past its range), never below 0.4 of it."""
+    base = GaitParameters(speed=1.3).for_stature(1.678)
+    cycles = 3
+    duration = cycles * base.cycle_duration
+    length = 2.0 * base.step_length * cycles / 1.875  # minimum jerk: peak speed 1.875 × mean
+
+    def path(t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        s = length * ease(Easing.MINIMUM_JERK, np.clip(t / duration, 0.0, 1.0))
+        return np.stack([s, np.zeros_like(s)], axis=-1), np.zeros_like(s)
+
+    p = GaitParameters(step_length=base.step_length, speed=1.3, cycles=cycles, path=path)
+    result = generate_walk(p)
+    m = result.motion
+    sk = m.skeleton
+    landing, steps = [], []
+    for k in range(1, 2 * cycles):
+        t = 0.5 * k * p.cycle_duration
+        f = int(np.ceil(t * p.fps - 1e-9))  # the first frame of the stance
+        foot = sk.index("l_ankle" if k % 2 else "r_ankle")
+        forward = quat_apply(m.global_rotations[f, foot], [1.0, 0.0, 0.0])
+        landing.append(np.degrees(np.arctan2(forward[2], forward[0])))
+        prints = path(t + np.array([-0.25, 0.25]) * p.cycle_duration)[0][:, 0]
+        steps.append(prints[1] - prints[0])
+    landing, steps = np.array(landing), np.array(steps)
+    full = np.degrees(p.heel_strike)
+    assert landing.max() <= full + 0.5
+    assert landing.min() >= 0.4 * full - 2.0
+    longest, shortest = int(np.argmax(steps)), int(np.argmin(steps))
+    assert landing[shortest] < landing[longest] - 5.0
+    assert result.foot_skate_mm < 1.0
+    assert result.ground_penetration_mm < 1.0

@@ -73,8 +73,12 @@ class GaitParameters:
         0.3 × the hip-joint separation + 0.05 m (about 0.10 m, the typical
         adult step width).
     heel_strike : float
-        Pitch of the foot, toes up, at heel strike [rad]; it rolls about the
-        heel to flat by 10 % of the cycle (the heel rocker).
+        Pitch of the foot, toes up, at heel strike [rad] (default 25°: the
+        ankle is then about 10° more dorsiflexed at heel strike than at its
+        loading-response dip, as in the recorded CMU walks); it rolls about
+        the heel to flat by 10 % of the cycle (the heel rocker). A step
+        shorter than ``step_length`` (on a ``path`` that slows down) lands
+        flatter, in proportion, down to 0.4 of this.
     heel_rise : float
         Largest pitch of the foot before toe-off [rad]: from 31 % of the cycle
         after heel strike the heel lifts about the ball of the foot as far as
@@ -103,7 +107,7 @@ class GaitParameters:
     turn_rate: float = 0.0
     double_support: float | None = None
     step_width: float | None = None
-    heel_strike: float = np.radians(20.0)
+    heel_strike: float = np.radians(25.0)
     heel_rise: float = np.radians(65.0)
     swing_knee: float = np.radians(63.0)
     fps: float = 60.0

@@ -13,8 +13,9 @@ keeps contacts clean and the knees human:
   foot's motion at toe-off on;
 - the pelvis height is the one at which the leading stance knee follows
   :data:`STANCE_KNEE` through loading response and mid-stance; a cubic Hermite
-  curve in time takes it down to the other heel strike, kept within the
-  trailing leg's reach and high enough for the trailing knee to extend;
+  curve in time takes it down to the other heel strike, arriving there at rest
+  (its lowest, rounded on the way in), kept within the trailing leg's reach and
+  high enough for the trailing knee to extend;
 - from mid-stance on, the knee follows :func:`knee_profile`: it extends through
   terminal stance, then rises once to the swing peak; in late stance the heel
   rises about the ball of the foot as far as that flexion needs, in swing the
@@ -53,9 +54,14 @@ from vhuman.skeleton.motion import Motion, frame_count
 from vhuman.skeleton.skeleton import Skeleton
 
 __all__ = [
-    "FOOT_FLAT", "HEEL_OFF", "STANCE_KNEE", "WalkResult", "generate_walk", "knee_profile",
+    "FOOT_FLAT",
+    "HEEL_OFF",
+    "STANCE_KNEE",
+    "WalkResult",
+    "generate_walk",
+    "knee_profile",
     "stance_knee",
-]  # fmt: skip
+]
 
 FOOT_FLAT = 0.1
 """Share of the cycle after heel strike at which the forefoot touches down (end of the
@@ -77,12 +83,15 @@ walks flex 7° more at 1.6 m/s than at 1.3 m/s."""
 
 _LEVEL = 0.8  # share of the swing over which the foot levels out (and turns toes up)
 # Knee keys after mid-stance, (share of the cycle relative to toe-off, flexion [deg]):
-# the knee extends through terminal stance to its straightest, 6°, at the other heel
-# strike (11 % before toe-off), then flexes quickly in pre-swing, 15° then 33° at toe-off
-# (Perry & Burnfield 2010, ch. 5: about 5° at the end of terminal stance, 40° by the
-# end of pre-swing; the recorded CMU walks bend least at about 50 %); the swing peak follows
-# 13 % after toe-off.
-_LATE_KNEE = ((-0.11, 6.0), (-0.05, 15.0), (0.0, 33.0))
+# the knee extends through terminal stance to its straightest, 6°, 16 % before toe-off,
+# then flexes through pre-swing, 20° halfway and 38° at toe-off (Perry & Burnfield 2010,
+# ch. 5: about 5° at the end of terminal stance, 40° by the end of pre-swing; the recorded
+# CMU walks bend least at about 50 %); the swing peak follows 13 % after toe-off. The heel
+# rises about the ball of the foot as far as this flexion needs (:func:`_heel_rise`), so
+# the pre-swing knee sets the ankle's push-off plantarflexion (the knee-ankle
+# interaction of Saunders, Inman & Eberhart 1953); the flexion spread over 16 % of the
+# cycle keeps the ankle within 10° a frame at 60 fps from 1.0 to 1.6 m/s.
+_LATE_KNEE = ((-0.16, 6.0), (-0.08, 20.0), (0.0, 38.0))
 _SWING_PEAK_AFTER_TOE_OFF = 0.13
 _LEAST_TRAILING_KNEE = np.radians(10.0)  # the trailing knee's least flexion before toe-off
 _HIGH_HIP = 1.0 / 3.0
@@ -91,11 +100,23 @@ obliquity). The recorded CMU walks: lowest at heel strike, highest at about 44 %
 peak than a third of the cycle would keep the trailing hip too high for its foot to stay
 planted until toe-off."""
 _KEYS_PER_CYCLE = 8
+_FLATTEST_LANDING = 0.4  # share of heel_strike that the shortest steps land with
 _CCD_TOLERANCE = 5e-4  # [m]: contacts within 0.5 mm when the legs are solved by CCD
+_CCD_SWEEPS = 500  # CCD crawls on a nearly straight leg (heel strike): up to 500 sweeps
 _UPPER_BODY = (
-    "spine", "chest", "neck", "head", "l_clavicle", "r_clavicle",
-    "l_shoulder", "r_shoulder", "l_elbow", "r_elbow", "l_wrist", "r_wrist",
-)  # fmt: skip
+    "spine",
+    "chest",
+    "neck",
+    "head",
+    "l_clavicle",
+    "r_clavicle",
+    "l_shoulder",
+    "r_shoulder",
+    "l_elbow",
+    "r_elbow",
+    "l_wrist",
+    "r_wrist",
+)
 
 
 @dataclass(frozen=True, eq=False)
@@ -167,8 +188,12 @@ class WalkResult:
         ik = self.ik
         if ik is None:
             solves = 2 * self.motion.n_frames
-            return {"ik_solver": "analytic", "ik_solves": solves, "ik_converged": solves,
-                    "ik_joint_updates": None}  # fmt: skip
+            return {
+                "ik_solver": "analytic",
+                "ik_solves": solves,
+                "ik_converged": solves,
+                "ik_joint_updates": None,
+            }
         return {
             "ik_solver": "CCD",
             "ik_solves": int(ik.converged.size),
@@ -237,8 +262,11 @@ class _Body:
         heel = foot.start if foot.start[0] < foot.end[0] else foot.end
         limits = sk.limits[idx["l_toe"]] if sk.limits is not None else np.full((3, 2), np.inf)
         rest = sk.rest_positions()
-        ends = [rest[j, 2] + np.array([seg.start[2], seg.end[2]]) + [[-seg.radius], [seg.radius]]
-                for j, seg in enumerate(sk.segments) if seg is not None]  # fmt: skip
+        ends = [
+            rest[j, 2] + np.array([seg.start[2], seg.end[2]]) + [[-seg.radius], [seg.radius]]
+            for j, seg in enumerate(sk.segments)
+            if seg is not None
+        ]
         stature = float(max(e[1].max() for e in ends) - min(e[0].min() for e in ends))
         return cls(
             skeleton=sk,
@@ -292,6 +320,7 @@ class _Foot:
     tau: NDArray[np.float64]  # (N,) share of the cycle since this foot's heel strike
     ball: NDArray[np.float64]  # (N, 3) ball of the foot on the current footprint [m]
     yaw: NDArray[np.float64]  # (N,) heading of the current footprint [rad]
+    landing: NDArray[np.float64]  # (N,) toes-up pitch at the current footprint's heel strike
 
 
 def _path(t: NDArray, p: GaitParameters) -> tuple[NDArray, NDArray]:
@@ -364,18 +393,18 @@ def _hermite(s: NDArray, p0: ArrayLike, m0: ArrayLike, p1: ArrayLike, m1: ArrayL
 
 
 def _stance_pose(
-    tau: NDArray, ankle_flat: NDArray, yaw: NDArray, p: GaitParameters, body: _Body
+    tau: NDArray, ankle_flat: NDArray, yaw: NDArray, landing: NDArray, body: _Body
 ) -> tuple[NDArray, NDArray, NDArray]:
     """Ankle ``(N, 3)``, foot rotation ``(N, 4)`` and pitch ``(N,)`` of a planted foot.
 
     ``tau`` is the share of the cycle since heel strike; ``ankle_flat`` the
     ankle when the foot lies flat on its footprint. Heel rocker: the foot lands
-    toes up by ``heel_strike`` and rolls about the heel until ``FOOT_FLAT``
+    toes up by ``landing (N,)`` [rad] and rolls about the heel until ``FOOT_FLAT``
     (minimum-jerk timing, at rest at both ends); flat after it. The forefoot
     rocker, the heel rising about the ball of the foot from ``HEEL_OFF``, is set
     by :func:`_heel_rise`.
     """
-    loading = -p.heel_strike * (1.0 - ease(Easing.MINIMUM_JERK, tau / FOOT_FLAT))
+    loading = -landing * (1.0 - ease(Easing.MINIMUM_JERK, tau / FOOT_FLAT))
     pitch = np.where(tau < FOOT_FLAT, loading, 0.0)
     pivot = np.where((pitch < 0.0)[:, None], body.heel, body.toe_offset)
     q_yaw = _qz(yaw)
@@ -389,7 +418,12 @@ def _foot(t: NDArray, side: int, p: GaitParameters, body: _Body, width: float) -
     ``side`` is +1 for the left foot, −1 for the right. The right foot strikes at
     0, D, 2D…, the left at D/2, 3D/2…; footprint ``i`` lies a quarter cycle ahead
     on the path. The pose follows :func:`_stance_pose` over the whole cycle; from
-    ``HEEL_OFF`` on, :func:`_heel_rise` and :func:`_swing` replace it.
+    ``HEEL_OFF`` on, :func:`_heel_rise` and :func:`_swing` replace it. The foot
+    lands toes up by ``p.heel_strike`` on a step of ``p.step_length`` and in
+    proportion on a shorter one, down to :data:`_FLATTEST_LANDING` of it (on a
+    path that slows to a stop, the shank stands upright at heel strike and a
+    foot landing as steeply would bend the ankle past its range; a foot landing
+    flatter still would skim the floor with its toes before the heel lands).
     """
     d = p.cycle_duration
     first = 0.0 if side < 0 else 0.5
@@ -405,7 +439,10 @@ def _foot(t: NDArray, side: int, p: GaitParameters, body: _Body, width: float) -
         return ankle, heading
 
     flat_now, yaw_now = footprint(strike)
-    ankle, q_foot, pitch = _stance_pose(tau, flat_now, yaw_now, p, body)
+    flat_before, _ = footprint(strike - 0.5 * d)  # the previous print's place on the path
+    step = np.linalg.norm(flat_now[:, :2] - flat_before[:, :2], axis=-1)
+    landing = p.heel_strike * np.clip(step / p.step_length, _FLATTEST_LANDING, 1.0)
+    ankle, q_foot, pitch = _stance_pose(tau, flat_now, yaw_now, landing, body)
     return _Foot(
         ankle=ankle,
         rotation=q_foot,
@@ -415,6 +452,7 @@ def _foot(t: NDArray, side: int, p: GaitParameters, body: _Body, width: float) -
         tau=tau,
         ball=flat_now + quat_apply(_qz(yaw_now), body.toe_offset),
         yaw=yaw_now,
+        landing=landing,
     )
 
 
@@ -464,6 +502,16 @@ def _heel_rise(foot: _Foot, hip: NDArray, knee: NDArray, body: _Body, p: GaitPar
     return replace(foot, ankle=ankle, rotation=rotation, toes=np.maximum(pitch, 0.0), pitch=pitch)
 
 
+def _heel_up(foot: _Foot, body: _Body, p: GaitParameters) -> NDArray[np.float64]:
+    """Ankle ``(N, 3)`` [m] with the heel risen about the ball of the foot as far as it may.
+
+    The pitch is the least of ``p.heel_rise`` and the toe joint's extension.
+    """
+    pitch = np.full(len(foot.yaw), min(body.toe_extension, p.heel_rise))
+    q = quat_multiply(_qz(foot.yaw), _qaxis(np.array([0.0, 1.0, 0.0]), pitch))
+    return foot.ball + quat_apply(q, -body.toe_offset)
+
+
 def _swing(foot: _Foot, t: NDArray, p: GaitParameters, body: _Body) -> _Foot:
     """The swinging foot: horizontal ankle path and rotation from toe-off to heel strike.
 
@@ -492,7 +540,9 @@ def _swing(foot: _Foot, t: NDArray, p: GaitParameters, body: _Body) -> _Foot:
         start = ankle[a - 1] + velocity * (t_off - t[a - 1])
         pitch_off = pitch[a - 1] + rate * (t_off - t[a - 1])
         flat = foot.ball[b] - quat_apply(_qz(foot.yaw[b]), body.toe_offset)
-        end, _, pitch_on = _stance_pose(np.zeros(1), flat[None], foot.yaw[b : b + 1], p, body)
+        end, _, pitch_on = _stance_pose(
+            np.zeros(1), flat[None], foot.yaw[b : b + 1], foot.landing[b : b + 1], body
+        )
         path = _hermite(s[:, None], start, h * velocity, end, 0.0)
         level = np.clip(s / _LEVEL, 0.0, 1.0)
         toes_up = ease(Easing.MINIMUM_JERK, (s - 1.0 + _LEVEL) / _LEVEL)
@@ -535,9 +585,15 @@ def _leg(hip: NDArray, ankle: NDArray, forward: NDArray, body: _Body) -> tuple[N
 def _bridge(values: NDArray, t: NDArray, gaps: NDArray) -> NDArray[np.float64]:
     """``values (N,)`` with each run of ``gaps (N,)`` refilled by a cubic Hermite curve.
 
-    The curve joins the value and the one-sided rate at the frames on either
-    side of the gap, so the result is C¹ there (to the frame spacing); gaps cut
-    by either end of ``t`` are left as they are.
+    The curve leaves the frame before the gap with its value and one-sided rate
+    (C¹ there, to the frame spacing) and arrives at the frame after the gap at
+    its value, at rest: between mid-stance and the other heel strike the pelvis
+    comes down to its lowest at heel strike without overshooting it, so the
+    lowest point is rounded on the way in and the excursion is that of the
+    heel strike. (Joining the leading leg's vault rate there instead dips the
+    pelvis below its heel-strike height and back: a V about 5 times sharper
+    than the top of the path, and 6.5 cm of excursion at 1.6 m/s where people
+    have about 5.) Gaps cut by either end of ``t`` are left as they are.
     """
     out = values.copy()
     edges = np.diff(np.concatenate([[0], gaps.astype(np.int8), [0]]))
@@ -545,9 +601,8 @@ def _bridge(values: NDArray, t: NDArray, gaps: NDArray) -> NDArray[np.float64]:
         if a < 2 or b > len(t) - 2:
             continue
         v0 = (values[a - 1] - values[a - 2]) / (t[a - 1] - t[a - 2])
-        v1 = (values[b + 1] - values[b]) / (t[b + 1] - t[b])
         h = t[b] - t[a - 1]
-        out[a:b] = _hermite((t[a:b] - t[a - 1]) / h, values[a - 1], h * v0, values[b], h * v1)
+        out[a:b] = _hermite((t[a:b] - t[a - 1]) / h, values[a - 1], h * v0, values[b], 0.0)
     return out
 
 
@@ -560,7 +615,8 @@ def _pelvis_height(
     leg sets the pelvis height: the one at which its knee has the flexion of
     :data:`STANCE_KNEE` at its phase, so its knee follows that profile exactly.
     From there to the other heel strike a cubic Hermite curve in time
-    (:func:`_bridge`) joins the heights and their rates, but never sinks below
+    (:func:`_bridge`) leaves at the height and rate of mid-stance and arrives
+    at the heel-strike height at rest, but never sinks below
     the height at which the trailing knee, its foot still flat, has the flexion
     of :func:`knee_profile`: the trailing knee extends through terminal stance
     while its heel rises as the knee's flexion asks (:func:`_late_stance_knee`,
@@ -640,25 +696,31 @@ def _height_for(
 
 
 def _late_stance_knee(
-    profile: NDArray, flat: NDArray, foot: _Foot, p: GaitParameters
+    profile: NDArray, flat: NDArray, most: NDArray, foot: _Foot, p: GaitParameters
 ) -> NDArray[np.float64]:
     """The knee ``(N,)`` [rad] that the heel rise aims at from ``HEEL_OFF`` to toe-off.
 
     ``profile (N,)`` is :func:`knee_profile`, ``flat (N,)`` the knee's flexion
     with the foot flat (the least it can have: the heel rise only brings the
-    ankle nearer the hip). Their larger one, made non-decreasing (running
-    maximum) from the profile's straightest knee on and smoothed over 6 % of the
-    cycle, then at least ``flat`` and non-decreasing from there again: the knee
-    extends through terminal stance, then flexes steadily to toe-off, with no dip
-    before the swing.
+    ankle nearer the hip), ``most (N,)`` with the heel up as far as it may (the
+    most it can have). The profile, kept under the least of ``most`` over each
+    stance (a smooth minimum over 2°: the hip moves away from the planted ball of
+    the foot, so that least comes at toe-off and a knee under it never has to
+    extend again; long steps), and ``flat``, their larger one, made
+    non-decreasing (running maximum) from the profile's straightest knee on and
+    smoothed over 6 % of the cycle, then at least ``flat`` and non-decreasing
+    from there again: the knee extends through terminal stance, then flexes
+    steadily to toe-off, with no dip before the swing.
     """
     late = foot.stance & (foot.tau >= HEEL_OFF)
     out = profile.copy()
     width = max(1, round(0.06 * p.cycle_duration * p.fps)) | 1
     kernel = np.ones(width) / width
+    soft = np.radians(2.0)
     edges = np.diff(np.concatenate([[0], late.astype(np.int8), [0]]))
     for a, b in zip(np.flatnonzero(edges == 1), np.flatnonzero(edges == -1), strict=True):
-        run = np.maximum(profile[a:b], flat[a:b])
+        reachable = -soft * np.logaddexp(-profile[a:b] / soft, -most[a:b].min() / soft)
+        run = np.maximum(reachable, flat[a:b])
         m = int(np.argmin(profile[a:b]))  # from the straightest knee on, no dip
         run[m:] = np.maximum.accumulate(run[m:])
         padded = np.concatenate([np.full(width // 2, run[0]), run, np.full(width // 2, run[-1])])
@@ -833,7 +895,8 @@ def generate_walk(
     solves: list[IKResult] = []
     for side, prefix in ((-1, "r"), (1, "l")):
         flat = body.knee_angle(np.linalg.norm(feet[side].ankle - hips[side], axis=-1))
-        profile = _late_stance_knee(knee_profile(feet[side].tau, p), flat, feet[side], p)
+        most = body.knee_angle(np.linalg.norm(_heel_up(feet[side], body, p) - hips[side], axis=-1))
+        profile = _late_stance_knee(knee_profile(feet[side].tau, p), flat, most, feet[side], p)
         foot = _heel_rise(feet[side], hips[side], profile, body, p)
         knee = body.knee_angle(np.linalg.norm(foot.ankle - hips[side], axis=-1))
         knee = _swing_knee(knee, profile, t, ~foot.stance)
@@ -886,22 +949,51 @@ def _ccd_leg(local: NDArray, root: NDArray, ankle: NDArray, sk: Skeleton, prefix
     Chen et al.'s walking IK: the leg chain hip → knee → ankle ends at the pelvis,
     its sub-root, so CCD never backtracks into the trunk. Each frame starts from
     the previous frame's solution (the first from the analytic pose) and drives
-    the ankle to ``ankle (N, 3)``; ``root (N, 3)`` is the pelvis position.
+    the ankle to ``ankle (N, 3)``; ``root (N, 3)`` is the pelvis position. CCD
+    leaves the leg's swivel about the hip-ankle line free, and over frames it
+    drifts (the thigh twisting by tens of degrees, the foot then jumping back at
+    heel strike); after each solve the leg turns about that line to put the knee
+    where the analytic pose has it, in ``local`` on entry (:func:`_swivel_to`).
     Returns the solves stacked over frames.
     """
     chain = Chain(sk, f"{prefix}_ankle", start=f"{prefix}_hip")
-    solver = CCD(tolerance=_CCD_TOLERANCE)
-    leg = sk.indices([f"{prefix}_hip", f"{prefix}_knee"])
+    solver = CCD(tolerance=_CCD_TOLERANCE, max_iterations=_CCD_SWEEPS)
+    hip, knee, ankle_j = sk.indices([f"{prefix}_hip", f"{prefix}_knee", f"{prefix}_ankle"])
+    leg = [hip, knee]
     start = local[0].copy()
     results = []
     for i in range(len(local)):
         pose = local[i].copy()
         pose[leg] = start[leg]
         result = solver.solve(chain, ankle[i], pose, root[i])
-        start = np.asarray(result.local_rotations)
+        start = np.array(result.local_rotations)
+        start[hip] = _swivel_to(start, local[i], sk, [hip, knee, ankle_j])
         local[i, leg] = start[leg]
-        results.append(result)
+        results.append(replace(result, local_rotations=start))
     return _stack(results)
+
+
+def _swivel_to(
+    pose: NDArray, reference: NDArray, sk: Skeleton, leg: list[int]
+) -> NDArray[np.float64]:
+    """Hip rotation ``(4,)`` of ``pose (J, 4)`` turned about the hip-ankle line onto the
+    knee of ``reference (J, 4)``.
+
+    ``leg`` is the hip, knee and ankle joint; the hip's parent is the root (the
+    pelvis). The ankle stays where it is (the turn's axis passes through it); the
+    knee moves into the half-plane through that line and the reference's knee.
+    """
+    hip, knee, ankle = leg
+    g_pelvis = pose[sk.parents[hip]]
+    thigh = quat_multiply(g_pelvis, pose[hip])
+    to_knee = quat_apply(thigh, sk.offsets[knee])
+    to_ankle = to_knee + quat_apply(quat_multiply(thigh, pose[knee]), sk.offsets[ankle])
+    ref_knee = quat_apply(quat_multiply(g_pelvis, reference[hip]), sk.offsets[knee])
+    axis = to_ankle / np.linalg.norm(to_ankle)
+    a = to_knee - np.dot(to_knee, axis) * axis
+    b = ref_knee - np.dot(ref_knee, axis) * axis
+    angle = np.arctan2(np.dot(axis, np.cross(a, b)), np.dot(a, b))
+    return quat_multiply(quat_conjugate(g_pelvis), quat_multiply(_qaxis(axis, angle), thigh))
 
 
 def _stack(results: list[IKResult]) -> IKResult:
