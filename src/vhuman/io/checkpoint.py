@@ -26,7 +26,7 @@ from numpy.typing import NDArray
 from vhuman.errors import FileFormatError, InputError
 from vhuman.io.filesystem import PathLike, atomic_path
 
-__all__ = ["read_checkpoint", "write_checkpoint"]
+__all__ = ["load_checkpoint", "read_checkpoint", "write_checkpoint"]
 
 _HEADER = "__checkpoint__"
 
@@ -69,11 +69,22 @@ def write_checkpoint(
     header = json.loads(json.dumps({"identity": dict(identity), "state": dict(state)}))
     text = json.dumps({**header, "sha256": _digest(header, arrays)})
     with atomic_path(path) as tmp, open(tmp, "wb") as fh:
-        np.savez(fh, **{_HEADER: np.array(text)}, **arrays)
+        np.savez(fh, **{_HEADER: np.frombuffer(text.encode(), dtype=np.uint8)}, **arrays)
 
 
-def _load(p: Path) -> tuple[dict[str, Any], dict[str, NDArray[Any]]]:
-    """Header and arrays of checkpoint ``p``, checked against the digest."""
+def load_checkpoint(
+    path: PathLike,
+) -> tuple[dict[str, Any], dict[str, Any], dict[str, NDArray[Any]]]:
+    """Identity, state and arrays of checkpoint ``path``, checked against its digest.
+
+    Raises
+    ------
+    InputError
+        One line naming the file and what is wrong: unreadable, empty,
+        truncated, not a checkpoint (FileFormatError), or changed after it was
+        written.
+    """
+    p = Path(path)
     try:
         size = p.stat().st_size
         with np.load(p, allow_pickle=False) as data:
@@ -87,10 +98,10 @@ def _load(p: Path) -> tuple[dict[str, Any], dict[str, NDArray[Any]]]:
         what = "empty (0 bytes)" if not size else f"truncated or not a checkpoint ({exc})"
         raise FileFormatError(f"checkpoint {p} is {what}; delete it to start over") from None
     try:
-        raw = json.loads(str(arrays.pop(_HEADER)))
+        raw = json.loads(arrays.pop(_HEADER).tobytes().decode())
         header = {"identity": raw["identity"], "state": raw["state"]}
         stored_digest = raw["sha256"]
-    except (KeyError, TypeError, ValueError):
+    except (KeyError, TypeError, ValueError, AttributeError):
         raise FileFormatError(
             f"checkpoint {p} is not a checkpoint of this job; delete it to start over"
         ) from None
@@ -99,7 +110,7 @@ def _load(p: Path) -> tuple[dict[str, Any], dict[str, NDArray[Any]]]:
             f"checkpoint {p} was changed after it was written (checksum mismatch); "
             "delete it to start over"
         )
-    return header, arrays
+    return header["identity"], header["state"], arrays
 
 
 def read_checkpoint(
@@ -127,8 +138,7 @@ def read_checkpoint(
         setting that differs, its name, the stored and the given value.
     """
     p = Path(path)
-    header, arrays = _load(p)
-    stored = header["identity"]
+    stored, state, arrays = load_checkpoint(p)
     given = json.loads(json.dumps(dict(identity)))
     for key in sorted(set(stored) | set(given)):
         if stored.get(key) != given.get(key):
@@ -136,4 +146,4 @@ def read_checkpoint(
                 f"checkpoint {p} belongs to a run with {key} = {stored.get(key)!r}; this run "
                 f"has {key} = {given.get(key)!r} (use the same value, {hint})"
             )
-    return header["state"], arrays
+    return state, arrays
