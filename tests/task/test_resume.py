@@ -137,3 +137,25 @@ def test_output_that_is_a_file_fails_before_any_step(small: Path, tmp_path: Path
     assert res.exit_code == 2
     assert res.output.strip().count("\n") == 0
     assert "--output" in res.output
+
+
+def test_ctrl_c_keeps_the_checkpoint_and_says_how_to_resume(small: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    job = subprocess.Popen(
+        [sys.executable, "-m", "vhuman", "task", str(small), "-o", str(out)],
+        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    deadline = time.monotonic() + 60
+    while not (out / CHECKPOINT).exists() and job.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.005)
+    job.send_signal(signal.SIGINT)
+    _, err = job.communicate(timeout=60)
+    if job.returncode == 0:
+        pytest.skip("the task ended before Ctrl-C reached it")
+    assert job.returncode == 130, err
+    assert err.strip().splitlines()[-1] == (
+        f"interrupted; resume with: vhuman task {small} -o {out} --resume"
+    )
+    assert (out / CHECKPOINT).is_file()
+    assert not (out / "task.json").exists()
