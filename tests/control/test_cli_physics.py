@@ -74,14 +74,18 @@ def _generation(ckpt: Path) -> int:
 def test_optimize_killed_at_any_point_resumes_to_the_same_controller(
     tmp_path, kill_at: int
 ) -> None:
-    """SIGKILL before the first checkpoint (-1) or just after generation ``kill_at``'s."""
+    """SIGKILL before the first checkpoint (-1) or just after generation ``kill_at``'s
+    (before its log line is written, as often as not): controller and log as uninterrupted."""
     pytest.importorskip("pybullet_data", reason="DeepMimic clips ship with pybullet")
-    whole_out = tmp_path / "whole.json"
-    subprocess.run(_optimize(whole_out, tmp_path / "whole.ckpt"), check=True, capture_output=True)
-    out, ckpt = tmp_path / "c.json", tmp_path / "c.ckpt"
+    whole_out, whole_log = tmp_path / "whole.json", tmp_path / "whole.jsonl"
+    subprocess.run(_optimize(whole_out, tmp_path / "whole.ckpt", "--log", str(whole_log)),
+                   check=True, capture_output=True)  # fmt: skip
+    out, ckpt, log = tmp_path / "c.json", tmp_path / "c.ckpt", tmp_path / "c.jsonl"
+    log.write_text('{"generation": 99}\n')  # a stale log of an earlier run is replaced
     job = subprocess.Popen(
-        _optimize(out, ckpt), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-    )
+        _optimize(out, ckpt, "--log", str(log)), stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL
+    )  # fmt: skip
     deadline = time.monotonic() + 120
     while _generation(ckpt) < kill_at and job.poll() is None and time.monotonic() < deadline:
         time.sleep(0.01)
@@ -89,9 +93,11 @@ def test_optimize_killed_at_any_point_resumes_to_the_same_controller(
     job.kill()
     job.wait(timeout=30)
     assert not out.exists()
-    subprocess.run(_optimize(out, ckpt), check=True, capture_output=True)
+    subprocess.run(_optimize(out, ckpt, "--log", str(log)), check=True, capture_output=True)
     whole, resumed = json.loads(whole_out.read_text()), json.loads(out.read_text())
     assert resumed == whole
+    assert log.read_text() == whole_log.read_text()
+    assert len(log.read_text().splitlines()) == whole["meta"]["optimised"]["generations"]
     assert not [p.name for p in tmp_path.iterdir() if p.name.startswith(".")]
 
 

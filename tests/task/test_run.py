@@ -167,3 +167,19 @@ def test_arm_comfort_where_the_arm_is_posed(ship_valve: TaskResult) -> None:
     held = c[round(span.start_s * 30) + 1 : round(span.end_s * 30)]
     assert np.all(np.isfinite(held))
     assert np.all(held >= 0.0)
+
+
+def test_stopped_after_the_turn_and_resumed_the_task_is_the_uninterrupted_one(
+    ship_valve: TaskResult, tmp_path: Path
+) -> None:
+    """The checkpoint holds the hand on the wheel, the arm's angles and the posture chosen."""
+    ckpt = tmp_path / "task.ckpt.npz"
+    run_task("ship-valve", seed=0, checkpoint=ckpt, stop_after=4)
+    resumed = run_task("ship-valve", seed=0, checkpoint=ckpt, resume=True)
+    a, b = resumed.to_dict(), ship_valve.to_dict()
+    a.pop("run_time_s")
+    b.pop("run_time_s")
+    assert a == b
+    np.testing.assert_array_equal(resumed.motion.local_rotations, ship_valve.motion.local_rotations)
+    np.testing.assert_array_equal(resumed.motion.root_positions, ship_valve.motion.root_positions)
+    np.testing.assert_array_equal(resumed.arm_comfort, ship_valve.arm_comfort)

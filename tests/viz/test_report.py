@@ -204,3 +204,23 @@ def test_summary_rows_link_to_their_sections_at_the_top() -> None:
     with pytest.raises(InputError, match="section of this report"):
         report.add_summary(Report("other").add_section("x"), "1")
     assert "at-a-glance" not in Report("empty").to_html()
+
+
+def test_stored_sections_come_back_as_they_were(tmp_path) -> None:
+    import json
+
+    import plotly.graph_objects as go
+
+    (tmp_path / "data.txt").write_text("x")
+    first = Report("r")
+    first.add_section("intro", "plain *text*")
+    done = first.add_section("part").add_plotly(go.Figure(go.Scatter(y=[1, 2])), "a plot")
+    done.add_file_link(tmp_path / "data.txt", "the data")
+    first.add_summary(done, "1 m", "2 m")
+    kept = json.loads(json.dumps(first.stored(1)))
+    second = Report("r")
+    second.add_section("intro", "plain *text*")
+    second.add_stored(kept)
+    assert second.to_html(tmp_path) == first.to_html(tmp_path)
+    with pytest.raises(InputError, match="not a stored report section"):
+        second.add_stored([{"title": "x"}])

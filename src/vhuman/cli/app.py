@@ -19,7 +19,7 @@ from typer._click.exceptions import ClickException, NoArgsIsHelpError, UsageErro
 
 from vhuman import __version__
 from vhuman.cli.ergo import ergo
-from vhuman.cli.errors import stderr, user_errors
+from vhuman.cli.errors import command_line, interruptible, stderr, user_errors
 from vhuman.cli.options import renamed
 from vhuman.cli.physics import physics_app
 from vhuman.cli.posture import posture
@@ -273,10 +273,13 @@ def demo(
     ),
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
-    """Run the main job on embedded defaults and write an HTML report."""
+    """Run the main job on embedded defaults and write an HTML report.
+
+    Run again after an interruption, it reuses the parts done (OUTPUT/sections).
+    """
     from vhuman.cli.demo import run_demo
 
-    with user_errors():
+    with user_errors(), interruptible(command_line()):
         if output.exists() and not output.is_dir():
             raise InputError(f"output {output} exists and is not a folder")
         summary = run_demo(output, console=None if as_json else stderr)

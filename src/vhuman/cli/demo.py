@@ -10,6 +10,12 @@ swivel-angle plots; the maintenance posture of a 95th-percentile man at a
 ship's valve (scene, octree, Pareto front, REBA/RULA); the shipped walking
 controller simulated in MuJoCo with a short run of its evolution; and the
 shipped prediction model continuing the CMU walk beside the truth.
+
+Each part, once done, is kept in ``sections/<part>.npz`` (its figures and its
+report sections, a checkpoint of :mod:`vhuman.io.checkpoint`); ``summary.json``
+is written last and marks the folder complete. Run again into a folder without
+it (a run that was killed), the demo reuses the parts done and runs the rest;
+into a complete folder, it starts over.
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -27,7 +34,10 @@ from vhuman.errors import InputError
 from vhuman.geometry import flexion_angle
 from vhuman.skeleton import Motion
 
-__all__ = ["DEMO_REACH_TARGET", "VIEW_FPS", "run_demo"]
+__all__ = ["DEMO_REACH_TARGET", "SECTIONS", "VIEW_FPS", "run_demo"]
+
+SECTIONS = "sections"
+"""Folder (in the demo's output) of the parts done, each ``<part>.npz``."""
 
 VIEW_FPS = 10.0
 """Playback rate [frames/s] of the report's body viewers: motions are decimated to it."""
@@ -571,6 +581,25 @@ def _task_section(report, out: Path, step: Callable[[], None]) -> dict:
     return {**d, "files": {k: str(Path(v).relative_to(out)) for k, v in files.items()}}
 
 
+def _part(report: Any, folder: Path, name: str, run: Callable[[], dict]) -> dict:
+    """The figures of part ``name``: run (its report sections added, the whole kept in
+    ``folder/<name>.npz``), or as kept there by an earlier run of this version."""
+    from vhuman import __version__
+    from vhuman.io.checkpoint import load_checkpoint, write_checkpoint
+
+    path = folder / f"{name}.npz"
+    identity = {"part": name, "vhuman": __version__}
+    if path.is_file():
+        stored, state, _ = load_checkpoint(path)
+        if stored == identity:
+            report.add_stored(state["sections"])
+            return state["figures"]
+    start = len(report.sections)
+    figures = run()
+    write_checkpoint(path, identity, {"figures": figures, "sections": report.stored(start)})
+    return figures
+
+
 def run_demo(output: Path, console: Console | None = None) -> dict:
     """Run the demo into ``output``; return its summary (also written as summary.json).
 
@@ -582,10 +611,17 @@ def run_demo(output: Path, console: Console | None = None) -> dict:
         Where to show progress; None for silence.
     """
     from vhuman.animation import GaitParameters, generate_walk
-    from vhuman.io import atomic_write
+    from vhuman.io import atomic_write, check_writable
     from vhuman.viz import Report
 
     output.mkdir(parents=True, exist_ok=True)
+    parts = output / SECTIONS
+    manifest = check_writable(output / "summary.json", "--output")
+    if manifest.is_file():  # a complete run: start over
+        for kept in parts.glob("*.npz"):
+            kept.unlink()
+        manifest.unlink()
+    parts.mkdir(exist_ok=True)
     report = Report("vhuman demo")
     summary: dict = {"output": str(output)}
 
@@ -652,32 +688,42 @@ def run_demo(output: Path, console: Console | None = None) -> dict:
         transient=False,
     ) as progress:
         task = progress.add_task("demo", total=steps_per_clip * len(clips) + 3 + 2 + 3 + 3 + 2 + 1)
-        for name, load, joints in clips:
-            progress.update(task, description=f"{name}: load")
-            motion, extra = load()
+
+        def advance() -> None:
             progress.advance(task)
 
-            def step(name: str = name) -> None:
-                progress.update(task, description=f"{name}: convert, render, view")
-                progress.advance(task)
+        for name, load, joints in clips:
+            progress.update(task, description=f"{name}: load")
 
-            summary[name] = _walk_section(report, motion, output, name, joints, step, extra)
-        progress.update(task, description="reach")
-        summary["reach"] = _reach_section(report, output, lambda: progress.advance(task))
-        progress.update(task, description="posture")
-        summary["posture"] = _posture_section(report, output, lambda: progress.advance(task))
-        progress.update(task, description="task")
-        summary["task"] = _task_section(report, output, lambda: progress.advance(task))
-        progress.update(task, description="physics")
-        if "deepmimic" in summary:  # the DeepMimic humanoid comes with pybullet's data too
-            summary["physics"] = summary["deepmimic"]
-        else:
-            summary["physics"] = _physics_section(report, output, lambda: progress.advance(task))
-        progress.update(task, description="prediction")
-        summary["prediction"] = _prediction_section(report, output, lambda: progress.advance(task))
+            def clip(name: str = name, load: Callable = load, joints: dict = joints) -> dict:
+                motion, extra = load()
+                advance()
+
+                def step() -> None:
+                    progress.update(task, description=f"{name}: convert, render, view")
+                    advance()
+
+                return _walk_section(report, motion, output, name, joints, step, extra)
+
+            summary[name] = _part(report, parts, name, clip)
+        sections = {
+            "reach": _reach_section,
+            "posture": _posture_section,
+            "task": _task_section,
+            "physics": _physics_section,
+            "prediction": _prediction_section,
+        }
+        for name, section in sections.items():
+            progress.update(task, description=name)
+            if name == "physics" and "deepmimic" in summary:
+                summary[name] = summary["deepmimic"]  # the DeepMimic humanoid comes with it
+                continue
+            summary[name] = _part(
+                report, parts, name, lambda section=section: section(report, output, advance)
+            )
         report_path = output / "report.html"
         report.write(report_path)
         progress.advance(task)
     summary["report"] = str(report_path)
-    atomic_write(output / "summary.json", json.dumps(summary, indent=2))
+    atomic_write(manifest, json.dumps(summary, indent=2))
     return summary

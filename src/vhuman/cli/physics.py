@@ -62,7 +62,11 @@ def optimize(
         ),
     ] = None,
     log: Annotated[
-        Path | None, typer.Option(help="Per-generation log, JSON lines (may differ on resume).")
+        Path | None,
+        typer.Option(
+            help="Per-generation log, JSON lines; on resume rewritten from the checkpoint, "
+            "which holds every line (the path may differ on resume)."
+        ),
     ] = None,
     no_screen: Annotated[bool, typer.Option("--no-screen", help="Ablation: no SVM.")] = False,
     push_force: Annotated[
@@ -119,9 +123,6 @@ def optimize(
 
             def on_generation(entry: dict) -> None:
                 lines.append(json.dumps(entry))
-                if log is not None:
-                    with log.open("a") as f:
-                        f.write(lines[-1] + "\n")
                 info = f"window {entry['window']:g} sims {entry['simulations']}"
                 progress.update(task, completed=entry["generation"], info=info)
                 if not as_json:
@@ -140,6 +141,7 @@ def optimize(
                 "push_growth": push_growth,
                 "checkpoint": checkpoint,
                 "on_generation": on_generation,
+                "log": log,
             }
             if speed is None:
                 if base is not None:

@@ -10,7 +10,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from vhuman.cli.errors import interruptible, stderr, user_errors
+from vhuman.cli.errors import command_line, interruptible, stderr, user_errors
 from vhuman.cli.options import renamed
 from vhuman.cli.tables import print_table
 from vhuman.errors import InputError
@@ -190,9 +190,21 @@ def swivel_train(
     seed: Annotated[
         int, typer.Option(min=0, help="Seed of the MLP's initialisation and batches.")
     ] = 0,
+    resume: Annotated[
+        bool,
+        typer.Option(
+            "--resume",
+            help="mlp: continue from <output>.ckpt (written after every epoch) if it is there; "
+            "--data, --hidden, --rotation, --epochs and --seed must be the ones it was "
+            "written with.",
+        ),
+    ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
-    """Train a swivel predictor on all but the highest-numbered trial of each activity."""
+    """Train a swivel predictor on all but the highest-numbered trial of each activity.
+
+    The mlp writes a checkpoint <output>.ckpt after every epoch; --resume continues from it.
+    """
     from vhuman.io import check_writable
     from vhuman.reaching import (
         LeastSquaresPredictor,
@@ -201,10 +213,18 @@ def swivel_train(
         evaluate,
     )
 
-    with user_errors({"root": "--data"}), interruptible(None):
+    ckpt = Path(f"{output}.ckpt")
+    resume_with = command_line(["--resume"]) if model == "mlp" else None
+    with user_errors({"root": "--data"}), interruptible(resume_with):
         if model not in _KINDS:
             raise InputError(f"--model must be one of {list(_KINDS)}, got {model!r}")
         check_writable(output, "--output")
+        if model == "mlp":
+            check_writable(ckpt, "the checkpoint")
+            if resume and ckpt.is_file():
+                from vhuman.prediction.checkpoint import load_checkpoint
+
+                load_checkpoint(ckpt)  # a damaged one is refused before any work
         train, test = _held_out(data)
         predictor = {
             "mlp": lambda: MLPPredictor(
@@ -214,7 +234,10 @@ def swivel_train(
             "mean": MeanPredictor,
         }[model]()
         with _status(f"fitting {model} on {len(train)} samples"):
-            predictor.fit(train.features, train.swivel)
+            if isinstance(predictor, MLPPredictor):
+                predictor.fit(train.features, train.swivel, checkpoint=ckpt, resume=resume)
+            else:
+                predictor.fit(train.features, train.swivel)
         predictor.save(output)
         scores = evaluate(predictor, test)
     result = {"output": str(output), "model": model, "train_samples": len(train), **scores}

@@ -10,10 +10,14 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from vhuman.cli.errors import stderr, user_errors
+from vhuman.cli.errors import command_line, interruptible, stderr, user_errors
 from vhuman.cli.tables import print_table
+from vhuman.errors import InputError
 
-__all__ = ["EXIT_STOPPED", "task"]
+__all__ = ["CHECKPOINT", "EXIT_STOPPED", "task"]
+
+CHECKPOINT = "task-checkpoint.npz"
+"""The checkpoint of `vhuman task`, in its output folder."""
 
 EXIT_STOPPED = 3
 """Exit status of a task stopped at a step that cannot be done (bad input is 2)."""
@@ -27,19 +31,37 @@ def task(
     ],
     output: Annotated[Path, typer.Option("-o", "--output", help="Output folder.")] = Path("task"),
     seed: Annotated[int, typer.Option(min=0, help="Seed of the posture solver's arm NSGA-II.")] = 0,
+    resume: Annotated[
+        bool,
+        typer.Option(
+            "--resume",
+            help=f"Continue after the steps done in OUTPUT/{CHECKPOINT} if it is there; the "
+            "task file, its scene and --seed must be the ones it was written with.",
+        ),
+    ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """A maintenance task: walk, posture, reach, turn, hold, stand up; every frame checked.
 
-    Exit status 3 when a step cannot be done (the outputs up to it are written).
+    A checkpoint OUTPUT/task-checkpoint.npz is written after every step; --resume continues
+    from it. OUTPUT/task.json is written last. Exit status 3 when a step cannot be done (the
+    outputs up to it are written).
     """
+    from vhuman.io import check_writable
     from vhuman.task import load_task, run_task
-    from vhuman.task.report import write_task_outputs
+    from vhuman.task.report import SUMMARY, write_task_outputs
 
-    with user_errors():
+    with user_errors(), interruptible(command_line(["--resume"])):
         spec = load_task(task_file)
+        try:
+            output.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise InputError(f"--output {output}: {exc.strerror or exc}") from None
+        for name in (SUMMARY, CHECKPOINT):
+            check_writable(output / name, "--output")
+        (output / SUMMARY).unlink(missing_ok=True)  # the folder is complete when it is back
         with stderr.status(f"running task {spec.name}", spinner="dots"):
-            result = run_task(spec, seed=seed)
+            result = run_task(spec, seed=seed, checkpoint=output / CHECKPOINT, resume=resume)
             files = write_task_outputs(result, output)
     doc = {**result.to_dict(), "files": files}
     if as_json:

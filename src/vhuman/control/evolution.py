@@ -36,7 +36,10 @@ survived longest (a fallback the patent does not need to state: its first
 population comes from a controller that already walks a little).
 
 Every generation is checkpointed (atomically, JSON); :func:`evolve` with the
-same checkpoint path resumes and ends where an uninterrupted run ends.
+same checkpoint path resumes and ends where an uninterrupted run ends. The
+checkpoint holds every generation's log entry, so the log (JSON lines, appended
+after each checkpoint) is rewritten from it on resume: a kill between the two
+writes, or during the append, loses no line and leaves none half-written.
 """
 
 from __future__ import annotations
@@ -455,6 +458,7 @@ def evolve(
     on_generation: Callable[[dict[str, Any]], None] | None = None,
     stop_after: int | None = None,
     identity: Mapping[str, Any] | None = None,
+    log: PathLike | None = None,
 ) -> EvolutionResult:
     """Run the evolution of the module notes.
 
@@ -480,6 +484,10 @@ def evolve(
     identity : mapping, optional
         The caller's settings that change the result but are not in
         ``config`` (what ``evaluate`` simulates, the seed), JSON values.
+    log : str or Path, optional
+        Per-generation log, one JSON line per generation, appended after each
+        checkpoint. It is (re)written first, atomically: empty for a fresh
+        run, the checkpoint's entries for a resumed one.
 
     Raises
     ------
@@ -500,6 +508,10 @@ def evolve(
         if ckpt is not None:
             body = {"identity": given, "state": state.to_dict()}
             atomic_write(ckpt, json.dumps({**body, "sha256": _digest(body)}))
+
+    if log is not None:
+        history = [] if state is None else state.history
+        atomic_write(log, "".join(json.dumps(entry) + "\n" for entry in history))
 
     def horizon(window: float) -> float:
         return min(window + cfg.window_step, cfg.target)
@@ -596,6 +608,9 @@ def evolve(
         )
         state.rng = gen.bit_generator.state
         save()
+        if log is not None:
+            with Path(log).open("a") as f:
+                f.write(json.dumps(entry) + "\n")
         steps += 1
         if on_generation is not None:
             on_generation(entry)

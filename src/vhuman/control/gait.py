@@ -224,6 +224,7 @@ def optimize_gait(
     screen: bool = True,
     checkpoint: PathLike | None = None,
     on_generation: Callable[[dict[str, Any]], None] | None = None,
+    log: PathLike | None = None,
 ) -> tuple[Controller, EvolutionResult]:
     """Evolve the gait settings of ``base`` for walking at ``speed`` [m/s].
 
@@ -232,7 +233,8 @@ def optimize_gait(
     stops there and the whole generation budget goes to the objectives among
     the walkers (it does not end at the first walker).
     Returns the controller of the best individual (its ``meta`` records the
-    run and the target) and the evolution's result.
+    run and the target) and the evolution's result. ``checkpoint``,
+    ``on_generation`` and ``log``: see :func:`vhuman.control.evolution.evolve`.
 
     Raises
     ------
@@ -263,6 +265,7 @@ def optimize_gait(
             executor=executor,
             checkpoint=checkpoint,
             on_generation=on_generation,
+            log=log,
             identity={
                 "gait_speed_m_s": speed,
                 "seed": seed,

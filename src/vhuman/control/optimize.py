@@ -185,6 +185,7 @@ def optimize_controller(
     refine_budget: int = 0,
     checkpoint: PathLike | None = None,
     on_generation: Callable[[dict[str, Any]], None] | None = None,
+    log: PathLike | None = None,
 ) -> tuple[Controller, EvolutionResult]:
     """Evolve the feedback matrix and stance width of the walking controller of ``clip``.
 
@@ -194,7 +195,8 @@ def optimize_controller(
     refined by :func:`vhuman.control.refine.refine_keyframes` with that many
     simulations at most (the patent's step 1 before the evolution of step 2).
     Returns the controller with the best individual's feedback matrix (its
-    ``meta`` records the run) and the evolution's result.
+    ``meta`` records the run) and the evolution's result. ``checkpoint``,
+    ``on_generation`` and ``log``: see :func:`vhuman.control.evolution.evolve`.
 
     Raises
     ------
@@ -250,6 +252,7 @@ def optimize_controller(
             executor=executor,
             checkpoint=checkpoint,
             on_generation=on_generation,
+            log=log,
             identity=identity,
         )
     ctrl = problem.controller(result.best)

@@ -130,7 +130,8 @@ def check_writable(path: PathLike, what: str = "output") -> Path:
 
     For long jobs, to fail before the work rather than after it: the folder
     must exist and be writable, and ``path`` must not be a folder or a file
-    this process cannot replace.
+    this process cannot replace. Temporary files of ``path`` left by a process
+    killed while writing it are removed (see :func:`atomic_path`).
 
     Raises
     ------
@@ -147,6 +148,7 @@ def check_writable(path: PathLike, what: str = "output") -> Path:
         raise InputError(f"{what} {p}: the folder {folder} is not writable")
     if p.exists() and not os.access(p, os.W_OK):
         raise InputError(f"{what} {p} exists and is not writable")
+    _remove_stale_temporaries(p)
     return p
 
 

@@ -20,6 +20,7 @@ Kingma, D. P., & Ba, J. (2015). Adam: a method for stochastic optimization. ICLR
 from __future__ import annotations
 
 import abc
+import hashlib
 import itertools
 import json
 from pathlib import Path
@@ -70,6 +71,16 @@ def _check_training(
     if not np.all(np.isfinite(phi)):
         raise InputError("swivel contains NaN or infinite values")
     return x, phi
+
+
+def _data_digest(x: NDArray[np.float64], phi: NDArray[np.float64]) -> str:
+    """SHA-256 (hex) of training features ``x (N, D)`` and angles ``phi (N,)``."""
+    h = hashlib.sha256()
+    for a in (x, phi):
+        a = np.ascontiguousarray(a, dtype=np.float64)
+        h.update(f"{a.shape}".encode())
+        h.update(a.tobytes())
+    return h.hexdigest()
 
 
 def _unit_targets(phi: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -358,10 +369,46 @@ class MLPPredictor(SwivelPredictor):
             return shape_features(x)
         return _lift_rotation(x) if self.rotation == "matrix" else x
 
-    def fit(self, features: ArrayLike, swivel: ArrayLike) -> MLPPredictor:
+    def fit(
+        self,
+        features: ArrayLike,
+        swivel: ArrayLike,
+        *,
+        checkpoint: PathLike | None = None,
+        resume: bool = False,
+        stop_after: int | None = None,
+    ) -> MLPPredictor:
+        """Train on ``features (N, 8)`` and swivel angles ``(N,)`` [rad].
+
+        Parameters
+        ----------
+        features : array_like, shape (N, 8)
+        swivel : array_like, shape (N,)
+        checkpoint : str or Path, optional
+            Written after every epoch (atomically, with a SHA-256 digest, see
+            :mod:`vhuman.prediction.checkpoint`): the network, Adam and the
+            learning-rate schedule, the batch-order generator, the epoch reached
+            and the run's identity (the hyper-parameters and a digest of the
+            training data).
+        resume : bool
+            Continue from ``checkpoint`` if it exists; the weights are then
+            those of an uninterrupted run.
+        stop_after : int, optional
+            Stop after this many epochs in total (the checkpoint stays).
+
+        Raises
+        ------
+        InputError
+            For bad training data, or a checkpoint that is damaged or of a
+            run with another setting (naming it, stored and given value).
+        """
         import torch
 
+        from vhuman.prediction.checkpoint import read_checkpoint, write_checkpoint
+        from vhuman.prediction.files import MODEL_FORMAT
+
         x, phi = _check_training(features, swivel)
+        identity = {**self._header(), "data": _data_digest(x, phi)}
         x = self._inputs(x)
         mean = x.mean(axis=0)
         std = x.std(axis=0)
@@ -383,14 +430,36 @@ class MLPPredictor(SwivelPredictor):
         sched = torch.optim.lr_scheduler.CosineAnnealingLR(
             opt, T_max=self.epochs * steps_per_epoch, eta_min=0.01 * self.learning_rate
         )
-        for _ in range(self.epochs):
+        start, history = 0, []
+        if resume and checkpoint is not None and Path(checkpoint).is_file():
+            data = read_checkpoint(checkpoint, identity)
+            net.load_state_dict(data["state"])
+            opt.load_state_dict(data["optimizer"]["adam"])
+            sched.load_state_dict(data["optimizer"]["schedule"])
+            gen.set_state(data["optimizer"]["generator"])
+            start, history = int(data["epoch"]), list(json.loads(data["history"]))
+        last = self.epochs if stop_after is None else min(self.epochs, stop_after)
+        for epoch in range(start, last):
             order = torch.randperm(x.shape[0], generator=gen)
+            total = torch.zeros((), dtype=torch.float64)
             for batch in order.split(self.batch_size):
                 opt.zero_grad()
                 loss = torch.nn.functional.mse_loss(net(xt[batch]), yt[batch])
                 loss.backward()
                 opt.step()
                 sched.step()
+                total += loss.detach() * len(batch)
+            history.append(total.item() / x.shape[0])
+            if checkpoint is not None:
+                write_checkpoint(checkpoint, {
+                    "format": MODEL_FORMAT,
+                    "identity": json.dumps(identity),
+                    "state": net.state_dict(),
+                    "optimizer": {"adam": opt.state_dict(), "schedule": sched.state_dict(),
+                                  "generator": gen.get_state()},
+                    "epoch": epoch + 1,
+                    "history": json.dumps(history),
+                })  # fmt: skip
         linear = [m for m in net if isinstance(m, torch.nn.Linear)]
         self.weights_ = {"mean": mean, "std": std}
         for k, layer in enumerate(linear):
@@ -407,9 +476,9 @@ class MLPPredictor(SwivelPredictor):
             h = _ACTIVATIONS[self.activation](h @ w[f"w{k}"].T + w[f"b{k}"])
         return h @ w[f"w{n}"].T + w[f"b{n}"]
 
-    def _state(self) -> tuple[dict[str, Any], dict[str, NDArray[np.float64]]]:
-        assert self.weights_ is not None  # _require_fitted ran first
-        header = {
+    def _header(self) -> dict[str, Any]:
+        """The hyper-parameters (JSON values)."""
+        return {
             "hidden": list(self.hidden),
             "epochs": self.epochs,
             "batch_size": self.batch_size,
@@ -418,7 +487,10 @@ class MLPPredictor(SwivelPredictor):
             "rotation": self.rotation,
             "activation": self.activation,
         }
-        return header, dict(self.weights_)
+
+    def _state(self) -> tuple[dict[str, Any], dict[str, NDArray[np.float64]]]:
+        assert self.weights_ is not None  # _require_fitted ran first
+        return self._header(), dict(self.weights_)
 
     @classmethod
     def _from_state(

@@ -11,7 +11,10 @@ from numpy.typing import NDArray
 
 from vhuman.task.run import TaskResult
 
-__all__ = ["ACTION_LEVEL_COLORS", "timeline_figure", "write_task_outputs"]
+__all__ = ["ACTION_LEVEL_COLORS", "SUMMARY", "timeline_figure", "write_task_outputs"]
+
+SUMMARY = "task.json"
+"""The summary's file name; written last, so that it marks a complete output folder."""
 
 ACTION_LEVEL_COLORS = ("#2ca02c", "#bcbd22", "#ff7f0e", "#d62728", "#8c564b")
 """Colours of REBA/RULA action levels 0 … 4 (none … now)."""
@@ -96,8 +99,8 @@ def _per_frame(result: TaskResult) -> dict[str, NDArray[Any]]:
 
 
 def write_task_outputs(result: TaskResult, folder: str | Path) -> dict[str, str]:
-    """Write ``task.bvh``, ``task.npz``, ``frames.npz``, ``task.json``, ``timeline.png`` and
-    ``report.html`` into ``folder`` (each file atomically).
+    """Write ``task.bvh``, ``task.npz``, ``frames.npz``, ``timeline.png``, ``report.html``
+    and, last, ``task.json`` into ``folder`` (each file atomically).
 
     ``frames.npz`` holds the per-frame figures (time, REBA/RULA score and action
     level, contacts, clearance, joint-limit excess, balance margin).
@@ -113,7 +116,7 @@ def write_task_outputs(result: TaskResult, folder: str | Path) -> dict[str, str]
 
     out = Path(folder)
     out.mkdir(parents=True, exist_ok=True)
-    names = {"bvh": "task.bvh", "npz": "task.npz", "frames": "frames.npz", "json": "task.json",
+    names = {"bvh": "task.bvh", "npz": "task.npz", "frames": "frames.npz", "json": SUMMARY,
              "timeline": "timeline.png", "report": "report.html"}  # fmt: skip
     paths = {k: out / name for k, name in names.items()}
     save_motion(result.motion, paths["bvh"])
@@ -121,8 +124,6 @@ def write_task_outputs(result: TaskResult, folder: str | Path) -> dict[str, str]
     with atomic_path(paths["frames"]) as tmp, open(tmp, "wb") as fh:
         np.savez_compressed(fh, **_per_frame(result))
     files = {k: str(v) for k, v in paths.items()}
-    summary = {**result.to_dict(), "files": files}
-    atomic_write(paths["json"], json.dumps(summary, indent=1) + "\n")
     save_figure(timeline_figure(result), paths["timeline"])
 
     doc = result.to_dict()
@@ -176,4 +177,6 @@ def write_task_outputs(result: TaskResult, folder: str | Path) -> dict[str, str]
     checks = report.add_section("Checks", _verdict(result) + ".")
     checks.add_json(doc, caption="All figures (task.json)")
     report.write(paths["report"])
+    summary = {**result.to_dict(), "files": files}
+    atomic_write(paths["json"], json.dumps(summary, indent=1) + "\n")
     return files

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
+import json
 import time
 from dataclasses import dataclass, replace
 from importlib import resources
@@ -23,9 +26,10 @@ from vhuman.ergonomics import (
 )
 from vhuman.errors import InputError
 from vhuman.geometry import quat_angle
+from vhuman.io.checkpoint import read_checkpoint, write_checkpoint
+from vhuman.io.filesystem import PathLike
 from vhuman.posture import (
     ArmSetting,
-    PostureResult,
     PostureSettings,
     anatomical_angles,
     solve_posture,
@@ -60,7 +64,15 @@ from vhuman.task.spec import (
     parse_task,
 )
 
-__all__ = ["PRE_GRASP", "StepRecord", "TaskResult", "builtin_tasks", "load_task", "run_task"]
+__all__ = [
+    "PRE_GRASP",
+    "StepRecord",
+    "TaskResult",
+    "builtin_tasks",
+    "load_task",
+    "run_task",
+    "task_identity",
+]
 
 PRE_GRASP = 0.12
 """Distance [m] back along the approach where the hand waits before a reach."""
@@ -142,8 +154,11 @@ class TaskResult:
         inverse kinematics (reach, turn, hold and the hand's moves); NaN elsewhere.
     paths : list of ndarray
         The planned floor paths ``(K, 2)`` [m].
-    postures : list of PostureResult
+    postures : list of str
+        The library posture (:attr:`vhuman.posture.PostureResult.library_posture`) the
+        solver chose at each posture step.
     run_time_s : float
+        Seconds this call ran (a resumed run: since it resumed).
     seed : int
     """
 
@@ -156,7 +171,7 @@ class TaskResult:
     rula: RULAResult
     arm_comfort: NDArray[np.float64]
     paths: list[NDArray[np.float64]]
-    postures: list[PostureResult]
+    postures: list[str]
     run_time_s: float
     seed: int
 
@@ -189,7 +204,7 @@ class TaskResult:
             "reba": _score_summary(self.reba.score, self.reba.action_level, fps, lowest=0),
             "rula": _score_summary(self.rula.score, self.rula.action_level, fps, lowest=1),
             "arm_comfort": _comfort_summary(self.arm_comfort, fps),
-            "postures": [p.library_posture for p in self.postures],
+            "postures": list(self.postures),
             "run_time_s": self.run_time_s,
         }
 
@@ -239,7 +254,7 @@ class _Composer:
         self.walking: list[NDArray[np.bool_]] = [np.zeros(1, dtype=bool)]
         self.arm_angles: list[NDArray[np.float64]] = [np.full((1, 7), np.nan)]
         self.paths: list[NDArray[np.float64]] = []
-        self.postures: list[PostureResult] = []
+        self.postures: list[str] = []
         self.hand: Target | None = None
         self.arm_q: NDArray[np.float64] | None = None
         self.goal: Target = scene.target
@@ -313,7 +328,7 @@ class _Composer:
                                seed=self.seed, worker=self.spec.worker)  # fmt: skip
         if not result.reached:
             raise _StepError(f"no valid posture reaches the target ({result.reason})")
-        self.postures.append(result)
+        self.postures.append(result.library_posture)
         place = result.placement
         self.walk_to(place.root_position[:2], place.yaw, exact=False)
         final = (result.motion.root_positions[0], result.motion.local_rotations[0])
@@ -409,6 +424,41 @@ class _Composer:
         self.arm_angles.append(np.full((n, 7), np.nan) if arm is None else arm[1:])
         self.pose = (motion.root_positions[-1].copy(), motion.local_rotations[-1].copy())
 
+    def state(self) -> tuple[dict[str, Any], dict[str, NDArray[Any]]]:
+        """What the steps so far changed, as JSON values and arrays (see `restore`)."""
+        arrays: dict[str, NDArray[Any]] = {
+            "roots": np.concatenate(self.roots),
+            "locals": np.concatenate(self.locals),
+            "walking": np.concatenate(self.walking),
+            "arm_angles": np.concatenate(self.arm_angles),
+            "pose_root": self.pose[0],
+            "pose_local": self.pose[1],
+            **{f"path_{k}": p for k, p in enumerate(self.paths)},
+        }
+        if self.arm_q is not None:
+            arrays["arm_q"] = self.arm_q
+        targets = {"goal": self.goal, "hand": self.hand}
+        for key, t in targets.items():
+            if t is not None:
+                arrays.update({f"{key}_{f}": getattr(t, f) for f in _TARGET_ARRAYS})
+        names = {k: None if t is None else [t.name, t.description] for k, t in targets.items()}
+        state = {"heading": self.heading, "postures": list(self.postures),
+                 "paths": len(self.paths), "targets": names}  # fmt: skip
+        return state, arrays
+
+    def restore(self, state: dict[str, Any], arrays: dict[str, NDArray[Any]]) -> None:
+        """Continue from a `state` (bit for bit: the motion goes on as it would have)."""
+        self.roots, self.locals = [arrays["roots"]], [arrays["locals"]]
+        self.walking, self.arm_angles = [arrays["walking"]], [arrays["arm_angles"]]
+        self.pose = (arrays["pose_root"], arrays["pose_local"])
+        self.heading = float(state["heading"])
+        self.postures = list(state["postures"])
+        self.paths = [arrays[f"path_{k}"] for k in range(int(state["paths"]))]
+        self.arm_q = arrays.get("arm_q")
+        for key, names in state["targets"].items():
+            target = None if names is None else _stored_target(arrays, key, *names)
+            setattr(self, key, target)
+
     def stand_up(self, step: StandUp) -> None:
         if self.hand is not None:  # the hand first back off the work, along the approach
             back = self.hand.position - PRE_GRASP * self.hand.approach
@@ -441,6 +491,41 @@ class _Composer:
             self.stand_up(step)
 
 
+_TARGET_ARRAYS = ("position", "rotation", "approach")
+
+
+def _stored_target(
+    arrays: dict[str, NDArray[Any]], key: str, name: str, description: str
+) -> Target:
+    """The target ``key`` of a checkpoint's arrays exactly as stored.
+
+    Built without `Target`'s checks, which would normalise the quaternion and
+    approach again and could change their last bits.
+    """
+    target = object.__new__(Target)
+    for field in _TARGET_ARRAYS:
+        value = np.array(arrays[f"{key}_{field}"], dtype=np.float64)
+        value.setflags(write=False)
+        object.__setattr__(target, field, value)
+    object.__setattr__(target, "name", name)
+    object.__setattr__(target, "description", description)
+    return target
+
+
+def task_identity(spec: TaskSpec, scene: Scene, seed: int) -> dict[str, Any]:
+    """What a task checkpoint must match to be resumed: SHA-256 digests of the task (every
+    field but the file's path) and of its scene, and the seed."""
+
+    def digest(value: Any) -> str:
+        text = json.dumps(value, sort_keys=True, default=lambda a: np.asarray(a).tolist())
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    fields = {f.name: getattr(spec, f.name) for f in dataclasses.fields(spec)}
+    fields.pop("source")
+    fields["steps"] = [[s.kind, dataclasses.asdict(s)] for s in spec.steps]
+    return {"task": digest(fields), "scene": digest(scene.to_dict()), "seed": int(seed)}
+
+
 def _wrap(a: float) -> float:
     return float((a + np.pi) % (2.0 * np.pi) - np.pi)
 
@@ -458,7 +543,14 @@ def _nearest_free(grid: FloorGrid, xy: NDArray[np.float64]) -> NDArray[np.float6
     return centres[int(np.argmin(np.linalg.norm(centres - xy, axis=-1)))]
 
 
-def run_task(task: TaskSpec | str | Path, *, seed: int = 0) -> TaskResult:
+def run_task(
+    task: TaskSpec | str | Path,
+    *,
+    seed: int = 0,
+    checkpoint: PathLike | None = None,
+    resume: bool = False,
+    stop_after: int | None = None,
+) -> TaskResult:
     """Run a task: compose the motion step by step, check every frame, score REBA and RULA.
 
     A step that cannot be done (no posture reaches its target, no path, no
@@ -470,18 +562,35 @@ def run_task(task: TaskSpec | str | Path, *, seed: int = 0) -> TaskResult:
     task : TaskSpec, or a task file path or built-in name
     seed : int
         Seed of the posture solver's arm NSGA-II.
+    checkpoint : str or Path, optional
+        Written after every step done (:mod:`vhuman.io.checkpoint`): the motion
+        so far and the composer's state, with the run's identity
+        (:func:`task_identity`).
+    resume : bool
+        Continue after the steps done in ``checkpoint`` if it exists; the
+        result is then the one of an uninterrupted run.
+    stop_after : int, optional
+        Stop (as if interrupted) once this many steps are done in all; the
+        result holds the motion so far.
 
     Raises
     ------
     InputError
-        For a bad task file or an unknown scene.
+        For a bad task file or an unknown scene, or a checkpoint that is
+        damaged or of another task, scene or seed.
     """
     started = time.perf_counter()
     spec = task if isinstance(task, TaskSpec) else load_task(task)
     scene = load_scene(spec.scene)
+    identity = task_identity(spec, scene, seed)
     comp = _Composer(spec, scene, seed)
     records: list[StepRecord] = []
-    for step in spec.steps:
+    if resume and checkpoint is not None and Path(checkpoint).is_file():
+        state, arrays = read_checkpoint(checkpoint, identity, "or run without --resume")
+        comp.restore(state["composer"], arrays)
+        records = [StepRecord(**r) for r in state["steps"]]
+    last = len(spec.steps) if stop_after is None else min(len(spec.steps), stop_after)
+    for step in spec.steps[len(records) : last]:
         t0 = comp.now
         try:
             comp.run(step)
@@ -489,11 +598,15 @@ def run_task(task: TaskSpec | str | Path, *, seed: int = 0) -> TaskResult:
             records.append(StepRecord(step.kind, t0, comp.now, False, f"{step.kind}: {exc}"))
             break
         records.append(StepRecord(step.kind, t0, comp.now, True))
+        if checkpoint is not None:
+            state, arrays = comp.state()
+            steps = [dataclasses.asdict(r) for r in records]
+            write_checkpoint(checkpoint, identity, {"composer": state, "steps": steps}, arrays)
     motion = comp.motion()
     static = ~np.concatenate(comp.walking)
     world = CollisionWorld(scene, resolution=0.1)
     check = check_motion(world, comp.body, motion, static)
-    sitting = any(p.library_posture.startswith("sitting") for p in comp.postures)
+    sitting = any(p.startswith("sitting") for p in comp.postures)
     reba = assess_reba(motion, REBAConditions(sitting=sitting))
     rula = assess_rula(motion, RULAConditions(seated_supported=sitting))
     q = np.concatenate(comp.arm_angles)

@@ -329,6 +329,13 @@ class Section:
     def _caption(caption: str) -> str:
         return f"<figcaption>{html.escape(caption)}</figcaption>" if caption else ""
 
+    def to_dict(self) -> dict[str, Any]:
+        """The section's content as captured (JSON values), for :meth:`Report.add_stored`."""
+        blocks = [b if isinstance(b, str) else {"path": str(b.path), "label": b.label}
+                  for b in self._blocks]  # fmt: skip
+        return {"title": self.title, "anchor": self.anchor, "blocks": blocks,
+                "plotly": self._has_plotly}  # fmt: skip
+
     def _html(self, base: Path) -> str:
         blocks = [b if isinstance(b, str) else b.html(base) for b in self._blocks]
         return (
@@ -373,6 +380,41 @@ class Report:
         if text is not None:
             section.add_text(text)
         return section
+
+    def stored(self, start: int = 0) -> list[dict[str, Any]]:
+        """Sections ``start`` on, each with its "At a glance" rows, as JSON values.
+
+        For a job that keeps finished parts of a report: :meth:`add_stored`
+        puts them back as they were.
+        """
+        out = []
+        for section in self._sections[start:]:
+            rows = [[f, r] for s, f, r in self._summary if s is section]
+            out.append({**section.to_dict(), "summary": rows})
+        return out
+
+    def add_stored(self, stored: list[dict[str, Any]]) -> Report:
+        """Append sections (and their "At a glance" rows) from :meth:`stored`.
+
+        Raises
+        ------
+        InputError
+            If an entry is not such a section.
+        """
+        for d in stored:
+            try:
+                section = Section(str(d["title"]), str(d["anchor"]))
+                for b in d["blocks"]:
+                    section._blocks.append(
+                        b if isinstance(b, str) else _FileLink(Path(b["path"]), str(b["label"]))
+                    )
+                section._has_plotly = bool(d["plotly"])
+                rows = [(section, str(f), str(r)) for f, r in d["summary"]]
+            except (KeyError, TypeError, ValueError) as exc:
+                raise InputError(f"not a stored report section ({exc!r})") from None
+            self._sections.append(section)
+            self._summary.extend(rows)
+        return self
 
     def add_summary(self, section: Section, figures: str, reference: str = "") -> Report:
         """Add a row to the "At a glance" table at the top of the page.
