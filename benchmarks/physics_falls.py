@@ -12,12 +12,13 @@ the ground (at most 0.6 s after the fall criterion). Per run it prints:
   after the criterion (a criterion that fires long before any contact, or without one, would
   be too strict);
 - ``steps``: foot strikes between the push and the criterion (does the walker step at all);
-- peak |torque| / limit from the push to the criterion at the stance hip (pitch, roll),
-  stance knee, stance ankle (pitch, roll) and swing hip, and the time of the first
-  saturation (>= 99 % of the limit) of any leg hinge before the criterion;
+- time at the torque limit (>= 99 %; the JSON also gives the peak |torque| / limit) from
+  the push to the criterion at the stance hip (pitch, roll), stance knee and stance ankle
+  (pitch, roll), and how long before the criterion any leg hinge first reached its limit;
 - ``legs touch``: time the two legs are in contact (a crossing swing foot blocked by the
-  stance leg), and ``lag``: the largest swing hip roll / pitch error (target − angle) at the
-  foot strikes after the push (a foot placed short of where the feedback asked).
+  stance leg); ``scuff``: time the swing foot touches the ground in early swing;
+  ``lag``: the largest swing hip roll / pitch error (target − angle) at the foot strikes
+  after the push (a foot placed off where the feedback asked).
 
 Run: ``python benchmarks/physics_falls.py --force 100`` (16 runs, about 20 s on one core);
 ``--force`` takes several values, ``--direction`` and ``--phase`` narrow the runs.
@@ -67,6 +68,7 @@ class FallObserver:
     at_limit_s: dict[str, float] = field(default_factory=dict)
     saturated_t: float | None = None
     legs_touch_s: float = 0.0
+    scuff_s: float = 0.0
     lag: list[tuple[float, float]] = field(default_factory=list)
     _last_steps: int = 0
     _last_t: float = 0.0
@@ -107,10 +109,12 @@ class FallObserver:
         ):
             return
         model = data.model
-        legs = False
+        legs = scuff = False
+        swing_body = (self.left if right else self.right)[4]
         for g1, g2 in data.contact.geom[: data.ncon].tolist():
             if g1 == 0 or g2 == 0:
                 other = g2 if g1 == 0 else g1
+                scuff = scuff or (state == 0 and int(model.geom_bodyid[other]) == swing_body)
                 if other not in self.foot_geoms and self.ground is None:
                     self.ground = self.body_names[model.geom_bodyid[other]]
                     self.ground_t = t
@@ -121,6 +125,7 @@ class FallObserver:
         if self.criterion_t is None:
             self.steps_after = steps - self.steps_at_push
             self._before_fall(data, right, steps, t, dt, legs)
+            self.scuff_s += dt * scuff
         self._last_steps = steps
 
     def _before_fall(
@@ -175,6 +180,7 @@ class FallObserver:
             if self.saturated_t is None or self.criterion_t is None
             else self.criterion_t - self.saturated_t,
             "legs_touch_s": self.legs_touch_s,
+            "swing_foot_scuff_s": self.scuff_s,
             "max_lag_roll_pitch_rad": np.abs(lag).max(axis=0).tolist() if len(lag) else None,
         }
 
@@ -193,7 +199,7 @@ def diagnose(ctrl: Controller, force: float, direction: str, at: float) -> dict:
 def _table(rows: list[dict]) -> Table:
     t = Table(title="pushed runs: what ends the walk (times after the push start)")
     cols = ("push", "fell", "criterion", "ground", "steps", "s at τ limit: hip p,r knee ankle p,r",
-            "saturated", "legs touch", "lag roll,pitch")  # fmt: skip
+            "saturated", "legs touch", "scuff", "lag roll,pitch")  # fmt: skip
     for c in cols:
         t.add_column(c, justify="left" if c in ("push", "criterion", "ground") else "right")
     for r in rows:
@@ -208,6 +214,7 @@ def _table(rows: list[dict]) -> Table:
                   str(r["fell"]),
                   crit or "-", ground or "-", str(r["steps_before_criterion"]), peak,
                   "-" if sat is None else f"{sat:.2f}s before", f"{r['legs_touch_s']:.2f}s",
+                  f"{r['swing_foot_scuff_s']:.2f}s",
                   "-" if lag is None else f"{lag[0]:.2f},{lag[1]:.2f}")  # fmt: skip
     return t
 
