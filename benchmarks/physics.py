@@ -13,7 +13,9 @@ appears (None if never), best objectives among walkers, wall time.
 Push sweep: per direction (forward, backward, left, right of the heading) and gait phase
 (0, 0.25, 0.5, 0.75 of the sixth cycle of the unpushed run), the largest 0.2 s chest push
 after which the walker walks on for 3 s, bisected to 5 N, beside the 250 N target and
-SIMBICON's 350 N (``--controller A.json B.json`` sweeps other controllers).
+SIMBICON's 350 N, and the smallest as an impulse per kg of body mass beside theirs
+(SIMBICON's at 70 kg) (``--controller A.json B.json`` sweeps other controllers).
+``benchmarks/physics_falls.py`` shows what ends the walk after a push.
 
 Refinement (``--refine``): the walk's initial keyframe targets refined with the root held
 (`vhuman.control.refine`, Levenberg–Marquardt) against CMA-ES on the same offset coefficients,
@@ -192,6 +194,10 @@ SIMBICON_PUSH_N = 350.0
 """Largest 0.2 s torso push SIMBICON's walker survives (Yin, Loken, van de Panne 2007)."""
 TARGET_PUSH_N = 250.0
 """The push [N] (0.2 s, any direction and phase) a walker is to survive."""
+PUSH_S = 0.2
+"""Duration [s] of the sweep's pushes (SIMBICON's)."""
+SIMBICON_MASS_KG = 70.0
+"""Body mass [kg] the SIMBICON push is compared at, per kg (an adult's)."""
 
 
 def push_times(ctrl, phases=PUSH_PHASES, cycle: int = PUSH_CYCLE) -> dict[float, float]:
@@ -204,8 +210,8 @@ def push_times(ctrl, phases=PUSH_PHASES, cycle: int = PUSH_CYCLE) -> dict[float,
 
 def survives_push(ctrl, force: float, direction: str, at: float) -> bool:
     """Whether ``ctrl`` walks on (no fall for 3 s after it ends) after one 0.2 s push."""
-    end = at + 0.2 + 3.0
-    r, _ = simulate(ctrl, 1.5 * end / ctrl.period, pushes=[Push(force, 0.2, at, direction)],
+    end = at + PUSH_S + 3.0
+    r, _ = simulate(ctrl, 1.5 * end / ctrl.period, pushes=[Push(force, PUSH_S, at, direction)],
                     record_fps=None)  # fmt: skip
     return not r.fell and r.duration_s >= end - 1e-6
 
@@ -229,10 +235,13 @@ def largest_push(ctrl, direction: str, at: float, hi: float = 600.0, tol: float 
 def push_limits(ctrl) -> dict:
     """Largest push survived per direction and gait phase, and the smallest over the phases."""
     times = push_times(ctrl)
-    out: dict = {"push_start_s": {f"{p:g}": t for p, t in times.items()}}
+    mass = float(ctrl.humanoid.model.body_subtreemass[1])
+    out: dict = {"push_start_s": {f"{p:g}": t for p, t in times.items()}, "mass_kg": mass}
     for name in ("forward", "backward", "left", "right"):
         per_phase = {f"{p:g}": largest_push(ctrl, name, t) for p, t in times.items()}
-        out[name] = {"per_phase_n": per_phase, "min_n": min(per_phase.values())}
+        worst = min(per_phase.values())
+        out[name] = {"per_phase_n": per_phase, "min_n": worst,
+                     "min_impulse_n_s_per_kg": worst * PUSH_S / mass}  # fmt: skip
     return out
 
 
@@ -309,12 +318,18 @@ def _tables(results: dict) -> list[Table]:
         t.add_column("direction")
         for phase in PUSH_PHASES:
             t.add_column(f"phase {phase:g}", justify="right")
-        for col in ("smallest", "target", "SIMBICON"):
+        for col in ("smallest", "target", "SIMBICON", "smallest N s/kg", "target", "SIMBICON"):
             t.add_column(col, justify="right")
+        per_kg = PUSH_S / pushes["mass_kg"]
         for name in ("forward", "backward", "left", "right"):
             v = pushes[name]
             t.add_row(name, *(f"{f:.0f}" for f in v["per_phase_n"].values()), f"{v['min_n']:.0f}",
-                      f"{TARGET_PUSH_N:.0f}", f"{SIMBICON_PUSH_N:.0f}")  # fmt: skip
+                      f"{TARGET_PUSH_N:.0f}", f"{SIMBICON_PUSH_N:.0f}",
+                      f"{v['min_impulse_n_s_per_kg']:.2f}", f"{TARGET_PUSH_N * per_kg:.2f}",
+                      f"{SIMBICON_PUSH_N * PUSH_S / SIMBICON_MASS_KG:.2f}")  # fmt: skip
+        t.caption = (
+            f"body mass {pushes['mass_kg']:.1f} kg; SIMBICON per kg at {SIMBICON_MASS_KG:g} kg"
+        )
         tables.append(t)
     if "refine" in results:
         r = results["refine"]

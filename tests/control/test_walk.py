@@ -202,3 +202,60 @@ def test_shipped_controller_walks_through_pushes() -> None:
     toppled, _ = simulate(ctrl, 8.0, pushes=[Push(600.0, 0.2, 4.0, "left")], record_fps=None)
     assert toppled.fell
     assert 4.0 < toppled.fall_time_s < 6.0
+
+
+def test_observer_sees_every_control_step_and_the_stance_swaps(walk_controller) -> None:
+    """The observer is called once per control step; the stance side swaps at each step."""
+    from vhuman.control.controller import SIMBICON_FEEDBACK
+    from vhuman.control.model import TIMESTEP
+    from vhuman.control.simulation import CONTROL_SUBSTEPS
+
+    seen: list[tuple[float, bool, int, int]] = []
+
+    def observe(data, right: bool, state: int, steps: int) -> None:
+        seen.append((float(data.time), right, state, steps))
+
+    ctrl = walk_controller.with_feedback(SIMBICON_FEEDBACK)
+    result, _ = simulate(ctrl, 2.0, record_fps=None, observe=observe)
+    times = np.array([s[0] for s in seen])
+    assert np.allclose(np.diff(times), TIMESTEP * CONTROL_SUBSTEPS)
+    assert times[-1] == pytest.approx(result.duration_s)
+    steps = np.array([s[3] for s in seen])
+    right = np.array([s[1] for s in seen])
+    assert steps[-1] == result.steps == 4
+    swapped = right[1:] != right[:-1]
+    assert np.array_equal(swapped, np.diff(steps) == 1)
+    assert {s[2] for s in seen} == {0, 1}
+
+
+def test_fall_criteria_end_a_run_that_topples() -> None:
+    """A standing body pushed hard falls: the run ends at the first control step after which
+    the pelvis is low or a body part other than the feet touches the ground, or before which
+    the pelvis was tilted (the attitude the control step acted on)."""
+    from vhuman.control.controller import pelvis_attitude
+    from vhuman.control.simulation import FALL_HEIGHT_RATIO, FALL_TILT_RAD
+
+    ctrl = standing_controller("standard")
+    model = ctrl.humanoid.model
+    feet = [b for b in range(model.nbody) if any(k in model.body(b).name for k in ("ankle", "toe"))]
+    foot_geoms = set(np.flatnonzero(np.isin(model.geom_bodyid, feet)).tolist())
+    fallen: list[bool] = []
+    before = [pelvis_attitude(ctrl.start_qpos[3:7])]
+
+    def observe(data, right: bool, state: int, steps: int) -> None:
+        _, pitch, roll = before[-1]
+        before.append(pelvis_attitude(data.qpos[3:7]))
+        touch = any(
+            (g1 == 0 or g2 == 0) and (g2 if g1 == 0 else g1) not in foot_geoms
+            for g1, g2 in data.contact.geom[: data.ncon].tolist()
+        )
+        low = data.qpos[2] < FALL_HEIGHT_RATIO * ctrl.start_qpos[2]
+        fallen.append(touch or low or max(abs(pitch), abs(roll)) > FALL_TILT_RAD)
+
+    result, _ = simulate(
+        ctrl, 3.0, pushes=[Push(600.0, 0.3, 0.2, "backward")], record_fps=None, observe=observe
+    )
+    assert result.fell
+    assert result.duration_s < 3.0 * ctrl.period
+    assert fallen[-1]
+    assert not any(fallen[:-1])

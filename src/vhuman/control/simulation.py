@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -19,7 +20,10 @@ from vhuman.skeleton.motion import Motion
 
 __all__ = [
     "CONTROL_SUBSTEPS",
+    "FALL_HEIGHT_RATIO",
+    "FALL_TILT_RAD",
     "PUSH_DIRECTIONS",
+    "Observer",
     "Push",
     "SimulationResult",
     "parse_push",
@@ -40,8 +44,16 @@ PUSH_DIRECTIONS = {
     "right": -0.5 * math.pi,
 }
 """Push directions and their angle [rad] from the body's heading (counter-clockwise, z up)."""
-_FALL_HEIGHT = 0.6  # fall when the root drops below this fraction of its start height
-_FALL_TILT = 0.8  # rad: fall when the pelvis pitch or roll exceeds this
+FALL_HEIGHT_RATIO = 0.6
+"""Fall criterion: the root (pelvis) below this fraction of its start height. A run also
+falls when the pelvis tilts past :data:`FALL_TILT_RAD` or a body part other than the feet
+(and toes) touches the ground."""
+FALL_TILT_RAD = 0.8
+"""Fall criterion: the pelvis pitch or roll beyond this [rad] (see :data:`FALL_HEIGHT_RATIO`)."""
+
+Observer = Callable[[mujoco.MjData, bool, int, int], None]
+"""Called after every control step with the simulation state, whether the right foot is the
+stance foot, the state of the gait machine (0: early, 1: late swing) and the steps so far."""
 
 
 @dataclass(frozen=True)
@@ -306,7 +318,7 @@ def _plan(ctrl: Controller, cycles: float) -> _Plan:
         step_nominal=0.5 * ctrl.period,
         n_max=max(1, math.ceil(max_time / dt - 1e-6)),
         want_steps=int(np.ceil(2 * cycles - 1e-9)),
-        fall_height=_FALL_HEIGHT * float(ctrl.start_qpos[2]),
+        fall_height=FALL_HEIGHT_RATIO * float(ctrl.start_qpos[2]),
         yaw0=pelvis_attitude(ctrl.start_qpos[3:7])[0],
     )
 
@@ -493,9 +505,15 @@ def _tracking(ctrl: Controller, log: _Log) -> tuple[float, tuple[float, ...]]:
 
 
 def _run(
-    ctrl: Controller, data: mujoco.MjData, plan: _Plan, pushes: _Pushes, stop_on_fall: bool
+    ctrl: Controller,
+    data: mujoco.MjData,
+    plan: _Plan,
+    pushes: _Pushes,
+    stop_on_fall: bool,
+    observe: Observer | None = None,
 ) -> tuple[_Log, _Gait, float | None]:
-    """The control loop: targets, balance, pushes, simulation steps, state machine, falls.
+    """The control loop: targets, balance, pushes, simulation steps, state machine, falls
+    (``observe``, if given, sees the state after every control step).
 
     Returns the log, the state machine at the end and the fall time [s] (None: no fall).
     """
@@ -537,8 +555,15 @@ def _run(
             log.self_collision_s += dt
         if plan.walking:
             gait.advance(dt, plan.state_time, touch)
+        if observe is not None:
+            observe(data, gait.right, gait.state, gait.steps)
         z = data.qpos[2]
-        if body_down or z < plan.fall_height or max(abs(pitch), abs(roll)) > _FALL_TILT or z != z:
+        if (
+            body_down
+            or z < plan.fall_height
+            or max(abs(pitch), abs(roll)) > FALL_TILT_RAD
+            or z != z
+        ):
             if fall_time is None:
                 fall_time = float(data.time)
             if stop_on_fall:
@@ -553,6 +578,7 @@ def simulate(
     pushes: tuple[Push, ...] | list[Push] = (),
     record_fps: float | None = 30.0,
     stop_on_fall: bool = True,
+    observe: Observer | None = None,
 ) -> tuple[SimulationResult, Motion | None]:
     """Simulate ``ctrl`` for ``cycles`` gait cycles (or until it falls).
 
@@ -572,6 +598,8 @@ def simulate(
         Frame rate [Hz] of the returned motion; None records nothing (faster).
     stop_on_fall : bool
         End the run at the first fall.
+    observe : Observer, optional
+        Called after every control step (see :data:`Observer`); for diagnosis.
 
     Returns
     -------
@@ -601,7 +629,7 @@ def simulate(
     previous_handler = mujoco.get_mju_user_warning()
     mujoco.set_mju_user_warning(mujoco_warnings.append)
     try:
-        log, gait, fall_time = _run(ctrl, data, plan, chest, stop_on_fall)
+        log, gait, fall_time = _run(ctrl, data, plan, chest, stop_on_fall, observe)
     finally:
         mujoco.set_mju_user_warning(previous_handler)
     cpu = time.process_time() - cpu
