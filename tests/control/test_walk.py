@@ -259,3 +259,29 @@ def test_fall_criteria_end_a_run_that_topples() -> None:
     assert result.duration_s < 3.0 * ctrl.period
     assert fallen[-1]
     assert not any(fallen[:-1])
+
+
+def test_an_unstable_step_ends_the_run_even_without_stop_on_fall() -> None:
+    """MuJoCo resets the state after a non-finite acceleration; the run ends there as a fall,
+    with the time and distance of the last valid step (not of the reset state)."""
+    pytest.importorskip("pybullet_data", reason="DeepMimic clips ship with pybullet")
+    from vhuman.control.controller import default_controller_path
+    from vhuman.control.model import TIMESTEP
+    from vhuman.control.simulation import CONTROL_SUBSTEPS
+
+    ctrl = load_controller(default_controller_path())
+    blow_up_at = 40
+    calls: list[float] = []
+
+    def observe(data, right: bool, state: int, steps: int) -> None:
+        calls.append(float(data.time))
+        if len(calls) == blow_up_at:
+            data.qvel[:] = 1e300  # the next step's acceleration is not finite
+
+    result, _ = simulate(ctrl, 5.0, record_fps=None, stop_on_fall=False, observe=observe)
+    dt = TIMESTEP * CONTROL_SUBSTEPS
+    assert len(calls) == blow_up_at
+    assert result.fell
+    assert result.fall_time_s == pytest.approx(blow_up_at * dt)
+    assert result.duration_s == pytest.approx(blow_up_at * dt)
+    assert result.distance_m > 0.0

@@ -51,6 +51,16 @@ falls when the pelvis tilts past :data:`FALL_TILT_RAD` or a body part other than
 FALL_TILT_RAD = 0.8
 """Fall criterion: the pelvis pitch or roll beyond this [rad] (see :data:`FALL_HEIGHT_RATIO`)."""
 
+_UNSTABLE = np.array(
+    [
+        mujoco.mjtWarning.mjWARN_BADQPOS,
+        mujoco.mjtWarning.mjWARN_BADQVEL,
+        mujoco.mjtWarning.mjWARN_BADQACC,
+    ],
+    dtype=np.intp,
+)
+"""MuJoCo's warnings for a state it found non-finite or huge (it then resets the state)."""
+
 Observer = Callable[[mujoco.MjData, bool, int, int], None]
 """Called after every control step with the simulation state, whether the right foot is the
 stance foot, the state of the gait machine (0: early, 1: late swing) and the steps so far."""
@@ -516,6 +526,8 @@ def _run(
     (``observe``, if given, sees the state after every control step).
 
     Returns the log, the state machine at the end and the fall time [s] (None: no fall).
+    A step that MuJoCo finds unstable (it then resets the state) ends the run as a fall
+    at that step.
     """
     model = data.model
     lay = _layout(ctrl.skeleton)
@@ -525,6 +537,7 @@ def _run(
     k = len(plan.targets)
     targets, delta, ctrl_in = plan.targets, plan.delta, data.ctrl
     fall_time = None
+    unstable = _UNSTABLE
     while log.n < plan.n_max and (not plan.walking or gait.steps < plan.want_steps):
         t = log.n * dt
         if plan.walking:
@@ -546,6 +559,10 @@ def _run(
         if pushes.pushes:
             pushes.apply(t, yaw)
         mujoco.mj_step(model, data, nstep=CONTROL_SUBSTEPS)
+        if data.warning.number[unstable].any():
+            # MuJoCo reset the state after a non-finite or huge state: nothing after
+            # this step belongs to the run, whatever ``stop_on_fall`` says.
+            return log, gait, fall_time if fall_time is not None else t
         log.add(data, phase)
         swing_foot = (
             lay.foot_geom[1 if gait.right else 0] if plan.walking and gait.state == 1 else -1
@@ -634,15 +651,17 @@ def simulate(
         mujoco.set_mju_user_warning(previous_handler)
     cpu = time.process_time() - cpu
     wall = time.perf_counter() - wall
-    sim_time = float(data.time)
     n, dt = log.n, TIMESTEP * CONTROL_SUBSTEPS
+    # After an unstable step MuJoCo has reset ``data``: the run ends at the last logged state.
+    diverged = bool(data.warning.number[_UNSTABLE].any())
+    sim_time = n * dt if diverged else float(data.time)
     rmse, per_hinge = _tracking(ctrl, log)
     if plan.walking:
         completed = gait.steps // 2
     else:
         survived = fall_time if fall_time is not None else sim_time
         completed = int(np.floor(survived / plan.period + 1e-9))
-    qpos = data.qpos
+    qpos = (log.q[n - 1] if n else ctrl.start_qpos) if diverged else data.qpos
     heading = np.array([np.cos(plan.yaw0), np.sin(plan.yaw0)])
     travel = float((qpos[0:2] - ctrl.start_qpos[0:2]) @ heading) if math.isfinite(qpos[0]) else 0.0
     result = SimulationResult(
