@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -28,6 +28,7 @@ from vhuman.posture import (
     PostureResult,
     PostureSettings,
     anatomical_angles,
+    load_library,
     solve_posture,
     worker_skeleton,
 )
@@ -69,6 +70,9 @@ BODY_RADIUS = 0.38
 the arms' swing."""
 MAX_STROKES = 12
 """Most strokes of one turn step."""
+KNEE_ON_FLOOR = 0.02
+"""Height [m] above the floor within which a knee bears weight (REBA and RULA then score
+the legs as supported on both sides)."""
 _POSE_TOL = (np.radians(1.0), 0.005)  # joint angle [rad] and root [m] below which poses match
 
 
@@ -231,12 +235,15 @@ class _Composer:
         self.fps = spec.fps
         self.sk = worker_skeleton(spec.worker)
         self.body = BodyModel.from_skeleton(self.sk, samples_per_segment=2)
+        self.library = load_library(self.sk, body=self.body)
         self.grid: FloorGrid = floor_grid(scene, BODY_RADIUS, height=stature(self.sk) + 0.1)
         self.heading = spec.start_heading
         self.pose = standing_pose(self.sk, spec.start_position, self.heading, self.fps)
         self.roots: list[NDArray[np.float64]] = [self.pose[0][None]]
         self.locals: list[NDArray[np.float64]] = [self.pose[1][None]]
         self.walking: list[NDArray[np.bool_]] = [np.zeros(1, dtype=bool)]
+        self.sitting: list[NDArray[np.bool_]] = [np.zeros(1, dtype=bool)]
+        self.seated = False  # in a library posture scored with REBA's sitting rule
         self.arm_angles: list[NDArray[np.float64]] = [np.full((1, 7), np.nan)]
         self.paths: list[NDArray[np.float64]] = []
         self.postures: list[PostureResult] = []
@@ -309,8 +316,14 @@ class _Composer:
         if step.target is not None:
             t = step.target
             scene = replace(scene, target=Target(t.position, t.rotation, t.approach, "posture"))
-        result = solve_posture(scene, self.sk, settings=PostureSettings(side=self.spec.side),
-                               seed=self.seed, worker=self.spec.worker)  # fmt: skip
+        result = solve_posture(
+            scene,
+            self.sk,
+            library=self.library,
+            settings=PostureSettings(side=self.spec.side),
+            seed=self.seed,
+            worker=self.spec.worker,
+        )
         if not result.reached:
             raise _StepError(f"no valid posture reaches the target ({result.reason})")
         self.postures.append(result)
@@ -333,6 +346,7 @@ class _Composer:
         self.append(transition(self.body, self.pose, ready, step.duration, self.fps,
                                self.scene.floor))  # fmt: skip
         self.goal = target
+        self.seated = self.library[result.library_posture].sitting
 
     def reach(self, step: Reach) -> None:
         assert self.hand is not None
@@ -406,6 +420,7 @@ class _Composer:
         self.roots.append(motion.root_positions[1:])
         self.locals.append(motion.local_rotations[1:])
         self.walking.append(np.full(n, walking))
+        self.sitting.append(np.full(n, self.seated))
         self.arm_angles.append(np.full((n, 7), np.nan) if arm is None else arm[1:])
         self.pose = (motion.root_positions[-1].copy(), motion.local_rotations[-1].copy())
 
@@ -419,6 +434,7 @@ class _Composer:
             except ArmUnreachableError as exc:  # as far back as the arm's ranges allow
                 if exc.frame > 1:
                     self._arm(pos[: exc.frame], rot[: exc.frame], self.hand.approach)
+        self.seated = False
         stand = standing_pose(self.sk, self.pose[0][:2], self.heading, self.fps)
         self.append(transition(self.body, self.pose, stand, step.duration, self.fps,
                                self.scene.floor))  # fmt: skip
@@ -439,6 +455,40 @@ class _Composer:
             self.append(still, arm=arm)
         else:
             self.stand_up(step)
+
+
+R = TypeVar("R", REBAResult, RULAResult)
+
+
+def _per_frame(standing: R, *cases: tuple[NDArray[np.bool_], R]) -> R:
+    """``standing`` (scored with the legs measured) with the frames of each case's mask
+    ``(N,)`` taken from that case's result (scored with its legs' support)."""
+    out = standing
+    for mask, other in cases:
+        values: dict[str, Any] = {}
+        for f in fields(out):
+            a, b = getattr(out, f.name), getattr(other, f.name)
+            if isinstance(a, dict):
+                values[f.name] = {k: _where(mask, b[k], v) for k, v in a.items()}
+            elif isinstance(a, np.ndarray):
+                values[f.name] = _where(mask, b, a)
+        out = replace(out, **values)
+    return out
+
+
+def _where(mask: NDArray[np.bool_], a: NDArray[Any], b: NDArray[Any]) -> NDArray[Any]:
+    """``a`` where ``mask (N,)``, else ``b``; arrays ``(N, ...)``."""
+    return np.where(mask.reshape(-1, *([1] * (a.ndim - 1))), a, b)
+
+
+def knees_down(body: BodyModel, motion: Motion, floor: float) -> NDArray[np.bool_]:
+    """Frames ``(N,)`` where a knee rests on the floor: the lowest point of a shank's capsule
+    at its knee end within :data:`KNEE_ON_FLOOR` of it."""
+    names = np.asarray(motion.skeleton.names)[body.joints]
+    shanks = np.flatnonzero(np.isin(names, ("l_knee", "r_knee")))
+    a, _ = body.capsules(motion.root_positions, motion.local_rotations)
+    low = a[:, shanks, 2] - body.radii[shanks] - floor
+    return np.asarray((low <= KNEE_ON_FLOOR).any(axis=-1))
 
 
 def _wrap(a: float) -> float:
@@ -493,9 +543,17 @@ def run_task(task: TaskSpec | str | Path, *, seed: int = 0) -> TaskResult:
     static = ~np.concatenate(comp.walking)
     world = CollisionWorld(scene, resolution=0.1)
     check = check_motion(world, comp.body, motion, static)
-    sitting = any(p.library_posture.startswith("sitting") for p in comp.postures)
-    reba = assess_reba(motion, REBAConditions(sitting=sitting))
-    rula = assess_rula(motion, RULAConditions(seated_supported=sitting))
+    sitting = np.concatenate(comp.sitting)
+    kneeling = knees_down(comp.body, motion, scene.floor)
+    reba = _per_frame(
+        assess_reba(motion),
+        (sitting, assess_reba(motion, REBAConditions(sitting=True))),
+        (kneeling & ~sitting, assess_reba(motion, REBAConditions(bilateral_support=True))),
+    )
+    rula = _per_frame(
+        assess_rula(motion),
+        (sitting | kneeling, assess_rula(motion, RULAConditions(legs_supported=True))),
+    )
     q = np.concatenate(comp.arm_angles)
     comfort = np.full(len(q), np.nan)
     posed = np.all(np.isfinite(q), axis=-1)
