@@ -123,11 +123,12 @@ def standing_pose(
     skeleton: Skeleton, xy: ArrayLike, heading: float, fps: float
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Root ``(3,)`` and local rotations ``(J, 4)`` of the worker standing at ``xy``, facing
-    ``heading`` [rad]: the first frame of a walk setting off that way."""
+    ``heading`` [rad]: the first frame of a walk setting off that way, its joints clamped to
+    their ranges."""
     xy = np.asarray(xy, dtype=np.float64)
     ahead = xy + np.array([np.cos(heading), np.sin(heading)])
     walk = walk_along(skeleton, np.stack([xy, ahead]), fps)
-    return walk.root_positions[0].copy(), walk.local_rotations[0].copy()
+    return walk.root_positions[0].copy(), skeleton.clamp(walk.local_rotations[0])
 
 
 def transition(
