@@ -24,7 +24,7 @@ built the other way and played backwards.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 
 import numpy as np
 from numpy.typing import NDArray
@@ -53,8 +53,14 @@ SHIFT_S = 0.3
 """Duration [s] of a weight shift from one support to another."""
 ARM_JOINTS = ("clavicle", "shoulder", "elbow", "wrist", "hand")
 """Joint names (after the side prefix) that move with the arm's own timing."""
+REST_HEIGHT = 0.05
+"""Height [m] above the floor within which the lowest point of a foot of the end pose
+rests on it (a foot higher than that is not planted while the body goes down)."""
 REACH = 0.99
 """Fraction of a leg's length the hip is kept within from the ankle."""
+MAX_ROLL = np.radians(30.0)
+"""Largest turn [rad] of a foot planted between steps away from its planned rotation that
+it rolls with (the ankle's range stopping it); beyond it the plan is kept."""
 PIVOT_PASSES = 3
 """Passes of leg inverse kinematics that move each pivoting ankle to the foot rotation the
 ankle's range allows, so the pivot point stays put."""
@@ -73,7 +79,7 @@ class _Foot:
 @dataclass(frozen=True)
 class _Track:
     """A foot over N frames: ankle targets (N, 3), ankle and toe world rotations (N, 4), and
-    where it is planted (N,) the centres of its heel and ball spheres there (N, 3)."""
+    where it is planted (N,) the centres of its heel, ball and toe-tip spheres there (N, 3)."""
 
     ankle: NDArray[np.float64]
     rotation: NDArray[np.float64]
@@ -81,6 +87,7 @@ class _Track:
     planted: NDArray[np.bool_]
     heel: NDArray[np.float64]
     ball: NDArray[np.float64]
+    tip: NDArray[np.float64]
 
     def __getitem__(self, frames: slice) -> _Track:
         return _Track(*(getattr(self, f.name)[frames] for f in fields(self)))
@@ -126,12 +133,12 @@ class _Feet:
         return _Foot(pos[a].copy(), rot[a].copy(), rot[t].copy())
 
     def pivot(self, foot: _Foot, side: str) -> str | None:
-        """The point the foot rests on (ball before toe tip before heel), None off the floor."""
-        pts = self.points(foot, side)
-        for name in ("ball", "tip", "heel"):
-            if pts[name][2] - self.radius(side, name) - self.floor <= CONTACT_HEIGHT:
-                return name
-        return None
+        """The point the foot rests on: the lowest of heel, ball and toe tip when within
+        :data:`REST_HEIGHT` of the floor, else None."""
+        heights = {n: p[2] - self.radius(side, n) - self.floor
+                   for n, p in self.points(foot, side).items()}  # fmt: skip
+        low = min(heights, key=heights.__getitem__)
+        return low if heights[low] <= REST_HEIGHT else None
 
     def yaw(self, foot: _Foot, side: str) -> float:
         pts = self.points(foot, side)
@@ -176,13 +183,19 @@ class _Feet:
 
     def rolled(self, side: str, track: _Track, rotation: NDArray[np.float64]) -> NDArray:
         """Ankle positions ``(N, 3)`` of a foot rolling on its anchors with foot rotations
-        ``(N, 4)``: it rests on the heel or on the ball, at the anchor's place, whichever
-        keeps the other above its own (so the point on the floor does not slide)."""
-        sa, _ = self.seg[side]
+        ``(N, 4)``: it rests on the heel, the ball or the toe tip, at the anchor's place,
+        whichever keeps the others above their own (so the point on the floor does not
+        slide)."""
+        (_, t), (sa, st) = self.joint[side], self.seg[side]
         b = self.body
-        on_heel = track.heel - quat_apply(rotation, b.starts[sa])
-        on_ball = track.ball - quat_apply(rotation, b.ends[sa])
-        ankle = np.where((on_ball[:, 2] > on_heel[:, 2])[:, None], on_ball, on_heel)
+        toe_joint = quat_apply(rotation, b.skeleton.offsets[t])
+        ankles = np.stack([
+            track.heel - quat_apply(rotation, b.starts[sa]),
+            track.ball - quat_apply(rotation, b.ends[sa]),
+            track.tip - quat_apply(track.toe, b.ends[st]) - toe_joint,
+        ])  # fmt: skip
+        pick = np.argmax(ankles[..., 2], axis=0)
+        ankle = np.take_along_axis(ankles, pick[None, :, None], axis=0)[0]
         return np.where(track.planted[:, None], ankle, track.ankle)
 
     def pose_legs(
@@ -261,7 +274,7 @@ def _still(feet: _Feet, foot: _Foot, side: str, n: int) -> _Track:
         return np.tile(v, (n, 1))
 
     return _Track(tile(foot.ankle), tile(foot.rotation), tile(foot.toe), np.ones(n, bool),
-                  tile(pts["heel"]), tile(pts["ball"]))  # fmt: skip
+                  tile(pts["heel"]), tile(pts["ball"]), tile(pts["tip"]))  # fmt: skip
 
 
 def _swing(a: _Foot, b: _Foot, n: int) -> _Track:
@@ -272,7 +285,7 @@ def _swing(a: _Foot, b: _Foot, n: int) -> _Track:
     ankle[:, 2] += LIFT * np.sin(np.pi * u)
     zero = np.zeros((n, 3))
     return _Track(ankle, _slerp(a.rotation, b.rotation, s), _slerp(a.toe, b.toe, s),
-                  np.zeros(n, bool), zero, zero)  # fmt: skip
+                  np.zeros(n, bool), zero, zero, zero)  # fmt: skip
 
 
 def _between(a: _Foot, b: _Foot, s: float) -> _Foot:
@@ -366,14 +379,20 @@ def _lowering(
     tracks = {}
     for side in SIDES:
         b = feet.placement(end, side)
-        if feet.pivot(b, side) is None:
+        point = feet.pivot(b, side)
+        if point is None:
             continue
         a = placed[side]
         still = _still(feet, a, side, n)
         rot, toe = _slerp(a.rotation, b.rotation, s), _slerp(a.toe, b.toe, s)
-        track = _Track(still.ankle, rot, toe, still.planted, still.heel, still.ball)
-        tracks[side] = _Track(feet.rolled(side, track, rot), rot, toe, still.planted,
-                              still.heel, still.ball)  # fmt: skip
+        # The point it rests on ends at its height in ``end`` (within REST_HEIGHT).
+        anchor = getattr(still, point).copy()
+        anchor[:, 2] += s * (feet.points(b, side)[point][2] - anchor[0, 2])
+        ends = {point: anchor}
+        if point == "tip":  # on tiptoe the foot turns about the tip alone
+            ends.update(heel=still.heel - [0.0, 0.0, 1.0], ball=still.ball - [0.0, 0.0, 1.0])
+        track = replace(still, rotation=rot, toe=toe, **ends)
+        tracks[side] = replace(track, ankle=feet.rolled(side, track, rot))
     return roots, local, tracks
 
 
@@ -446,7 +465,7 @@ def transition(
     roots = _within_reach(feet, roots, local, tracks)
     roots = _above_floor(feet, roots, feet.pose_legs(roots, local, tracks), tracks)
     for _ in range(PIVOT_PASSES):
-        tracks = _rolled(feet, roots, feet.pose_legs(roots, local, tracks), tracks)
+        tracks = _rolled(feet, roots, feet.pose_legs(roots, local, tracks), tracks, n1)
     local = feet.pose_legs(roots, local, tracks)
     local[0], local[-1] = start[1], end[1]
     roots[0], roots[-1] = start[0], end[0]
@@ -458,14 +477,20 @@ def _rolled(
     roots: NDArray[np.float64],
     local: NDArray[np.float64],
     tracks: dict[str, _Track],
+    first: int,
 ) -> dict[str, _Track]:
     """Tracks whose planted ankles roll each foot on its anchors with the foot rotations the
     legs reached (:meth:`_Feet.rolled`)."""
     _, rot = feet.body.joint_frames(roots, local)
     out = {}
     for side, t in tracks.items():
-        r = np.where(t.planted[:, None], rot[:, feet.joint[side][0]], t.rotation)
-        out[side] = _Track(feet.rolled(side, t, r), r, t.toe, t.planted, t.heel, t.ball)
+        a, k = feet.joint[side]
+        near = t.planted & (
+            (np.arange(len(t.planted)) >= first) | (quat_angle(rot[:, a], t.rotation) < MAX_ROLL)
+        )
+        r = np.where(near[:, None], rot[:, a], t.rotation)
+        moved = replace(t, rotation=r, toe=np.where(near[:, None], rot[:, k], t.toe))
+        out[side] = replace(moved, ankle=feet.rolled(side, moved, r))
     return out
 
 
