@@ -181,6 +181,4 @@ def check_motion(
             margin[k] = static_balance(world, body, roots[k], local[k]).margin
     limits = motion.skeleton.limit_violation(local).max(axis=-1)
     slide = foot_slide(body, motion, world.scene.floor)
-    return MotionCheck(
-        contacts, clearance, first, limits, margin, np.asarray(static, bool), slide
-    )
+    return MotionCheck(contacts, clearance, first, limits, margin, np.asarray(static, bool), slide)

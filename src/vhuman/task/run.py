@@ -48,7 +48,6 @@ from vhuman.task.motion import (
     walk_along,
 )
 from vhuman.task.path import FloorGrid, PathBlockedError, floor_grid, plan_path
-from vhuman.task.transition import transition
 from vhuman.task.spec import (
     Hold,
     PostureStep,
@@ -60,6 +59,7 @@ from vhuman.task.spec import (
     WalkTo,
     parse_task,
 )
+from vhuman.task.transition import transition
 
 __all__ = ["PRE_GRASP", "StepRecord", "TaskResult", "builtin_tasks", "load_task", "run_task"]
 
@@ -125,8 +125,13 @@ class StepRecord:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready."""
-        return {"kind": self.kind, "start_s": self.start_s, "end_s": self.end_s,
-                "done": self.done, "reason": self.reason or None}  # fmt: skip
+        return {
+            "kind": self.kind,
+            "start_s": self.start_s,
+            "end_s": self.end_s,
+            "done": self.done,
+            "reason": self.reason or None,
+        }
 
 
 @dataclass(frozen=True, eq=False)
@@ -224,8 +229,12 @@ def _comfort_summary(comfort: NDArray[np.float64], fps: float) -> dict[str, Any]
     if not posed.any():
         return None
     worst = int(np.nanargmax(comfort))
-    return {"max": float(comfort[worst]), "mean": float(comfort[posed].mean()),
-            "worst_time_s": float(worst / fps), "frames": int(posed.sum())}  # fmt: skip
+    return {
+        "max": float(comfort[worst]),
+        "mean": float(comfort[posed].mean()),
+        "worst_time_s": float(worst / fps),
+        "frames": int(posed.sum()),
+    }
 
 
 class _StepError(Exception):
@@ -289,8 +298,16 @@ class _Composer:
         the scene's solids (else the one with the fewest frames in contact)."""
         best: tuple[int, Motion] | None = None
         for lag in ARM_LAGS:
-            m = transition(self.body, self.pose, end, seconds, self.fps, self.scene.floor,
-                           reference=self.reference, arm_lag=lag)  # fmt: skip
+            m = transition(
+                self.body,
+                self.pose,
+                end,
+                seconds,
+                self.fps,
+                self.scene.floor,
+                reference=self.reference,
+                arm_lag=lag,
+            )
             hits = sum(
                 self.world.check(self.body, r, q).in_collision
                 for r, q in zip(m.root_positions, m.local_rotations, strict=True)
@@ -305,8 +322,9 @@ class _Composer:
     def motion(self) -> Motion:
         return Motion(self.sk, self.fps, np.concatenate(self.roots), np.concatenate(self.locals))
 
-    def walk_to(self, xy: NDArray[np.float64], heading: float | None, *, exact: bool = True
-                ) -> None:  # fmt: skip
+    def walk_to(
+        self, xy: NDArray[np.float64], heading: float | None, *, exact: bool = True
+    ) -> None:
         """Walk to ``xy`` (with ``exact`` False: to the free floor nearest it), then face
         ``heading``."""
         here = self.pose[0][:2]
@@ -315,8 +333,10 @@ class _Composer:
         try:
             path = plan_path(self.grid, start, goal, goal_heading=heading)
         except PathBlockedError as exc:
-            raise _StepError(f"no walking path from ({here[0]:.2f}, {here[1]:.2f}) to "
-                        f"({xy[0]:.2f}, {xy[1]:.2f}) m: {exc}") from None  # fmt: skip
+            raise _StepError(
+                f"no walking path from ({here[0]:.2f}, {here[1]:.2f}) to "
+                f"({xy[0]:.2f}, {xy[1]:.2f}) m: {exc}"
+            ) from None
         path = np.concatenate([here[None], path])
         keep = np.concatenate([[True], np.linalg.norm(np.diff(path, axis=0), axis=-1) > 1e-3])
         path = path[keep]
@@ -365,8 +385,9 @@ class _Composer:
         side = Side.parse(self.spec.side)
         setting = ArmSetting(self.body, final[0], final[1], side, target)
         q_final = result.arm.q
-        back = Target(target.position - PRE_GRASP * target.approach, target.rotation,
-                      target.approach)  # fmt: skip
+        back = Target(
+            target.position - PRE_GRASP * target.approach, target.rotation, target.approach
+        )
         q = arm_solutions(ArmSetting(self.body, final[0], final[1], side, back))
         if len(q):
             q_ready = q[int(np.argmin(np.linalg.norm(q - q_final, axis=-1)))]
@@ -384,8 +405,14 @@ class _Composer:
         if step.target is not None:
             t = step.target
             goal = Target(t.position, t.rotation, t.approach, "reach")
-        pos, rot = hand_line(self.hand.position, self.hand.rotation, goal.position,
-                             goal.rotation, step.duration, self.fps)  # fmt: skip
+        pos, rot = hand_line(
+            self.hand.position,
+            self.hand.rotation,
+            goal.position,
+            goal.rotation,
+            step.duration,
+            self.fps,
+        )
         self._arm(pos, rot, goal.approach)
         self.hand = goal
 
@@ -395,15 +422,24 @@ class _Composer:
         v = p0 - step.centre
         off_axis = float(np.linalg.norm(v - np.dot(v, step.axis) * step.axis))
         if abs(off_axis - step.radius) > 0.08:
-            raise _StepError(f"the hand is {off_axis:.3f} m from the wheel's axis, its rim is at "
-                        f"{step.radius:.3f} m: the hand is not on the rim")  # fmt: skip
+            raise _StepError(
+                f"the hand is {off_axis:.3f} m from the wheel's axis, its rim is at "
+                f"{step.radius:.3f} m: the hand is not on the rim"
+            )
         # In strokes of at most 80 % of what the arm's joint ranges allow from the grip; between
         # strokes the hand slides back along the rim to the grip (the wheel stays).
         left, duration = step.angle, step.duration
         strokes = 0
         while abs(left) > np.radians(0.5):
-            pos, rot = hand_arc(p0, self.hand.rotation, step.centre, step.axis, left,
-                                duration * abs(left / step.angle), self.fps)  # fmt: skip
+            pos, rot = hand_arc(
+                p0,
+                self.hand.rotation,
+                step.centre,
+                step.axis,
+                left,
+                duration * abs(left / step.angle),
+                self.fps,
+            )
             try:
                 self._arm(pos, rot, self.hand.approach, stop=False)
                 left = 0.0
@@ -411,29 +447,55 @@ class _Composer:
                 s = ease(Easing.MINIMUM_JERK, np.array([max(exc.frame - 1, 0) / (len(pos) - 1)]))
                 stroke = 0.8 * left * float(s[0])
                 if abs(stroke) < np.radians(5.0) or strokes >= MAX_STROKES:
-                    raise _StepError(f"the wheel turned {np.degrees(step.angle - left):.0f} of "
-                                f"{np.degrees(step.angle):.0f} deg: {exc}") from None  # fmt: skip
-                pos, rot = hand_arc(p0, self.hand.rotation, step.centre, step.axis, stroke,
-                                    duration * abs(stroke / step.angle), self.fps)  # fmt: skip
+                    raise _StepError(
+                        f"the wheel turned {np.degrees(step.angle - left):.0f} of "
+                        f"{np.degrees(step.angle):.0f} deg: {exc}"
+                    ) from None
+                pos, rot = hand_arc(
+                    p0,
+                    self.hand.rotation,
+                    step.centre,
+                    step.axis,
+                    stroke,
+                    duration * abs(stroke / step.angle),
+                    self.fps,
+                )
                 stroke_motion, q = self._arm(pos, rot, self.hand.approach)
-                back = Motion(self.sk, self.fps, stroke_motion.root_positions[::-1],
-                              stroke_motion.local_rotations[::-1])  # fmt: skip
+                back = Motion(
+                    self.sk,
+                    self.fps,
+                    stroke_motion.root_positions[::-1],
+                    stroke_motion.local_rotations[::-1],
+                )
                 self._append_raw(back, arm=q[::-1])
                 self.arm_q = q[0]
                 left -= stroke
             strokes += 1
         self.hand = Target(pos[-1], rot[-1], self.hand.approach)
 
-    def _arm(self, pos: NDArray[np.float64], rot: NDArray[np.float64],
-             approach: NDArray[np.float64], *, stop: bool = True
-             ) -> tuple[Motion, NDArray[np.float64]]:  # fmt: skip
+    def _arm(
+        self,
+        pos: NDArray[np.float64],
+        rot: NDArray[np.float64],
+        approach: NDArray[np.float64],
+        *,
+        stop: bool = True,
+    ) -> tuple[Motion, NDArray[np.float64]]:
         """The arm along hand frames, appended; returns its motion and joint angles ``(N, 7)``.
 
         ArmUnreachableError is re-raised (``stop`` False) or stops the step.
         """
         try:
-            motion, q = arm_path(self.body, self.pose, self.spec.side, pos, rot, approach,
-                                 self.fps, previous=self.arm_q)  # fmt: skip
+            motion, q = arm_path(
+                self.body,
+                self.pose,
+                self.spec.side,
+                pos,
+                rot,
+                approach,
+                self.fps,
+                previous=self.arm_q,
+            )
         except ArmUnreachableError as exc:
             if not stop:
                 raise
@@ -457,8 +519,9 @@ class _Composer:
     def stand_up(self, step: StandUp) -> None:
         if self.hand is not None:  # the hand first back off the work, along the approach
             back = self.hand.position - PRE_GRASP * self.hand.approach
-            pos, rot = hand_line(self.hand.position, self.hand.rotation, back,
-                                 self.hand.rotation, 0.6, self.fps)  # fmt: skip
+            pos, rot = hand_line(
+                self.hand.position, self.hand.rotation, back, self.hand.rotation, 0.6, self.fps
+            )
             try:
                 self._arm(pos, rot, self.hand.approach, stop=False)
             except ArmUnreachableError as exc:  # as far back as the arm's ranges allow
@@ -587,5 +650,17 @@ def run_task(task: TaskSpec | str | Path, *, seed: int = 0) -> TaskResult:
     posed = np.all(np.isfinite(q), axis=-1)
     if posed.any():
         comfort[posed] = arm_discomfort(anatomical_angles(q[posed]))
-    return TaskResult(spec, scene, motion, tuple(records), check, reba, rula, comfort,
-                      comp.paths, comp.postures, time.perf_counter() - started, seed)  # fmt: skip
+    return TaskResult(
+        spec,
+        scene,
+        motion,
+        tuple(records),
+        check,
+        reba,
+        rula,
+        comfort,
+        comp.paths,
+        comp.postures,
+        time.perf_counter() - started,
+        seed,
+    )

@@ -36,7 +36,6 @@ from vhuman.ik import Chain, two_bone_ik
 from vhuman.posture.check import centre_of_mass
 from vhuman.scene import BodyModel
 from vhuman.skeleton import Motion
-from vhuman.task.check import CONTACT_HEIGHT
 
 __all__ = ["ARM_JOINTS", "LIFT", "SIDES", "transition"]
 
@@ -45,6 +44,9 @@ Pose = tuple[NDArray[np.float64], NDArray[np.float64]]
 SIDES = ("l", "r")
 LIFT = 0.05
 """Height [m] a stepping foot is lifted by at mid-step."""
+CLEARANCE = 0.005
+"""Height [m] a lifted foot keeps above its planned path, so that it leaves the floor at
+once."""
 STEP_S = 0.4
 """Duration [s] of one step (foot off the floor and down again)."""
 MAX_STEP = 0.3
@@ -95,8 +97,9 @@ class _Track:
     @staticmethod
     def join(*tracks: _Track) -> _Track:
         """The tracks one after the other."""
-        return _Track(*(np.concatenate([getattr(t, f.name) for t in tracks])
-                        for f in fields(_Track)))  # fmt: skip
+        return _Track(
+            *(np.concatenate([getattr(t, f.name) for t in tracks]) for f in fields(_Track))
+        )
 
 
 class _Feet:
@@ -113,8 +116,8 @@ class _Feet:
         self.reference = {s: self.placement(reference, s) for s in SIDES}
 
     def points(self, foot: _Foot, side: str) -> dict[str, NDArray[np.float64]]:
-        """Centres (3,) of the heel, ball and toe-tip spheres and their radii, by name."""
-        (a, t), (sa, st) = self.joint[side], self.seg[side]
+        """Centres (3,) of the heel, ball and toe-tip spheres, by name."""
+        (_, t), (sa, st) = self.joint[side], self.seg[side]
         b = self.body
         toe_joint = foot.ankle + quat_apply(foot.rotation, b.skeleton.offsets[t])
         return {
@@ -135,8 +138,9 @@ class _Feet:
     def pivot(self, foot: _Foot, side: str) -> str | None:
         """The point the foot rests on: the lowest of heel, ball and toe tip when within
         :data:`REST_HEIGHT` of the floor, else None."""
-        heights = {n: p[2] - self.radius(side, n) - self.floor
-                   for n, p in self.points(foot, side).items()}  # fmt: skip
+        heights = {
+            n: p[2] - self.radius(side, n) - self.floor for n, p in self.points(foot, side).items()
+        }
         low = min(heights, key=heights.__getitem__)
         return low if heights[low] <= REST_HEIGHT else None
 
@@ -189,11 +193,13 @@ class _Feet:
         (_, t), (sa, st) = self.joint[side], self.seg[side]
         b = self.body
         toe_joint = quat_apply(rotation, b.skeleton.offsets[t])
-        ankles = np.stack([
-            track.heel - quat_apply(rotation, b.starts[sa]),
-            track.ball - quat_apply(rotation, b.ends[sa]),
-            track.tip - quat_apply(track.toe, b.ends[st]) - toe_joint,
-        ])  # fmt: skip
+        ankles = np.stack(
+            [
+                track.heel - quat_apply(rotation, b.starts[sa]),
+                track.ball - quat_apply(rotation, b.ends[sa]),
+                track.tip - quat_apply(track.toe, b.ends[st]) - toe_joint,
+            ]
+        )
         pick = np.argmax(ankles[..., 2], axis=0)
         ankle = np.take_along_axis(ankles, pick[None, :, None], axis=0)[0]
         return np.where(track.planted[:, None], ankle, track.ankle)
@@ -273,8 +279,15 @@ def _still(feet: _Feet, foot: _Foot, side: str, n: int) -> _Track:
     def tile(v: NDArray[np.float64]) -> NDArray[np.float64]:
         return np.tile(v, (n, 1))
 
-    return _Track(tile(foot.ankle), tile(foot.rotation), tile(foot.toe), np.ones(n, bool),
-                  tile(pts["heel"]), tile(pts["ball"]), tile(pts["tip"]))  # fmt: skip
+    return _Track(
+        tile(foot.ankle),
+        tile(foot.rotation),
+        tile(foot.toe),
+        np.ones(n, bool),
+        tile(pts["heel"]),
+        tile(pts["ball"]),
+        tile(pts["tip"]),
+    )
 
 
 def _swing(a: _Foot, b: _Foot, n: int) -> _Track:
@@ -282,10 +295,17 @@ def _swing(a: _Foot, b: _Foot, n: int) -> _Track:
     u = np.linspace(0.0, 1.0, n + 1)[1:]
     s = ease(Easing.MINIMUM_JERK, np.clip((u - 0.25) / 0.5, 0.0, 1.0))
     ankle = a.ankle + s[:, None] * (b.ankle - a.ankle)
-    ankle[:, 2] += LIFT * np.sin(np.pi * u)
+    ankle[:, 2] += LIFT * np.sin(np.pi * u) + CLEARANCE * (u < 1.0)
     zero = np.zeros((n, 3))
-    return _Track(ankle, _slerp(a.rotation, b.rotation, s), _slerp(a.toe, b.toe, s),
-                  np.zeros(n, bool), zero, zero, zero)  # fmt: skip
+    return _Track(
+        ankle,
+        _slerp(a.rotation, b.rotation, s),
+        _slerp(a.toe, b.toe, s),
+        np.zeros(n, bool),
+        zero,
+        zero,
+        zero,
+    )
 
 
 def _between(a: _Foot, b: _Foot, s: float) -> _Foot:
@@ -316,15 +336,18 @@ def _stepping(
     shifts the centre of mass over the foot that stays.
     """
     now = {f: feet.placement(start, f) for f in SIDES}
-    moved = sorted((f for f in SIDES if _moved(now[f], placed[f])),
-                   key=lambda f: -float(np.linalg.norm(now[f].ankle - placed[f].ankle)))  # fmt: skip
+    moved = sorted(
+        (f for f in SIDES if _moved(now[f], placed[f])),
+        key=lambda f: -float(np.linalg.norm(now[f].ankle - placed[f].ankle)),
+    )
     tracks = {f: [_still(feet, now[f], f, 1)] for f in SIDES}
     if not moved:
         return start[0][None], start[1][None], {f: tracks[f][0] for f in SIDES}
     reach = max(float(np.linalg.norm((now[f].ankle - placed[f].ankle)[:2])) for f in moved)
     rounds = max(1, int(np.ceil(reach / MAX_STEP)))
-    plan = [(f, _between(now[f], placed[f], (r + 1) / rounds)) for r in range(rounds)
-            for f in moved]  # fmt: skip
+    plan = [
+        (f, _between(now[f], placed[f], (r + 1) / rounds)) for r in range(rounds) for f in moved
+    ]
     offset = _com_offset(feet.body, start)
     shift, step = round(SHIFT_S * fps), round(STEP_S * fps)
     xy = [start[0][:2]]
@@ -437,8 +460,7 @@ def transition(
         First frame ``start``, last frame ``end``.
     """
     if not _upright_first(start, end):
-        m = transition(body, end, start, duration, fps, floor, reference=reference,
-                       arm_lag=arm_lag)  # fmt: skip
+        m = transition(body, end, start, duration, fps, floor, reference=reference, arm_lag=arm_lag)
         return Motion(body.skeleton, fps, m.root_positions[::-1], m.local_rotations[::-1])
     feet = _Feet(body, reference, floor)
     placed = {}
