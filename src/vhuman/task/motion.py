@@ -1,10 +1,13 @@
-"""Pieces of one continuous task motion: walks on a floor path, standing poses, hand paths.
+"""Pieces of one continuous task motion: walks on a floor path, transitions, hand paths.
 
 - Walks: the parametric walk of :func:`vhuman.animation.generate_walk` laid on
   a planned floor path, the distance along it following a minimum-jerk profile
   in time (Flash & Hogan 1985), so the steps shorten to a stop at both ends
   and the feet stay planted in stance.
-- Transitions between two poses: :mod:`vhuman.task.transition`.
+- Transitions between two poses: every joint's local rotation by spherical
+  linear interpolation (Shoemake 1985) with minimum-jerk timing, the root
+  moved with the same timing and lifted or lowered so that the lowest point
+  of the body stays on the floor.
 - Hand paths: hand frames by minimum jerk (position) and slerp (orientation),
   the arm solved per frame by the closed-form 7-DOF IK over the swivel angle
   (:meth:`vhuman.posture.ArmSetting.ik_seeds`), taking the solution nearest the
@@ -27,11 +30,13 @@ __all__ = [
     "ArmUnreachableError",
     "arm_path",
     "arm_solutions",
+    "ground",
     "hand_arc",
     "hand_line",
     "hold",
     "standing_pose",
     "stature",
+    "transition",
     "walk_along",
 ]
 
@@ -56,6 +61,17 @@ def _wxyz(q: NDArray[np.float64]) -> NDArray[np.float64]:
 
 def _xyzw(q: NDArray[np.float64]) -> NDArray[np.float64]:
     return np.concatenate([q[..., 1:], q[..., :1]], axis=-1)
+
+
+def ground(
+    body: BodyModel, roots: NDArray[np.float64], local: NDArray[np.float64], floor: float
+) -> NDArray[np.float64]:
+    """Roots ``(N, 3)`` moved up or down: the lowest capsule point of each pose on ``floor``."""
+    a, b = body.capsules(roots, local)
+    lowest = np.minimum(a[..., 2], b[..., 2]) - body.radii
+    out = np.array(roots, dtype=np.float64)
+    out[:, 2] += floor - lowest.min(axis=-1)
+    return out
 
 
 def walk_along(
@@ -106,12 +122,42 @@ def standing_pose(
     skeleton: Skeleton, xy: ArrayLike, heading: float, fps: float
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Root ``(3,)`` and local rotations ``(J, 4)`` of the worker standing at ``xy``, facing
-    ``heading`` [rad]: the first frame of a walk setting off that way, its joints clamped to
-    their ranges."""
+    ``heading`` [rad]: the first frame of a walk setting off that way."""
     xy = np.asarray(xy, dtype=np.float64)
     ahead = xy + np.array([np.cos(heading), np.sin(heading)])
     walk = walk_along(skeleton, np.stack([xy, ahead]), fps)
-    return walk.root_positions[0].copy(), skeleton.clamp(walk.local_rotations[0])
+    return walk.root_positions[0].copy(), walk.local_rotations[0].copy()
+
+
+def transition(
+    body: BodyModel,
+    start: tuple[NDArray[np.float64], NDArray[np.float64]],
+    end: tuple[NDArray[np.float64], NDArray[np.float64]],
+    duration: float,
+    fps: float,
+    floor: float,
+) -> Motion:
+    """From pose ``start`` to pose ``end`` (root (3,), local (J, 4)) in ``duration`` [s].
+
+    Slerp of every joint with minimum-jerk timing; the root's horizontal
+    position by the same timing and its height set so the lowest capsule
+    point stays on ``floor`` (the two end poses are kept as given).
+    The first frame is ``start``, the last ``end``.
+    """
+    n = max(2, round(duration * fps) + 1)
+    s = ease(Easing.MINIMUM_JERK, np.linspace(0.0, 1.0, n))
+    (r0, q0), (r1, q1) = start, end
+    joints = q0.shape[0]
+    local = np.empty((n, joints, 4))
+    for j in range(joints):
+        key = Rotation.from_quat(_xyzw(np.stack([q0[j], q1[j]])))
+        local[:, j] = _wxyz(Slerp([0.0, 1.0], key)(s).as_quat())
+    roots = r0 + s[:, None] * (r1 - r0)
+    grounded = ground(body, roots, local, floor)[:, 2]
+    # The ends kept exact: the grounded height plus the ends' own offsets from it, blended.
+    roots[:, 2] = grounded + (1.0 - s) * (r0[2] - grounded[0]) + s * (r1[2] - grounded[-1])
+    local[0], local[-1] = q0, q1
+    return Motion(body.skeleton, fps, roots, local)
 
 
 def hold(

@@ -45,6 +45,7 @@ from vhuman.task.motion import (
     hold,
     standing_pose,
     stature,
+    transition,
     walk_along,
 )
 from vhuman.task.path import FloorGrid, PathBlockedError, floor_grid, plan_path
@@ -59,7 +60,6 @@ from vhuman.task.spec import (
     WalkTo,
     parse_task,
 )
-from vhuman.task.transition import transition
 
 __all__ = ["PRE_GRASP", "StepRecord", "TaskResult", "builtin_tasks", "load_task", "run_task"]
 
@@ -74,11 +74,6 @@ KNEE_ON_FLOOR = 0.02
 """Height [m] above the floor within which a knee bears weight (REBA and RULA then score
 the legs as supported on both sides)."""
 _POSE_TOL = (np.radians(1.0), 0.005)  # joint angle [rad] and root [m] below which poses match
-MAX_TURN = np.radians(60.0)
-"""Largest turn [rad] on the spot made in one pair of steps."""
-ARM_LAGS = (0.5, 0.3, 0.7, 0.85)
-"""Fractions of a transition the arms wait before moving, tried in turn until the
-transition has no contact with the scene."""
 
 
 def _builtin_folder() -> Path:
@@ -250,8 +245,6 @@ class _Composer:
         self.sk = worker_skeleton(spec.worker)
         self.body = BodyModel.from_skeleton(self.sk, samples_per_segment=2)
         self.library = load_library(self.sk, body=self.body)
-        self.world = CollisionWorld(scene, resolution=0.1)
-        self.reference = standing_pose(self.sk, np.zeros(2), 0.0, spec.fps)
         self.grid: FloorGrid = floor_grid(scene, BODY_RADIUS, height=stature(self.sk) + 0.1)
         self.heading = spec.start_heading
         self.pose = standing_pose(self.sk, spec.start_position, self.heading, self.fps)
@@ -287,37 +280,10 @@ class _Composer:
         shift = float(np.linalg.norm(first[0] - self.pose[0]))
         if angle > _POSE_TOL[0] or shift > _POSE_TOL[1]:
             seconds = float(np.clip(max(angle / np.radians(60.0), shift / 0.5), 0.3, 2.0))
-            self._append_raw(self.transition(first, seconds))
+            self.append(
+                transition(self.body, self.pose, first, seconds, self.fps, self.scene.floor)
+            )
         self._append_raw(motion, walking, arm)
-
-    def transition(
-        self, end: tuple[NDArray[np.float64], NDArray[np.float64]], seconds: float
-    ) -> Motion:
-        """A transition from the current pose to ``end`` (:func:`vhuman.task.transition.
-        transition`), with the first arm timing of :data:`ARM_LAGS` that keeps the body out of
-        the scene's solids (else the one with the fewest frames in contact)."""
-        best: tuple[int, Motion] | None = None
-        for lag in ARM_LAGS:
-            m = transition(
-                self.body,
-                self.pose,
-                end,
-                seconds,
-                self.fps,
-                self.scene.floor,
-                reference=self.reference,
-                arm_lag=lag,
-            )
-            hits = sum(
-                self.world.check(self.body, r, q).in_collision
-                for r, q in zip(m.root_positions, m.local_rotations, strict=True)
-            )
-            if best is None or hits < best[0]:
-                best = (hits, m)
-            if hits == 0:
-                break
-        assert best is not None
-        return best[1]
 
     def motion(self) -> Motion:
         return Motion(self.sk, self.fps, np.concatenate(self.roots), np.concatenate(self.locals))
@@ -353,14 +319,13 @@ class _Composer:
 
     def face(self, heading: float) -> None:
         """Turn on the spot to ``heading`` [rad] (nothing within 2°)."""
-        turn = _wrap(heading - self.heading)
-        if abs(turn) > np.radians(2.0):
-            parts = int(np.ceil(abs(turn) / MAX_TURN))
-            start = self.heading
-            for k in range(1, parts + 1):
-                self.heading = start + turn * k / parts
-                pose = standing_pose(self.sk, self.pose[0][:2], self.heading, self.fps)
-                self.append(_still(pose, self.sk, self.fps))
+        if abs(_wrap(heading - self.heading)) > np.radians(2.0):
+            self.heading = heading
+            self.append(
+                _still(
+                    standing_pose(self.sk, self.pose[0][:2], heading, self.fps), self.sk, self.fps
+                )
+            )
 
     def posture(self, step: PostureStep) -> None:
         scene = self.scene
@@ -395,7 +360,9 @@ class _Composer:
             self.hand, self.arm_q = back, q_ready
         else:
             ready, self.hand, self.arm_q = final, target, q_final
-        self._append_raw(self.transition(ready, step.duration))
+        self.append(
+            transition(self.body, self.pose, ready, step.duration, self.fps, self.scene.floor)
+        )
         self.goal = target
         self.seated = self.library[result.library_posture].sitting
 
@@ -529,7 +496,9 @@ class _Composer:
                     self._arm(pos[: exc.frame], rot[: exc.frame], self.hand.approach)
         self.seated = False
         stand = standing_pose(self.sk, self.pose[0][:2], self.heading, self.fps)
-        self._append_raw(self.transition(stand, step.duration))
+        self.append(
+            transition(self.body, self.pose, stand, step.duration, self.fps, self.scene.floor)
+        )
         self.hand, self.arm_q = None, None
 
     def run(self, step: Step) -> None:
@@ -633,7 +602,8 @@ def run_task(task: TaskSpec | str | Path, *, seed: int = 0) -> TaskResult:
         records.append(StepRecord(step.kind, t0, comp.now, True))
     motion = comp.motion()
     static = ~np.concatenate(comp.walking)
-    check = check_motion(comp.world, comp.body, motion, static)
+    world = CollisionWorld(scene, resolution=0.1)
+    check = check_motion(world, comp.body, motion, static)
     sitting = np.concatenate(comp.sitting)
     kneeling = knees_down(comp.body, motion, scene.floor)
     reba = _per_frame(
