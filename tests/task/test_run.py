@@ -12,6 +12,7 @@ import typer
 from typer.testing import CliRunner
 
 from vhuman.cli.task import task
+from vhuman.ergonomics import assess_reba
 from vhuman.geometry import quat_angle
 from vhuman.task import TaskResult, load_task, run_task
 from vhuman.task.report import write_task_outputs
@@ -183,3 +184,28 @@ def test_stopped_after_the_turn_and_resumed_the_task_is_the_uninterrupted_one(
     np.testing.assert_array_equal(resumed.motion.local_rotations, ship_valve.motion.local_rotations)
     np.testing.assert_array_equal(resumed.motion.root_positions, ship_valve.motion.root_positions)
     np.testing.assert_array_equal(resumed.arm_comfort, ship_valve.arm_comfort)
+
+
+def test_feet_sliding_counted_on_every_frame(ship_valve: TaskResult) -> None:
+    c = ship_valve.check
+    assert c.foot_slide.shape == (ship_valve.motion.n_frames,)
+    assert np.all(c.foot_slide >= 0.0)
+    d = c.to_dict()
+    assert d["static_frames_feet_sliding"] == int(np.sum(c.static & c.sliding))
+    assert d["walking_frames_feet_sliding"] == int(np.sum(~c.static & c.sliding))
+    assert d["foot_slide_max_mm_per_frame"] == pytest.approx(1e3 * c.foot_slide[c.static].max())
+
+
+def test_legs_scored_by_their_support_per_frame(ship_valve: TaskResult) -> None:
+    r = ship_valve
+    assert r.spec.name == "ship-valve"
+    sitting = r.postures[0] == "sitting-floor"
+    span = next(s for s in r.steps if s.kind == "hold")
+    held = slice(round(span.start_s * 30) + 1, round(span.end_s * 30))
+    walking = ~r.check.static
+    standing = assess_reba(r.motion)
+    # Walking is scored with the legs as measured, whatever the posture.
+    assert np.array_equal(r.reba.legs[walking], standing.legs[walking])
+    if sitting:  # REBA's sitting rule (legs 1) and RULA's supported legs while seated
+        assert np.all(r.reba.legs[held] == 1)
+        assert np.all(r.rula.legs[held] == 1)

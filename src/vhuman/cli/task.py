@@ -87,6 +87,12 @@ def task(
             f"{c['joint_limit_violation_max_deg']:.1f}°); centre of mass outside the support: "
             f"{c['static_frames_unbalanced']} of {c['static_frames']} frames out of walking"
         )
+        console.print(
+            f"feet sliding on the floor (over 1 mm a frame): {c['static_frames_feet_sliding']} "
+            f"frames out of walking (at most {c['foot_slide_max_mm_per_frame']:.1f} mm), "
+            f"{c['walking_frames_feet_sliding']} walking (at most "
+            f"{c['walking_foot_slide_max_mm_per_frame']:.1f} mm)"
+        )
         for key in ("reba", "rula"):
             e = doc[key]
             spent = ", ".join(f"{a}: {v:.1f} s" for a, v in e["time_by_action_level_s"].items())

@@ -1,4 +1,14 @@
-"""Every frame of a task motion checked: body–scene contacts, joint limits, static balance."""
+"""Every frame of a task motion checked: body–scene contacts, joint limits, static balance,
+feet sliding on the floor.
+
+A foot slides where a point of it rests on the floor in two consecutive frames
+and moves horizontally between them. The points are the centres of the end
+spheres of the foot's capsules (heel, ball, toe tip); one rests on the floor
+when its sphere's lowest point lies within :data:`CONTACT_HEIGHT` of it. A
+sphere rolling on the floor about its centre does not move it, so this counts
+sliding and not the foot's roll (the foot-skate of Kovar, Schreiner and
+Gleicher, "Footskate cleanup for motion capture editing", SCA 2002).
+"""
 
 from __future__ import annotations
 
@@ -12,7 +22,14 @@ from vhuman.posture.check import static_balance
 from vhuman.scene import BodyModel, CollisionWorld
 from vhuman.skeleton import Motion
 
-__all__ = ["MotionCheck", "check_motion"]
+__all__ = ["CONTACT_HEIGHT", "SLIDE_TOLERANCE", "MotionCheck", "check_motion", "foot_slide"]
+
+CONTACT_HEIGHT = 0.005
+"""Height [m] above the floor within which a foot sphere's lowest point rests on it."""
+SLIDE_TOLERANCE = 0.001
+"""Horizontal travel [m] per frame above which a foot point on the floor slides."""
+FOOT_SEGMENTS = ("l_ankle", "l_toe", "r_ankle", "r_toe")
+"""Segments whose capsules make the feet (foot from the ankle, toes)."""
 
 
 @dataclass(frozen=True)
@@ -35,6 +52,10 @@ class MotionCheck:
         (−) the support polygon per frame [m]; NaN where not checked.
     static : ndarray of bool, shape (N,)
         Frames where static balance is required (all but walking).
+    foot_slide : ndarray, shape (N,)
+        Largest horizontal travel [m] from this frame to the next of a foot
+        point resting on the floor in both (0 where none rests; 0 at the last
+        frame).
     """
 
     contacts: NDArray[np.int64]
@@ -43,6 +64,7 @@ class MotionCheck:
     limit_violation: NDArray[np.float64]
     balance_margin: NDArray[np.float64]
     static: NDArray[np.bool_]
+    foot_slide: NDArray[np.float64]
 
     @property
     def frames_checked(self) -> int:
@@ -53,6 +75,11 @@ class MotionCheck:
     def unbalanced_frames(self) -> int:
         """Static frames whose centre of mass lies outside the support."""
         return int(np.sum(self.static & (self.balance_margin < 0.0)))
+
+    @property
+    def sliding(self) -> NDArray[np.bool_]:
+        """Frames ``(N,)`` where a foot on the floor slides more than :data:`SLIDE_TOLERANCE`."""
+        return self.foot_slide > SLIDE_TOLERANCE
 
     def to_dict(self, limit_tolerance: float = 1e-3) -> dict[str, Any]:
         """JSON-ready summary."""
@@ -68,7 +95,47 @@ class MotionCheck:
             "static_frames": int(self.static.sum()),
             "static_frames_unbalanced": self.unbalanced_frames,
             "balance_margin_min_m": float(margin.min()) if len(margin) else None,
+            "foot_slide_max_mm_per_frame": _max_mm(self.foot_slide[self.static]),
+            "static_frames_feet_sliding": int(np.sum(self.static & self.sliding)),
+            "walking_foot_slide_max_mm_per_frame": _max_mm(self.foot_slide[~self.static]),
+            "walking_frames_feet_sliding": int(np.sum(~self.static & self.sliding)),
         }
+
+
+def _max_mm(slide: NDArray[np.float64]) -> float:
+    return float(1e3 * slide.max()) if len(slide) else 0.0
+
+
+def foot_slide(body: BodyModel, motion: Motion, floor: float) -> NDArray[np.float64]:
+    """Horizontal travel ``(N,)`` [m] from each frame to the next of the foot points on the floor.
+
+    Parameters
+    ----------
+    body : BodyModel
+        The capsules of ``motion``'s skeleton (those of :data:`FOOT_SEGMENTS` count).
+    motion : Motion
+        N frames.
+    floor : float
+        Floor height [m].
+
+    Returns
+    -------
+    ndarray, shape (N,)
+        The largest travel of a foot capsule's end-sphere centre whose lowest
+        point lies within :data:`CONTACT_HEIGHT` of the floor in both frames; 0
+        where none does, and at the last frame.
+    """
+    names = np.asarray(motion.skeleton.names)[body.joints]
+    feet = np.flatnonzero(np.isin(names, FOOT_SEGMENTS))
+    a, b = body.capsules(motion.root_positions, motion.local_rotations)
+    centres = np.concatenate([a[:, feet], b[:, feet]], axis=1)  # (N, P, 3)
+    radii = np.concatenate([body.radii[feet], body.radii[feet]])
+    down = centres[..., 2] - radii - floor <= CONTACT_HEIGHT
+    both = down[:-1] & down[1:]
+    travel = np.linalg.norm(np.diff(centres[..., :2], axis=0), axis=-1)
+    out = np.zeros(motion.n_frames)
+    out[:-1] = np.where(both, travel, 0.0).max(axis=-1, initial=0.0)
+    return out
 
 
 def check_motion(
@@ -103,9 +170,15 @@ def check_motion(
         clearance[k] = report.min_clearance
         if first is None and report.in_collision:
             c = report.contacts[0]
-            first = {"time_s": float(k / motion.fps), "frame": k, "body_part": c.segment,
-                     "solid": c.solid, "depth_m": float(c.depth)}  # fmt: skip
+            first = {
+                "time_s": float(k / motion.fps),
+                "frame": k,
+                "body_part": c.segment,
+                "solid": c.solid,
+                "depth_m": float(c.depth),
+            }
         if static[k]:
             margin[k] = static_balance(world, body, roots[k], local[k]).margin
     limits = motion.skeleton.limit_violation(local).max(axis=-1)
-    return MotionCheck(contacts, clearance, first, limits, margin, np.asarray(static, bool))
+    slide = foot_slide(body, motion, world.scene.floor)
+    return MotionCheck(contacts, clearance, first, limits, margin, np.asarray(static, bool), slide)

@@ -108,8 +108,7 @@ def walk_along(
         xy = np.stack([np.interp(s, arc, pts[:, 0]), np.interp(s, arc, pts[:, 1])], axis=-1)
         return xy, np.interp(s, arc, vertex_yaw)
 
-    params = GaitParameters(step_length=step, speed=speed, cycles=cycles, fps=fps,
-                            path=floor_path)  # fmt: skip
+    params = GaitParameters(step_length=step, speed=speed, cycles=cycles, fps=fps, path=floor_path)
     return generate_walk(params, skeleton).motion
 
 
@@ -161,8 +160,12 @@ def transition(
     return Motion(body.skeleton, fps, roots, local)
 
 
-def hold(pose: tuple[NDArray[np.float64], NDArray[np.float64]], seconds: float, fps: float,
-         skeleton: Skeleton) -> Motion:  # fmt: skip
+def hold(
+    pose: tuple[NDArray[np.float64], NDArray[np.float64]],
+    seconds: float,
+    fps: float,
+    skeleton: Skeleton,
+) -> Motion:
     """The pose kept still for ``seconds`` (at least two frames)."""
     n = max(2, round(seconds * fps) + 1)
     root, local = pose
@@ -199,8 +202,10 @@ def arm_path(
         Naming the first frame the chain cannot reach and its hand position.
     """
     root, local = pose
-    settings = [ArmSetting(body, root, local, Side.parse(side), Target(p, r, approach))
-                for p, r in zip(positions, rotations, strict=True)]  # fmt: skip
+    settings = [
+        ArmSetting(body, root, local, Side.parse(side), Target(p, r, approach))
+        for p, r in zip(positions, rotations, strict=True)
+    ]
     cost = None
     back: list[NDArray[np.intp]] = []
     cands: list[NDArray[np.float64]] = []
@@ -208,8 +213,11 @@ def arm_path(
         q = arm_solutions(setting)
         if len(q):
             if cost is None:
-                jump = (np.zeros((1, len(q))) if previous is None
-                        else np.abs(q - previous).max(axis=-1)[None])  # fmt: skip
+                jump = (
+                    np.zeros((1, len(q)))
+                    if previous is None
+                    else np.abs(q - previous).max(axis=-1)[None]
+                )
                 prior = np.zeros(1)
             else:
                 jump = np.abs(cands[-1][:, None, :] - q[None, :, :]).max(axis=-1)

@@ -219,7 +219,8 @@ def plan_path(
         cells = _dijkstra_cells(grid, grid.cell(head[-1]), grid.cell(tail[0]))
         inner = grid.origin + grid.spacing * cells[1:-1]
         middle = _shortcut(grid, np.concatenate([[head[-1]], inner, [tail[0]]]))
-    pts = np.concatenate([np.array(head[:-1]).reshape(-1, 2), middle,
-                          np.array(tail[1:]).reshape(-1, 2)])  # fmt: skip
+    pts = np.concatenate(
+        [np.array(head[:-1]).reshape(-1, 2), middle, np.array(tail[1:]).reshape(-1, 2)]
+    )
     keep = np.concatenate([[True], np.linalg.norm(np.diff(pts, axis=0), axis=-1) > 1e-6])
     return _chaikin(grid, pts[keep])

@@ -18,8 +18,14 @@ SUMMARY = "task.json"
 
 ACTION_LEVEL_COLORS = ("#2ca02c", "#bcbd22", "#ff7f0e", "#d62728", "#8c564b")
 """Colours of REBA/RULA action levels 0 … 4 (none … now)."""
-_STEP_COLORS = {"walk_to": "#9ecae1", "posture": "#fdae6b", "reach": "#a1d99b",
-                "turn": "#fc9272", "hold": "#bcbddc", "stand_up": "#fdd0a2"}  # fmt: skip
+_STEP_COLORS = {
+    "walk_to": "#9ecae1",
+    "posture": "#fdae6b",
+    "reach": "#a1d99b",
+    "turn": "#fc9272",
+    "hold": "#bcbddc",
+    "stand_up": "#fdd0a2",
+}
 
 
 def timeline_figure(result: TaskResult) -> Any:
@@ -34,8 +40,15 @@ def timeline_figure(result: TaskResult) -> Any:
         colour = _STEP_COLORS.get(s.kind, "#cccccc") if s.done else "#ff9896"
         ax_steps.axvspan(s.start_s, max(s.end_s, s.start_s + 0.05), color=colour, alpha=0.9)
         label = s.kind if s.done else f"{s.kind} (not done)"
-        ax_steps.text(0.5 * (s.start_s + s.end_s), 0.5, label, ha="center", va="center",
-                      fontsize=7, rotation=90 if s.end_s - s.start_s < 2.0 else 0)  # fmt: skip
+        ax_steps.text(
+            0.5 * (s.start_s + s.end_s),
+            0.5,
+            label,
+            ha="center",
+            va="center",
+            fontsize=7,
+            rotation=90 if s.end_s - s.start_s < 2.0 else 0,
+        )
     ax_steps.set_yticks([])
     ax_steps.set_title(f"task {result.spec.name}: steps, REBA and RULA over time")
     for name, res, style in (("REBA", result.reba, "-"), ("RULA", result.rula, "--")):
@@ -43,8 +56,9 @@ def timeline_figure(result: TaskResult) -> Any:
         ax_score.plot(t, score, style, color="#444444", lw=1.2, label=f"{name} score")
         level = res.action_level
         for a in np.unique(level):
-            ax_score.scatter(t[level == a], score[level == a], s=4,
-                             color=ACTION_LEVEL_COLORS[min(int(a), 4)])  # fmt: skip
+            ax_score.scatter(
+                t[level == a], score[level == a], s=4, color=ACTION_LEVEL_COLORS[min(int(a), 4)]
+            )
     for a, colour in enumerate(ACTION_LEVEL_COLORS[:4]):
         ax_score.scatter([], [], s=12, color=colour, label=f"action level {a}")
     worst = int(np.argmax(result.reba.score))
@@ -68,8 +82,9 @@ def _scene_meshes(result: TaskResult) -> list[Any]:
         v, f = obj.triangulate()
         lo, hi = obj.bounds()
         wall = float(np.sort(hi - lo)[-2]) > 1.5  # walls: faint, the worker seen through them
-        out.append(SceneMesh(obj.name, v, f, color=obj.color or "#b0b0b0",
-                             opacity=0.15 if wall else 0.9))  # fmt: skip
+        out.append(
+            SceneMesh(obj.name, v, f, color=obj.color or "#b0b0b0", opacity=0.15 if wall else 0.9)
+        )
     return out
 
 
@@ -77,8 +92,10 @@ def _verdict(result: TaskResult) -> str:
     c = result.check.first_contact
     if c is None:
         return f"no contact in {result.check.frames_checked} frames checked"
-    return (f"first contact at {c['time_s']:.2f} s: {c['body_part']} in {c['solid']} "
-            f"by {1e3 * c['depth_m']:.1f} mm")  # fmt: skip
+    return (
+        f"first contact at {c['time_s']:.2f} s: {c['body_part']} in {c['solid']} "
+        f"by {1e3 * c['depth_m']:.1f} mm"
+    )
 
 
 def _per_frame(result: TaskResult) -> dict[str, NDArray[Any]]:
@@ -116,8 +133,14 @@ def write_task_outputs(result: TaskResult, folder: str | Path) -> dict[str, str]
 
     out = Path(folder)
     out.mkdir(parents=True, exist_ok=True)
-    names = {"bvh": "task.bvh", "npz": "task.npz", "frames": "frames.npz", "json": SUMMARY,
-             "timeline": "timeline.png", "report": "report.html"}  # fmt: skip
+    names = {
+        "bvh": "task.bvh",
+        "npz": "task.npz",
+        "frames": "frames.npz",
+        "json": SUMMARY,
+        "timeline": "timeline.png",
+        "report": "report.html",
+    }
     paths = {k: out / name for k, name in names.items()}
     save_motion(result.motion, paths["bvh"])
     save_motion(result.motion, paths["npz"])
@@ -137,8 +160,15 @@ def write_task_outputs(result: TaskResult, folder: str | Path) -> dict[str, str]
         f"{_verdict(result)}. REBA max {doc['reba']['max']}, RULA max {doc['rula']['max']}.",
     )
     report.add_summary(head, f"{status}; {_verdict(result)}")
-    rows = [{"step": s.kind, "start s": f"{s.start_s:.2f}", "end s": f"{s.end_s:.2f}",
-             "done": "yes" if s.done else f"no: {s.reason}"} for s in result.steps]  # fmt: skip
+    rows = [
+        {
+            "step": s.kind,
+            "start s": f"{s.start_s:.2f}",
+            "end s": f"{s.end_s:.2f}",
+            "done": "yes" if s.done else f"no: {s.reason}",
+        }
+        for s in result.steps
+    ]
     head.add_table(rows, caption="Steps")
     view = report.add_section("The worker in the scene")
     view.add_plotly(
@@ -155,8 +185,13 @@ def write_task_outputs(result: TaskResult, folder: str | Path) -> dict[str, str]
     levels = []
     for name, key in (("REBA", "reba"), ("RULA", "rula")):
         spent = doc[key]["time_by_action_level_s"].items()
-        levels.append({"method": name, "max": doc[key]["max"],
-                       **{f"level {a} s": f"{v:.1f}" for a, v in spent}})  # fmt: skip
+        levels.append(
+            {
+                "method": name,
+                "max": doc[key]["max"],
+                **{f"level {a} s": f"{v:.1f}" for a, v in spent},
+            }
+        )
     time_section.add_table(levels, caption="Time in each action level [s]")
     worst = doc["reba"]["worst_frame"]
     m = result.motion

@@ -6,10 +6,10 @@ import dataclasses
 import hashlib
 import json
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -32,6 +32,7 @@ from vhuman.posture import (
     ArmSetting,
     PostureSettings,
     anatomical_angles,
+    load_library,
     solve_posture,
     worker_skeleton,
 )
@@ -81,6 +82,9 @@ BODY_RADIUS = 0.38
 the arms' swing."""
 MAX_STROKES = 12
 """Most strokes of one turn step."""
+KNEE_ON_FLOOR = 0.02
+"""Height [m] above the floor within which a knee bears weight (REBA and RULA then score
+the legs as supported on both sides)."""
 _POSE_TOL = (np.radians(1.0), 0.005)  # joint angle [rad] and root [m] below which poses match
 
 
@@ -128,8 +132,13 @@ class StepRecord:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready."""
-        return {"kind": self.kind, "start_s": self.start_s, "end_s": self.end_s,
-                "done": self.done, "reason": self.reason or None}  # fmt: skip
+        return {
+            "kind": self.kind,
+            "start_s": self.start_s,
+            "end_s": self.end_s,
+            "done": self.done,
+            "reason": self.reason or None,
+        }
 
 
 @dataclass(frozen=True, eq=False)
@@ -230,8 +239,12 @@ def _comfort_summary(comfort: NDArray[np.float64], fps: float) -> dict[str, Any]
     if not posed.any():
         return None
     worst = int(np.nanargmax(comfort))
-    return {"max": float(comfort[worst]), "mean": float(comfort[posed].mean()),
-            "worst_time_s": float(worst / fps), "frames": int(posed.sum())}  # fmt: skip
+    return {
+        "max": float(comfort[worst]),
+        "mean": float(comfort[posed].mean()),
+        "worst_time_s": float(worst / fps),
+        "frames": int(posed.sum()),
+    }
 
 
 class _StepError(Exception):
@@ -246,12 +259,15 @@ class _Composer:
         self.fps = spec.fps
         self.sk = worker_skeleton(spec.worker)
         self.body = BodyModel.from_skeleton(self.sk, samples_per_segment=2)
+        self.library = load_library(self.sk, body=self.body)
         self.grid: FloorGrid = floor_grid(scene, BODY_RADIUS, height=stature(self.sk) + 0.1)
         self.heading = spec.start_heading
         self.pose = standing_pose(self.sk, spec.start_position, self.heading, self.fps)
         self.roots: list[NDArray[np.float64]] = [self.pose[0][None]]
         self.locals: list[NDArray[np.float64]] = [self.pose[1][None]]
         self.walking: list[NDArray[np.bool_]] = [np.zeros(1, dtype=bool)]
+        self.sitting: list[NDArray[np.bool_]] = [np.zeros(1, dtype=bool)]
+        self.seated = False  # in a library posture scored with REBA's sitting rule
         self.arm_angles: list[NDArray[np.float64]] = [np.full((1, 7), np.nan)]
         self.paths: list[NDArray[np.float64]] = []
         self.postures: list[str] = []
@@ -279,15 +295,17 @@ class _Composer:
         shift = float(np.linalg.norm(first[0] - self.pose[0]))
         if angle > _POSE_TOL[0] or shift > _POSE_TOL[1]:
             seconds = float(np.clip(max(angle / np.radians(60.0), shift / 0.5), 0.3, 2.0))
-            self.append(transition(self.body, self.pose, first, seconds, self.fps,
-                                   self.scene.floor))  # fmt: skip
+            self.append(
+                transition(self.body, self.pose, first, seconds, self.fps, self.scene.floor)
+            )
         self._append_raw(motion, walking, arm)
 
     def motion(self) -> Motion:
         return Motion(self.sk, self.fps, np.concatenate(self.roots), np.concatenate(self.locals))
 
-    def walk_to(self, xy: NDArray[np.float64], heading: float | None, *, exact: bool = True
-                ) -> None:  # fmt: skip
+    def walk_to(
+        self, xy: NDArray[np.float64], heading: float | None, *, exact: bool = True
+    ) -> None:
         """Walk to ``xy`` (with ``exact`` False: to the free floor nearest it), then face
         ``heading``."""
         here = self.pose[0][:2]
@@ -296,8 +314,10 @@ class _Composer:
         try:
             path = plan_path(self.grid, start, goal, goal_heading=heading)
         except PathBlockedError as exc:
-            raise _StepError(f"no walking path from ({here[0]:.2f}, {here[1]:.2f}) to "
-                        f"({xy[0]:.2f}, {xy[1]:.2f}) m: {exc}") from None  # fmt: skip
+            raise _StepError(
+                f"no walking path from ({here[0]:.2f}, {here[1]:.2f}) to "
+                f"({xy[0]:.2f}, {xy[1]:.2f}) m: {exc}"
+            ) from None
         path = np.concatenate([here[None], path])
         keep = np.concatenate([[True], np.linalg.norm(np.diff(path, axis=0), axis=-1) > 1e-3])
         path = path[keep]
@@ -316,16 +336,25 @@ class _Composer:
         """Turn on the spot to ``heading`` [rad] (nothing within 2°)."""
         if abs(_wrap(heading - self.heading)) > np.radians(2.0):
             self.heading = heading
-            self.append(_still(standing_pose(self.sk, self.pose[0][:2], heading, self.fps),
-                               self.sk, self.fps))  # fmt: skip
+            self.append(
+                _still(
+                    standing_pose(self.sk, self.pose[0][:2], heading, self.fps), self.sk, self.fps
+                )
+            )
 
     def posture(self, step: PostureStep) -> None:
         scene = self.scene
         if step.target is not None:
             t = step.target
             scene = replace(scene, target=Target(t.position, t.rotation, t.approach, "posture"))
-        result = solve_posture(scene, self.sk, settings=PostureSettings(side=self.spec.side),
-                               seed=self.seed, worker=self.spec.worker)  # fmt: skip
+        result = solve_posture(
+            scene,
+            self.sk,
+            library=self.library,
+            settings=PostureSettings(side=self.spec.side),
+            seed=self.seed,
+            worker=self.spec.worker,
+        )
         if not result.reached:
             raise _StepError(f"no valid posture reaches the target ({result.reason})")
         self.postures.append(result.library_posture)
@@ -336,8 +365,9 @@ class _Composer:
         side = Side.parse(self.spec.side)
         setting = ArmSetting(self.body, final[0], final[1], side, target)
         q_final = result.arm.q
-        back = Target(target.position - PRE_GRASP * target.approach, target.rotation,
-                      target.approach)  # fmt: skip
+        back = Target(
+            target.position - PRE_GRASP * target.approach, target.rotation, target.approach
+        )
         q = arm_solutions(ArmSetting(self.body, final[0], final[1], side, back))
         if len(q):
             q_ready = q[int(np.argmin(np.linalg.norm(q - q_final, axis=-1)))]
@@ -345,9 +375,11 @@ class _Composer:
             self.hand, self.arm_q = back, q_ready
         else:
             ready, self.hand, self.arm_q = final, target, q_final
-        self.append(transition(self.body, self.pose, ready, step.duration, self.fps,
-                               self.scene.floor))  # fmt: skip
+        self.append(
+            transition(self.body, self.pose, ready, step.duration, self.fps, self.scene.floor)
+        )
         self.goal = target
+        self.seated = self.library[result.library_posture].sitting
 
     def reach(self, step: Reach) -> None:
         assert self.hand is not None
@@ -355,8 +387,14 @@ class _Composer:
         if step.target is not None:
             t = step.target
             goal = Target(t.position, t.rotation, t.approach, "reach")
-        pos, rot = hand_line(self.hand.position, self.hand.rotation, goal.position,
-                             goal.rotation, step.duration, self.fps)  # fmt: skip
+        pos, rot = hand_line(
+            self.hand.position,
+            self.hand.rotation,
+            goal.position,
+            goal.rotation,
+            step.duration,
+            self.fps,
+        )
         self._arm(pos, rot, goal.approach)
         self.hand = goal
 
@@ -366,15 +404,24 @@ class _Composer:
         v = p0 - step.centre
         off_axis = float(np.linalg.norm(v - np.dot(v, step.axis) * step.axis))
         if abs(off_axis - step.radius) > 0.08:
-            raise _StepError(f"the hand is {off_axis:.3f} m from the wheel's axis, its rim is at "
-                        f"{step.radius:.3f} m: the hand is not on the rim")  # fmt: skip
+            raise _StepError(
+                f"the hand is {off_axis:.3f} m from the wheel's axis, its rim is at "
+                f"{step.radius:.3f} m: the hand is not on the rim"
+            )
         # In strokes of at most 80 % of what the arm's joint ranges allow from the grip; between
         # strokes the hand slides back along the rim to the grip (the wheel stays).
         left, duration = step.angle, step.duration
         strokes = 0
         while abs(left) > np.radians(0.5):
-            pos, rot = hand_arc(p0, self.hand.rotation, step.centre, step.axis, left,
-                                duration * abs(left / step.angle), self.fps)  # fmt: skip
+            pos, rot = hand_arc(
+                p0,
+                self.hand.rotation,
+                step.centre,
+                step.axis,
+                left,
+                duration * abs(left / step.angle),
+                self.fps,
+            )
             try:
                 self._arm(pos, rot, self.hand.approach, stop=False)
                 left = 0.0
@@ -382,29 +429,55 @@ class _Composer:
                 s = ease(Easing.MINIMUM_JERK, np.array([max(exc.frame - 1, 0) / (len(pos) - 1)]))
                 stroke = 0.8 * left * float(s[0])
                 if abs(stroke) < np.radians(5.0) or strokes >= MAX_STROKES:
-                    raise _StepError(f"the wheel turned {np.degrees(step.angle - left):.0f} of "
-                                f"{np.degrees(step.angle):.0f} deg: {exc}") from None  # fmt: skip
-                pos, rot = hand_arc(p0, self.hand.rotation, step.centre, step.axis, stroke,
-                                    duration * abs(stroke / step.angle), self.fps)  # fmt: skip
+                    raise _StepError(
+                        f"the wheel turned {np.degrees(step.angle - left):.0f} of "
+                        f"{np.degrees(step.angle):.0f} deg: {exc}"
+                    ) from None
+                pos, rot = hand_arc(
+                    p0,
+                    self.hand.rotation,
+                    step.centre,
+                    step.axis,
+                    stroke,
+                    duration * abs(stroke / step.angle),
+                    self.fps,
+                )
                 stroke_motion, q = self._arm(pos, rot, self.hand.approach)
-                back = Motion(self.sk, self.fps, stroke_motion.root_positions[::-1],
-                              stroke_motion.local_rotations[::-1])  # fmt: skip
+                back = Motion(
+                    self.sk,
+                    self.fps,
+                    stroke_motion.root_positions[::-1],
+                    stroke_motion.local_rotations[::-1],
+                )
                 self._append_raw(back, arm=q[::-1])
                 self.arm_q = q[0]
                 left -= stroke
             strokes += 1
         self.hand = Target(pos[-1], rot[-1], self.hand.approach)
 
-    def _arm(self, pos: NDArray[np.float64], rot: NDArray[np.float64],
-             approach: NDArray[np.float64], *, stop: bool = True
-             ) -> tuple[Motion, NDArray[np.float64]]:  # fmt: skip
+    def _arm(
+        self,
+        pos: NDArray[np.float64],
+        rot: NDArray[np.float64],
+        approach: NDArray[np.float64],
+        *,
+        stop: bool = True,
+    ) -> tuple[Motion, NDArray[np.float64]]:
         """The arm along hand frames, appended; returns its motion and joint angles ``(N, 7)``.
 
         ArmUnreachableError is re-raised (``stop`` False) or stops the step.
         """
         try:
-            motion, q = arm_path(self.body, self.pose, self.spec.side, pos, rot, approach,
-                                 self.fps, previous=self.arm_q)  # fmt: skip
+            motion, q = arm_path(
+                self.body,
+                self.pose,
+                self.spec.side,
+                pos,
+                rot,
+                approach,
+                self.fps,
+                previous=self.arm_q,
+            )
         except ArmUnreachableError as exc:
             if not stop:
                 raise
@@ -421,6 +494,7 @@ class _Composer:
         self.roots.append(motion.root_positions[1:])
         self.locals.append(motion.local_rotations[1:])
         self.walking.append(np.full(n, walking))
+        self.sitting.append(np.full(n, self.seated))
         self.arm_angles.append(np.full((n, 7), np.nan) if arm is None else arm[1:])
         self.pose = (motion.root_positions[-1].copy(), motion.local_rotations[-1].copy())
 
@@ -430,6 +504,7 @@ class _Composer:
             "roots": np.concatenate(self.roots),
             "locals": np.concatenate(self.locals),
             "walking": np.concatenate(self.walking),
+            "sitting": np.concatenate(self.sitting),
             "arm_angles": np.concatenate(self.arm_angles),
             "pose_root": self.pose[0],
             "pose_local": self.pose[1],
@@ -442,16 +517,23 @@ class _Composer:
             if t is not None:
                 arrays.update({f"{key}_{f}": getattr(t, f) for f in _TARGET_ARRAYS})
         names = {k: None if t is None else [t.name, t.description] for k, t in targets.items()}
-        state = {"heading": self.heading, "postures": list(self.postures),
-                 "paths": len(self.paths), "targets": names}  # fmt: skip
+        state = {
+            "heading": self.heading,
+            "seated": self.seated,
+            "postures": list(self.postures),
+            "paths": len(self.paths),
+            "targets": names,
+        }
         return state, arrays
 
     def restore(self, state: dict[str, Any], arrays: dict[str, NDArray[Any]]) -> None:
         """Continue from a `state` (bit for bit: the motion goes on as it would have)."""
         self.roots, self.locals = [arrays["roots"]], [arrays["locals"]]
         self.walking, self.arm_angles = [arrays["walking"]], [arrays["arm_angles"]]
+        self.sitting = [arrays["sitting"]]
         self.pose = (arrays["pose_root"], arrays["pose_local"])
         self.heading = float(state["heading"])
+        self.seated = bool(state["seated"])
         self.postures = list(state["postures"])
         self.paths = [arrays[f"path_{k}"] for k in range(int(state["paths"]))]
         self.arm_q = arrays.get("arm_q")
@@ -462,16 +544,19 @@ class _Composer:
     def stand_up(self, step: StandUp) -> None:
         if self.hand is not None:  # the hand first back off the work, along the approach
             back = self.hand.position - PRE_GRASP * self.hand.approach
-            pos, rot = hand_line(self.hand.position, self.hand.rotation, back,
-                                 self.hand.rotation, 0.6, self.fps)  # fmt: skip
+            pos, rot = hand_line(
+                self.hand.position, self.hand.rotation, back, self.hand.rotation, 0.6, self.fps
+            )
             try:
                 self._arm(pos, rot, self.hand.approach, stop=False)
             except ArmUnreachableError as exc:  # as far back as the arm's ranges allow
                 if exc.frame > 1:
                     self._arm(pos[: exc.frame], rot[: exc.frame], self.hand.approach)
+        self.seated = False
         stand = standing_pose(self.sk, self.pose[0][:2], self.heading, self.fps)
-        self.append(transition(self.body, self.pose, stand, step.duration, self.fps,
-                               self.scene.floor))  # fmt: skip
+        self.append(
+            transition(self.body, self.pose, stand, step.duration, self.fps, self.scene.floor)
+        )
         self.hand, self.arm_q = None, None
 
     def run(self, step: Step) -> None:
@@ -524,6 +609,40 @@ def task_identity(spec: TaskSpec, scene: Scene, seed: int) -> dict[str, Any]:
     fields.pop("source")
     fields["steps"] = [[s.kind, dataclasses.asdict(s)] for s in spec.steps]
     return {"task": digest(fields), "scene": digest(scene.to_dict()), "seed": int(seed)}
+
+
+R = TypeVar("R", REBAResult, RULAResult)
+
+
+def _per_frame(standing: R, *cases: tuple[NDArray[np.bool_], R]) -> R:
+    """``standing`` (scored with the legs measured) with the frames of each case's mask
+    ``(N,)`` taken from that case's result (scored with its legs' support)."""
+    out = standing
+    for mask, other in cases:
+        values: dict[str, Any] = {}
+        for f in fields(out):
+            a, b = getattr(out, f.name), getattr(other, f.name)
+            if isinstance(a, dict):
+                values[f.name] = {k: _where(mask, b[k], v) for k, v in a.items()}
+            elif isinstance(a, np.ndarray):
+                values[f.name] = _where(mask, b, a)
+        out = replace(out, **values)
+    return out
+
+
+def _where(mask: NDArray[np.bool_], a: NDArray[Any], b: NDArray[Any]) -> NDArray[Any]:
+    """``a`` where ``mask (N,)``, else ``b``; arrays ``(N, ...)``."""
+    return np.where(mask.reshape(-1, *([1] * (a.ndim - 1))), a, b)
+
+
+def knees_down(body: BodyModel, motion: Motion, floor: float) -> NDArray[np.bool_]:
+    """Frames ``(N,)`` where a knee rests on the floor: the lowest point of a shank's capsule
+    at its knee end within :data:`KNEE_ON_FLOOR` of it."""
+    names = np.asarray(motion.skeleton.names)[body.joints]
+    shanks = np.flatnonzero(np.isin(names, ("l_knee", "r_knee")))
+    a, _ = body.capsules(motion.root_positions, motion.local_rotations)
+    low = a[:, shanks, 2] - body.radii[shanks] - floor
+    return np.asarray((low <= KNEE_ON_FLOOR).any(axis=-1))
 
 
 def _wrap(a: float) -> float:
@@ -606,13 +725,33 @@ def run_task(
     static = ~np.concatenate(comp.walking)
     world = CollisionWorld(scene, resolution=0.1)
     check = check_motion(world, comp.body, motion, static)
-    sitting = any(p.startswith("sitting") for p in comp.postures)
-    reba = assess_reba(motion, REBAConditions(sitting=sitting))
-    rula = assess_rula(motion, RULAConditions(seated_supported=sitting))
+    sitting = np.concatenate(comp.sitting)
+    kneeling = knees_down(comp.body, motion, scene.floor)
+    reba = _per_frame(
+        assess_reba(motion),
+        (sitting, assess_reba(motion, REBAConditions(sitting=True))),
+        (kneeling & ~sitting, assess_reba(motion, REBAConditions(bilateral_support=True))),
+    )
+    rula = _per_frame(
+        assess_rula(motion),
+        (sitting | kneeling, assess_rula(motion, RULAConditions(legs_supported=True))),
+    )
     q = np.concatenate(comp.arm_angles)
     comfort = np.full(len(q), np.nan)
     posed = np.all(np.isfinite(q), axis=-1)
     if posed.any():
         comfort[posed] = arm_discomfort(anatomical_angles(q[posed]))
-    return TaskResult(spec, scene, motion, tuple(records), check, reba, rula, comfort,
-                      comp.paths, comp.postures, time.perf_counter() - started, seed)  # fmt: skip
+    return TaskResult(
+        spec,
+        scene,
+        motion,
+        tuple(records),
+        check,
+        reba,
+        rula,
+        comfort,
+        comp.paths,
+        comp.postures,
+        time.perf_counter() - started,
+        seed,
+    )

@@ -222,8 +222,10 @@ class _Reader:
             raise self.fail(path, f"expected a mapping of {', '.join(allowed)}, got {value!r}")
         for key in value:
             if key not in allowed:
-                raise self.fail(f"{path}.{key}" if path else str(key),
-                                f"unknown field; allowed: {', '.join(allowed)}")  # fmt: skip
+                raise self.fail(
+                    f"{path}.{key}" if path else str(key),
+                    f"unknown field; allowed: {', '.join(allowed)}",
+                )
         return value
 
     def number(self, value: Any, path: str, lo: float, hi: float, unit: str) -> float:
@@ -264,8 +266,11 @@ class _Reader:
 
     def step(self, item: Any, path: str) -> Step:
         if not (isinstance(item, Mapping) and len(item) == 1):
-            raise self.fail(path, f"a step is one mapping `KIND: {{fields}}`, KIND one of "
-                                  f"{', '.join(STEP_KINDS)}; got {item!r}")  # fmt: skip
+            raise self.fail(
+                path,
+                f"a step is one mapping `KIND: {{fields}}`, KIND one of "
+                f"{', '.join(STEP_KINDS)}; got {item!r}",
+            )
         kind, body = next(iter(item.items()))
         if kind not in STEP_KINDS:
             raise self.fail(f"{path}.{kind}", f"unknown step; steps: {', '.join(STEP_KINDS)}")
@@ -284,8 +289,9 @@ class _Reader:
         if kind == "posture":
             doc = self.mapping(body, at, ("target", "duration"))
             t = self.target(doc.get("target"), f"{at}.target")
-            return PostureStep(t, self.number(doc.get("duration", 2.0), f"{at}.duration", *dur),
-                               line)  # fmt: skip
+            return PostureStep(
+                t, self.number(doc.get("duration", 2.0), f"{at}.duration", *dur), line
+            )
         if kind == "reach":
             doc = self.mapping(body, at, ("target", "duration"))
             t = self.target(doc.get("target"), f"{at}.target")
@@ -357,9 +363,12 @@ class _Reader:
         """The steps, checked not to ask for more than :data:`MAX_TIMED_FRAMES` frames."""
         seconds = sum(float(getattr(s, "seconds", getattr(s, "duration", 0.0))) for s in steps)
         if seconds * fps > MAX_TIMED_FRAMES:
-            raise self.fail("steps", f"holds and durations add up to {seconds:g} s, "
-                                     f"{seconds * fps:.0f} frames at {fps:g} fps; at most "
-                                     f"{MAX_TIMED_FRAMES} frames")  # fmt: skip
+            raise self.fail(
+                "steps",
+                f"holds and durations add up to {seconds:g} s, "
+                f"{seconds * fps:.0f} frames at {fps:g} fps; at most "
+                f"{MAX_TIMED_FRAMES} frames",
+            )
         return steps
 
     def order(self, steps: tuple[Step, ...]) -> tuple[Step, ...]:
@@ -376,8 +385,9 @@ class _Reader:
         return steps
 
 
-def parse_task(text: str, *, source: str = "task", folder: str | os.PathLike[str] | None = None
-               ) -> TaskSpec:  # fmt: skip
+def parse_task(
+    text: str, *, source: str = "task", folder: str | os.PathLike[str] | None = None
+) -> TaskSpec:
     """A `TaskSpec` from the text of a task file.
 
     Parameters
@@ -403,7 +413,8 @@ def parse_task(text: str, *, source: str = "task", folder: str | os.PathLike[str
         problem = getattr(exc, "problem", None) or "not valid YAML"
         raise FileFormatError(f"{source}:{line}: not valid YAML: {problem}") from None
     if doc is None:
-        raise FileFormatError(f"{source}:1: task: the file is empty; a task needs name, scene, "
-                              f"steps")  # fmt: skip
+        raise FileFormatError(
+            f"{source}:1: task: the file is empty; a task needs name, scene, steps"
+        )
     reader = _Reader(source, _lines(text))
     return reader.task(doc, None if folder is None else Path(folder))
