@@ -67,6 +67,7 @@ PARTS = (
         "physics.py",
         ("--skip-ablation", "--skip-refine", "--skip-pushes", "--speed-seconds", "5"),
     ),
+    Part("task", "task.py", ("--only", "ship-valve")),
     Part("prediction", "prediction.py", ()),
     Part("prediction-literature", "prediction_literature.py", ()),
 )
