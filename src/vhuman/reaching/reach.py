@@ -52,7 +52,7 @@ from vhuman.geometry.quaternion import as_quat_array
 from vhuman.reaching.arm import ArmModel, Side
 from vhuman.reaching.audit import audit_reach, wrap_to_pi
 from vhuman.reaching.clearance import ArmBodyClearance
-from vhuman.reaching.dataset import task_features
+from vhuman.reaching.dataset import cmu_hand_end, task_features
 from vhuman.reaching.minimum_jerk import _positive
 from vhuman.reaching.planning import (
     MAX_JOINT_SPEED,
@@ -501,9 +501,10 @@ def plan_reaches(
     orientation = quat_slerp(q0[:, None], q1[:, None], s[None, :])  # (B, T, 4)
     hand = _within_reach(model, path, orientation)
     flat_hand, flat_q = hand.reshape(-1, 3), orientation.reshape(-1, 4)
-    features = task_features(
-        flat_hand, quat_to_rotmat(flat_q), model.upper_arm, model.forearm, model.side
-    )
+    flat_r = quat_to_rotmat(flat_q)
+    # The predictors are fit on CMU hands: feed the hand end of this arm's wrist with CMU's hand.
+    cmu_hand = cmu_hand_end(flat_hand, flat_r, model.hand, model.forearm)
+    features = task_features(cmu_hand, flat_r, model.upper_arm, model.forearm, model.side)
     phi_pred = predictor.predict(features).reshape(hand.shape[:2])
     if model.side is Side.LEFT:
         phi_pred = -phi_pred  # features and predictions are in right-arm coordinates
@@ -525,18 +526,29 @@ def plan_reaches(
     direct = predicted_paths(model, hand, orientation, phi_pred, max_speed=max_joint_speed, **kw)
     search = np.flatnonzero([not p.ok for p in direct])
     searched = swivel_paths(
-        model, hand[search], orientation[search], phi_pred[search],
-        start_swivel=None if first is None else first[search], max_speed=max_joint_speed, **kw,
-    )  # fmt: skip
+        model,
+        hand[search],
+        orientation[search],
+        phi_pred[search],
+        start_swivel=None if first is None else first[search],
+        max_speed=max_joint_speed,
+        **kw,
+    )
     for b, plan in zip(search, searched, strict=True):
         direct[b] = plan
     for b in range(n):
         plan = direct[b]
         if not plan.ok:
             other = joint_space_path(
-                model, plan.q[0], hand[b, -1], orientation[b, -1], float(phi_pred[b, -1]), s,
-                max_speed=max_joint_speed, **kw,
-            )  # fmt: skip
+                model,
+                plan.q[0],
+                hand[b, -1],
+                orientation[b, -1],
+                float(phi_pred[b, -1]),
+                s,
+                max_speed=max_joint_speed,
+                **kw,
+            )
             if other.ok or _worse(plan, other):
                 plan, joint_space[b] = other, True
         plans.append(plan)
@@ -544,9 +556,14 @@ def plan_reaches(
             reasons.append("")
             continue
         why = refusal(
-            model, hand[b, -1], orientation[b, -1], body=body, capsules=capsules, best=plan,
+            model,
+            hand[b, -1],
+            orientation[b, -1],
+            body=body,
+            capsules=capsules,
+            best=plan,
             max_speed=max_joint_speed,
-        )  # fmt: skip
+        )
         reasons.append(why)
     q = np.stack([p.q for p in plans])
     if np.any(joint_space):
@@ -692,10 +709,19 @@ def _attempt(
         if not lo <= np.linalg.norm(wrist) <= hi:
             continue
         plan = plan_reaches(
-            model, start[0][None], start[1][None], goal[None], goal_q[None], duration=duration,
-            fps=fps, predictor=predictor, body=body, capsules=capsules,
-            start_swivel=None if start[2] is None else [start[2]], max_joint_speed=max_joint_speed,
-        )  # fmt: skip
+            model,
+            start[0][None],
+            start[1][None],
+            goal[None],
+            goal_q[None],
+            duration=duration,
+            fps=fps,
+            predictor=predictor,
+            body=body,
+            capsules=capsules,
+            start_swivel=None if start[2] is None else [start[2]],
+            max_joint_speed=max_joint_speed,
+        )
         body_q = rotmat_to_quat(frame[-1] @ quat_to_rotmat(goal_q))
         if tried is None or plan.ok[0]:
             tried = _Attempt(plan, lean_deg, shoulder, frame, trunk, body_q)
@@ -723,9 +749,13 @@ def _free_orientations(
     orientations, q = _natural_postures(model, goal, grid)
     pose = model.forward(q)
     depth = body.penetration(
-        pose.shoulder, pose.elbow, pose.wrist, pose.hand,
-        body_starts=capsules.starts[-1], body_ends=capsules.ends[-1],
-    ).max(axis=(-2, -1))  # fmt: skip
+        pose.shoulder,
+        pose.elbow,
+        pose.wrist,
+        pose.hand,
+        body_starts=capsules.starts[-1],
+        body_ends=capsules.ends[-1],
+    ).max(axis=(-2, -1))
     good = np.flatnonzero(model.within_limits(q) & (depth <= PLAN_MARGIN))
     good = good[np.argsort(np.abs(grid[good]), kind="stable")]
     chosen: list[int] = []
