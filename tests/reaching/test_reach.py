@@ -229,7 +229,7 @@ def test_cmu_rest_hand_frame_follows_the_hand_at_every_frame() -> None:
 
 def test_shipped_predictors_load_and_predict() -> None:
     features = synthetic_swivel_dataset(ArmModel(0.3, 0.25, 0.19), 50, np.random.default_rng(2))
-    for kind in ("mlp-deep", "mlp-shape", "mlp", "lsq"):
+    for kind in ("ensemble", "mlp-deep", "mlp-shape", "mlp", "lsq"):
         phi = default_predictor(kind).predict(features.features)
         assert phi.shape == (50,)
         assert np.all(np.abs(phi) <= np.pi)

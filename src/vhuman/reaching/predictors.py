@@ -454,7 +454,15 @@ class MLPPredictor(SwivelPredictor):
         return out
 
 
-_NODE_FIELDS = ("feature_idx", "num_threshold", "left", "right", "value", "is_leaf")
+_NODE_FIELDS = {
+    "feature_idx": np.int32,
+    "num_threshold": np.float64,
+    "left": np.int32,
+    "right": np.int32,
+    "value": np.float64,
+    "is_leaf": np.uint8,
+}
+"""Stored fields of a tree node (scikit-learn's ``TreePredictor.nodes``) and their dtypes."""
 
 
 class GradientBoostingPredictor(SwivelPredictor):
@@ -495,7 +503,7 @@ class GradientBoostingPredictor(SwivelPredictor):
         self.max_iter = int(max_iter)
         self.learning_rate = float(learning_rate)
         self.seed = int(seed)
-        self.trees_: dict[str, NDArray[np.float64]] | None = None
+        self.trees_: dict[str, NDArray[Any]] | None = None
 
     @property
     def fitted(self) -> bool:
@@ -561,7 +569,7 @@ class GradientBoostingPredictor(SwivelPredictor):
 
 def _pack_trees(
     nodes: list[list[NDArray[Any]]], baseline: NDArray[np.float64]
-) -> dict[str, NDArray[np.float64]]:
+) -> dict[str, NDArray[Any]]:
     """Trees of both outputs as flat node arrays with global child indices and root indices."""
     flat: dict[str, list[NDArray[Any]]] = {k: [] for k in _NODE_FIELDS}
     roots, start = [], 0
@@ -569,13 +577,13 @@ def _pack_trees(
         row = []
         for tree in per_output:
             row.append(start)
-            for k in _NODE_FIELDS:
-                column = np.asarray(tree[k], dtype=np.float64)
+            for k, dtype in _NODE_FIELDS.items():
+                column = np.asarray(tree[k], dtype=dtype)
                 flat[k].append(column + start if k in ("left", "right") else column)
             start += tree.shape[0]
         roots.append(row)
     out = {k: np.concatenate(v) for k, v in flat.items()}
-    out["roots"] = np.array(roots, dtype=np.float64)
+    out["roots"] = np.array(roots, dtype=np.int32)
     out["baseline"] = baseline
     return out
 

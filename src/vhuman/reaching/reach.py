@@ -92,16 +92,22 @@ __all__ = [
 ]
 
 DEFAULT_MODELS = {
+    "ensemble": "swivel_ensemble.npz",
     "mlp-deep": "swivel_mlp_deep.npz",
     "mlp-shape": "swivel_mlp_shape.npz",
     "mlp": "swivel_mlp.npz",
     "lsq": "swivel_lsq.npz",
 }
-"""Shipped swivel predictors (files in ``vhuman/data/models``): Xia et al.'s (2021) MLP
-(8 → 40 → 2), a deeper MLP (rotation-matrix input, 2 × 128 units), an MLP on the
-rotation matrix and arm-shape cues (:func:`vhuman.reaching.shape_features`, 2 × 64 ReLU units,
-chosen by trial-grouped cross-validation in ``benchmarks/swivel.py``) and least squares;
-reaches use ``mlp-deep``."""
+"""Shipped swivel predictors (files in ``vhuman/data/models``), all fit on the CMU training
+trials in the thorax frame: gradient boosting and a 2 × 64 ReLU MLP on the scale-free wrist
+features (:func:`vhuman.reaching.wrist_features`), averaged (chosen by trial-grouped
+cross-validation in ``benchmarks/swivel.py``); a deeper MLP (rotation-matrix input, 2 × 128
+units); an MLP on the rotation matrix and arm-shape cues (:func:`vhuman.reaching.shape_features`,
+2 × 64 ReLU units); Xia et al.'s (2021) MLP (8 → 40 → 2) and least squares. Reaches use
+:data:`REACH_MODEL`."""
+
+REACH_MODEL = "mlp-deep"
+"""The shipped predictor reaches use by default (a key of :data:`DEFAULT_MODELS`)."""
 
 _MIRROR = np.array([1.0, -1.0, 1.0])
 # Anatomical hand frame → hand pointing forward (+x), palm down (−z), thumb left
@@ -109,12 +115,12 @@ _MIRROR = np.array([1.0, -1.0, 1.0])
 _FORWARD_PALM_DOWN = np.array([[0.0, 0.0, -1.0], [0.0, -1.0, 0.0], [-1.0, 0.0, 0.0]])
 
 
-def default_predictor(kind: str = "mlp-deep") -> SwivelPredictor:
+def default_predictor(kind: str = REACH_MODEL) -> SwivelPredictor:
     """A shipped swivel predictor, trained on the CMU training trials.
 
     Parameters
     ----------
-    kind : {"mlp-deep", "mlp-shape", "mlp", "lsq"}
+    kind : {"ensemble", "mlp-deep", "mlp-shape", "mlp", "lsq"}
 
     Raises
     ------
