@@ -244,4 +244,5 @@ def test_swivel_evaluate_reports_each_model(shared_data: Path) -> None:
     mae = {name: m["mae_deg"] for name, m in out["models"].items()}
     assert mae["mlp-deep"] < mae["mlp"] < mae["lsq"] < mae["mean"]
     assert mae["mlp-shape"] < mae["mlp"]
+    assert mae["ensemble"] < mae["mlp"]
     assert out["samples"] > 1000

@@ -52,7 +52,7 @@ from vhuman.geometry.quaternion import as_quat_array
 from vhuman.reaching.arm import ArmModel, Side
 from vhuman.reaching.audit import audit_reach, wrap_to_pi
 from vhuman.reaching.clearance import ArmBodyClearance
-from vhuman.reaching.dataset import cmu_hand_end, task_features
+from vhuman.reaching.dataset import CMU_HAND_TO_FOREARM, cmu_hand_end, task_features
 from vhuman.reaching.minimum_jerk import _positive
 from vhuman.reaching.planning import (
     MAX_JOINT_SPEED,
@@ -441,6 +441,7 @@ def plan_reaches(
     capsules: BodyCapsules | None = None,
     start_swivel: ArrayLike | None = None,
     max_joint_speed: float = MAX_JOINT_SPEED,
+    hand_to_forearm: float | None = CMU_HAND_TO_FOREARM,
 ) -> ReachPlan:
     """Minimum-jerk hand paths, predicted swivel angles and closed-form IK, batched.
 
@@ -475,6 +476,12 @@ def plan_reaches(
         φ of the start postures [rad], the arm's own sign; default free.
     max_joint_speed : float
         Bound on every arm angle's speed [rad/s], > 0.
+    hand_to_forearm : float or None
+        Hand length over forearm length of the arms ``predictor`` was fit on:
+        it is fed the hand end such a hand would have on this arm's wrist
+        (:func:`vhuman.reaching.cmu_hand_end`; default the CMU skeleton's, that
+        of the shipped predictors). None feeds this arm's own hand end (a
+        predictor fit on this arm's postures).
 
     Returns
     -------
@@ -508,9 +515,9 @@ def plan_reaches(
     hand = _within_reach(model, path, orientation)
     flat_hand, flat_q = hand.reshape(-1, 3), orientation.reshape(-1, 4)
     flat_r = quat_to_rotmat(flat_q)
-    # The predictors are fit on CMU hands: feed the hand end of this arm's wrist with CMU's hand.
-    cmu_hand = cmu_hand_end(flat_hand, flat_r, model.hand, model.forearm)
-    features = task_features(cmu_hand, flat_r, model.upper_arm, model.forearm, model.side)
+    if hand_to_forearm is not None:  # the hand end of this wrist with the predictor's hand
+        flat_hand = cmu_hand_end(flat_hand, flat_r, model.hand, model.forearm, hand_to_forearm)
+    features = task_features(flat_hand, flat_r, model.upper_arm, model.forearm, model.side)
     phi_pred = predictor.predict(features).reshape(hand.shape[:2])
     if model.side is Side.LEFT:
         phi_pred = -phi_pred  # features and predictions are in right-arm coordinates
