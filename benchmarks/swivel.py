@@ -38,8 +38,9 @@ and scored on the held-out trials, per action, beside the shipped predictors
 (`vhuman.reaching.default_predictor`, trained on the same training trials).
 
 Run: ``.venv/bin/python benchmarks/swivel.py [--data CMU_FOLDER] [--features xia,matrix,shape,wrist]
-[--models lsq,knn,gbm,mlp,mlp-wide,gbm+mlp]`` (one core; about 20 minutes on a loaded
-2-core machine with every candidate); prints the tables, then one JSON line. ``--save FILE``
+[--models lsq,knn,gbm,mlp,mlp-wide,gbm+mlp]`` (one core; on a loaded 2-core machine about
+25 minutes per feature set with ``gbm,mlp,mlp-wide,gbm+mlp``, most of it the MLPs' 13 fits
+each); prints the tables, then one JSON line. ``--save FILE``
 instead fits ``wrist`` + ``gbm+mlp`` on all training trials and writes it as a vhuman
 predictor (the shipped ``swivel_ensemble.npz``); ``--save-shape FILE`` fits ``shape`` +
 ``mlp`` (the shipped ``swivel_mlp_shape.npz``).
