@@ -78,6 +78,7 @@ from vhuman.skeleton.motion import frame_count
 
 __all__ = [
     "DEFAULT_MODELS",
+    "REACH_MODEL",
     "READY_ARM_ANGLES",
     "TRUNK_LEANS_DEG",
     "ReachPlan",
