@@ -1,9 +1,10 @@
 """Swivel-angle prediction on CMU trials: features and models chosen by grouped cross-validation.
 
 Samples: `vhuman.reaching.cmu_swivel_dataset` (both arms, every 4th frame, arms
-bent ≥ 10°). The highest-numbered trial of each action is held out (the split
-of `vhuman swivel evaluate`) and used for nothing but the last column; every
-choice is made on the other trials by
+bent ≥ 10°, hand and elbow in the thorax frame at the shoulder). The
+highest-numbered trial of each action is held out (the split of `vhuman swivel
+evaluate`) and used for nothing but the held-out column; every choice is made
+on the other trials by
 
 - **grouped cross-validation**: scikit-learn's ``GroupKFold`` (5 folds) with
   the trial as the group, so no trial has frames on both sides;
@@ -21,22 +22,28 @@ features
     and a forearm cue: the elbow placed ``d2`` along the hand's axis behind a
     wrist ``0.217 d2`` behind the hand end (the CMU hand's length over its
     forearm's), its swivel angle (sin, cos) and the heights of that elbow and
-    wrist over the arm length (straight-wrist elbow-height cues).
+    wrist over the arm length (straight-wrist elbow-height cues);
+    ``wrist``: `vhuman.reaching.wrist_features`, scale-free: the wrist centre
+    over the arm length, its distance, azimuth and elevation, the hand's
+    rotation matrix and the forearm cue, without the hand end or the lengths.
 models
     ``lsq`` (linear least squares), ``knn`` (10 nearest neighbours, distance
     weighted, standardised inputs), ``gbm`` (``HistGradientBoostingRegressor``,
     one per output; Friedman 2001), ``mlp`` and ``mlp-wide``
-    (``MLPRegressor`` 64 × 64 and 128 × 128, ReLU, L2 1e-3, early stopping).
+    (``MLPRegressor`` 64 × 64 and 128 × 128, ReLU, L2 1e-3, early stopping),
+    and ``gbm+mlp``: the mean of the ``gbm`` and ``mlp`` unit vectors.
 
 The candidate with the lowest grouped-CV MAE is refit on all training trials
 and scored on the held-out trials, per action, beside the shipped predictors
 (`vhuman.reaching.default_predictor`, trained on the same training trials).
 
-Run: ``.venv/bin/python benchmarks/swivel.py [--data CMU_FOLDER] [--features xia,matrix,shape]
-[--models lsq,knn,gbm,mlp]`` (one core; about 10 minutes on a loaded 2-core machine with every
-candidate); prints the tables, then one JSON line. ``--save FILE`` instead fits ``shape`` +
-``mlp`` on all training trials and writes it as a vhuman predictor (the shipped
-``swivel_mlp_shape.npz``).
+Run: ``.venv/bin/python benchmarks/swivel.py [--data CMU_FOLDER] [--features xia,matrix,shape,wrist]
+[--models lsq,knn,gbm,mlp,mlp-wide,gbm+mlp]`` (one core; on a loaded 2-core machine about
+25 minutes per feature set with ``gbm,mlp,mlp-wide,gbm+mlp``, most of it the MLPs' 13 fits
+each); prints the tables, then one JSON line. ``--save FILE``
+instead fits ``wrist`` + ``gbm+mlp`` on all training trials and writes it as a vhuman
+predictor (the shipped ``swivel_ensemble.npz``); ``--save-shape FILE`` fits ``shape`` +
+``mlp`` (the shipped ``swivel_mlp_shape.npz``).
 
 References
 ----------
@@ -68,19 +75,25 @@ from rich.console import Console
 from rich.table import Table
 
 from vhuman.reaching import (
+    EnsemblePredictor,
+    GradientBoostingPredictor,
     MLPPredictor,
     SwivelDataset,
+    SwivelPredictor,
     cmu_swivel_dataset,
     evaluate,
+    load_predictor,
     shape_features,
     validation_split_highest_numbered,
+    wrist_features,
 )
 from vhuman.reaching.reach import DEFAULT_MODELS, default_predictor
 
 CMU = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "cmu_mocap"
 
-FEATURE_SETS = ("xia", "matrix", "shape")
-MODELS = ("lsq", "knn", "gbm", "mlp", "mlp-wide")
+FEATURE_SETS = ("xia", "matrix", "shape", "wrist")
+BASE_MODELS = ("lsq", "knn", "gbm", "mlp", "mlp-wide")
+MODELS = (*BASE_MODELS, "gbm+mlp")
 FOLDS = 5
 
 
@@ -88,6 +101,8 @@ def features(x: NDArray[np.float64], kind: str) -> NDArray[np.float64]:
     """Model inputs (N, F) of feature set ``kind`` from Xia et al.'s features (N, 8)."""
     if kind == "shape":
         return shape_features(x)
+    if kind == "wrist":
+        return wrist_features(x)
     # The first 14 shape columns: hand position, rotation matrix, d1, d2.
     return shape_features(x)[:, :14] if kind == "matrix" else x
 
@@ -96,12 +111,22 @@ def _unit(phi: NDArray[np.float64]) -> NDArray[np.float64]:
     return np.stack([np.sin(phi), np.cos(phi)], axis=1)
 
 
+def _mlp(hidden: tuple[int, ...]) -> Any:
+    from sklearn.neural_network import MLPRegressor
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    net = MLPRegressor(
+        hidden_layer_sizes=hidden, alpha=1e-3, max_iter=200, early_stopping=True, random_state=0
+    )
+    return make_pipeline(StandardScaler(), net)
+
+
 def _estimator(name: str) -> Any:
     from sklearn.ensemble import HistGradientBoostingRegressor
     from sklearn.linear_model import LinearRegression
     from sklearn.multioutput import MultiOutputRegressor
     from sklearn.neighbors import KNeighborsRegressor
-    from sklearn.neural_network import MLPRegressor
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import StandardScaler
 
@@ -111,94 +136,102 @@ def _estimator(name: str) -> Any:
         "gbm": lambda: MultiOutputRegressor(
             HistGradientBoostingRegressor(max_iter=300, l2_regularization=1.0, random_state=0)
         ),
-        "mlp": lambda: make_pipeline(
-            StandardScaler(),
-            MLPRegressor(
-                hidden_layer_sizes=(64, 64),
-                alpha=1e-3,
-                max_iter=200,
-                early_stopping=True,
-                random_state=0,
-            ),
-        ),
-        "mlp-wide": lambda: make_pipeline(
-            StandardScaler(),
-            MLPRegressor(
-                hidden_layer_sizes=(128, 128),
-                alpha=1e-3,
-                max_iter=200,
-                early_stopping=True,
-                random_state=0,
-            ),
-        ),
+        "mlp": lambda: _mlp((64, 64)),
+        "mlp-wide": lambda: _mlp((128, 128)),
     }[name]()
 
 
-def fit_predict(
-    model: str, x_fit: NDArray, phi_fit: NDArray, x_new: NDArray
-) -> NDArray[np.float64]:
-    """Swivel angles [rad] of ``x_new`` from a ``model`` fit on (sin φ, cos φ)."""
+def fit_units(model: str, x_fit: NDArray, phi_fit: NDArray, x_new: NDArray) -> NDArray[np.float64]:
+    """Unit vectors (sin φ, cos φ) (N, 2) of ``x_new`` from a base ``model`` fit on ``x_fit``."""
     est = _estimator(model)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # MLP convergence notes
         est.fit(x_fit, _unit(phi_fit))
         u = est.predict(x_new)
-    return np.arctan2(u[:, 0], u[:, 1])
+    return u / np.maximum(np.linalg.norm(u, axis=1, keepdims=True), 1e-12)
 
 
 def _abs_error_deg(pred: NDArray, true: NDArray) -> NDArray[np.float64]:
     return np.degrees(np.abs((pred - true + np.pi) % (2.0 * np.pi) - np.pi))
 
 
+def _angle(u: NDArray[np.float64]) -> NDArray[np.float64]:
+    return np.arctan2(u[:, 0], u[:, 1])
+
+
 def _action(activity: NDArray[np.str_]) -> NDArray[np.str_]:
     return np.char.replace(activity, "walking_extra", "walking")
 
 
-def out_of_sample_errors(
+def out_of_sample_units(
     predict: Callable[[NDArray, NDArray, NDArray], NDArray],
     x: NDArray,
     phi: NDArray,
     groups: NDArray,
 ) -> NDArray[np.float64]:
-    """|error| [deg] of every sample predicted by a model fit without its group's samples."""
+    """Unit vectors (N, 2) of every sample predicted by a model fit without its group's samples."""
     from sklearn.model_selection import GroupKFold, LeaveOneGroupOut
 
     splitter = GroupKFold(FOLDS) if np.unique(groups).size > FOLDS else LeaveOneGroupOut()
-    err = np.empty(phi.size)
+    units = np.empty((phi.size, 2))
     for fit, held in splitter.split(x, phi, groups):
-        err[held] = _abs_error_deg(predict(x[fit], phi[fit], x[held]), phi[held])
-    return err
+        units[held] = predict(x[fit], phi[fit], x[held])
+    return units
 
 
 def _per_action(err: NDArray, action: NDArray) -> dict[str, float]:
     return {str(a): float(err[action == a].mean()) for a in np.unique(action)}
 
 
+def _base_units(
+    model: str, x: NDArray, x_test: NDArray, train: SwivelDataset, action: NDArray
+) -> dict[str, NDArray[np.float64]]:
+    """A base model's grouped-CV, leave-one-action-out and held-out unit vectors."""
+
+    def predict(a: NDArray, b: NDArray, c: NDArray) -> NDArray:
+        return fit_units(model, a, b, c)
+
+    return {
+        "cv": out_of_sample_units(predict, x, train.swivel, train.groups),
+        "loao": out_of_sample_units(predict, x, train.swivel, action),
+        "held": fit_units(model, x, train.swivel, x_test),
+    }
+
+
 def run(data: Path, feature_sets: list[str], models: list[str]) -> dict[str, Any]:
     """Every candidate's grouped-CV and leave-one-action-out MAE, the chosen one held out."""
     train, test = validation_split_highest_numbered(cmu_swivel_dataset(data))
-    action = _action(train.activity)
+    action, test_action = _action(train.activity), _action(test.activity)
     rows = []
     for kind in feature_sets:
-        x = features(train.features, kind)
+        x, x_test = features(train.features, kind), features(test.features, kind)
+        units: dict[str, dict[str, NDArray]] = {}
+        seconds: dict[str, float] = {}
         for model in models:
             t0 = time.perf_counter()
-            cv = out_of_sample_errors(lambda a, b, c, m=model: fit_predict(m, a, b, c),
-                                      x, train.swivel, train.groups)  # fmt: skip
-            loao = out_of_sample_errors(lambda a, b, c, m=model: fit_predict(m, a, b, c),
-                                        x, train.swivel, action)  # fmt: skip
-            held = _abs_error_deg(
-                fit_predict(model, x, train.swivel, features(test.features, kind)), test.swivel
+            for base in model.split("+"):
+                if base not in units:
+                    t1 = time.perf_counter()
+                    units[base] = _base_units(base, x, x_test, train, action)
+                    seconds[base] = time.perf_counter() - t1
+            parts = model.split("+")
+            u = {k: np.mean([units[b][k] for b in parts], axis=0) for k in ("cv", "loao", "held")}
+            cv = _abs_error_deg(_angle(u["cv"]), train.swivel)
+            loao = _abs_error_deg(_angle(u["loao"]), train.swivel)
+            held = _abs_error_deg(_angle(u["held"]), test.swivel)
+            rows.append(
+                {
+                    "features": kind,
+                    "model": model,
+                    "cv_mae_deg": float(cv.mean()),
+                    "loao_mae_deg": float(loao.mean()),
+                    "loao_per_action_deg": _per_action(loao, action),
+                    "heldout_mae_deg": float(held.mean()),
+                    "heldout_per_action_deg": _per_action(held, test_action),
+                    "seconds": sum(seconds[b] for b in parts) + time.perf_counter() - t0,
+                }
             )
-            rows.append({
-                "features": kind, "model": model,
-                "cv_mae_deg": float(cv.mean()), "loao_mae_deg": float(loao.mean()),
-                "loao_per_action_deg": _per_action(loao, action),
-                "heldout_mae_deg": float(held.mean()),
-                "heldout_per_action_deg": _per_action(held, _action(test.activity)),
-                "seconds": time.perf_counter() - t0,
-            })  # fmt: skip
-            print(f"{kind:7s} {model:4s} CV {rows[-1]['cv_mae_deg']:6.2f}°", file=sys.stderr)
+            print(f"{kind:7s} {model:8s} CV {rows[-1]['cv_mae_deg']:6.2f}°", file=sys.stderr)
     best = min(rows, key=lambda r: r["cv_mae_deg"])
     shipped = {name: _shipped(name, test) for name in DEFAULT_MODELS}
     return {
@@ -212,25 +245,37 @@ def run(data: Path, feature_sets: list[str], models: list[str]) -> dict[str, Any
     }
 
 
-def save_shape_mlp(data: Path, path: Path) -> dict[str, Any]:
-    """Fit ``shape`` + ``mlp`` on all training trials, write it as an `MLPPredictor`, score it.
-
-    The scikit-learn network's weights and input scaling become those of
-    ``MLPPredictor((64, 64), rotation="shape", activation="relu")``, which
-    predicts in numpy like the other shipped predictors.
-    """
-    train, test = validation_split_highest_numbered(cmu_swivel_dataset(data))
-    est = _estimator("mlp")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        est.fit(features(train.features, "shape"), _unit(train.swivel))
+def _as_mlp_predictor(est: Any, rotation: str) -> MLPPredictor:
+    """A fitted scikit-learn scaler + ReLU network as an `MLPPredictor` (numpy prediction)."""
     scaler, net = est[0], est[-1]
-    predictor = MLPPredictor(net.hidden_layer_sizes, rotation="shape", activation="relu")
+    predictor = MLPPredictor(net.hidden_layer_sizes, rotation=rotation, activation="relu")
     predictor.weights_ = {"mean": scaler.mean_, "std": scaler.scale_}
     for k, (w, b) in enumerate(zip(net.coefs_, net.intercepts_, strict=True)):
         predictor.weights_[f"w{k + 1}"], predictor.weights_[f"b{k + 1}"] = w.T.copy(), b.copy()
+    return predictor
+
+
+def save_predictor(data: Path, path: Path, kind: str) -> dict[str, Any]:
+    """Fit a shipped predictor on all training trials, write it, score it on the held-out ones.
+
+    ``kind`` ``"ensemble"``: ``wrist`` + ``gbm+mlp``, an `EnsemblePredictor`
+    of a `GradientBoostingPredictor` and the scikit-learn network as an
+    ``MLPPredictor((64, 64), rotation="wrist", activation="relu")``;
+    ``"shape"``: ``shape`` + ``mlp`` as ``MLPPredictor((64, 64), rotation="shape")``.
+    Both predict in numpy like the other shipped predictors.
+    """
+    train, test = validation_split_highest_numbered(cmu_swivel_dataset(data))
+    rotation = "wrist" if kind == "ensemble" else "shape"
+    est = _estimator("mlp")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est.fit(features(train.features, rotation), _unit(train.swivel))
+    predictor: SwivelPredictor = _as_mlp_predictor(est, rotation)
+    if kind == "ensemble":
+        gbm = GradientBoostingPredictor(300).fit(train.features, train.swivel)
+        predictor = EnsemblePredictor([gbm, predictor])
     predictor.save(path)
-    return {"output": str(path), **evaluate(MLPPredictor.load(path), test)}
+    return {"output": str(path), **evaluate(load_predictor(path), test)}
 
 
 def _shipped(name: str, test: SwivelDataset) -> dict[str, Any]:
@@ -245,24 +290,34 @@ def _shipped(name: str, test: SwivelDataset) -> dict[str, Any]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=Path(os.environ.get("VHUMAN_CMU_DATA", CMU)))
-    parser.add_argument("--features", default=",".join(FEATURE_SETS),
-                        help=f"comma-separated, of {', '.join(FEATURE_SETS)}")  # fmt: skip
-    parser.add_argument("--models", default=",".join(MODELS),
-                        help=f"comma-separated, of {', '.join(MODELS)}")  # fmt: skip
-    parser.add_argument("--save", type=Path, default=None,
-                        help="only fit shape + mlp on the training trials, write it")  # fmt: skip
+    parser.add_argument(
+        "--features",
+        default=",".join(FEATURE_SETS),
+        help=f"comma-separated, of {', '.join(FEATURE_SETS)}",
+    )
+    parser.add_argument(
+        "--models", default=",".join(MODELS), help=f"comma-separated, of {', '.join(MODELS)}"
+    )
+    parser.add_argument(
+        "--save", type=Path, default=None, help="only fit wrist + gbm+mlp, write it"
+    )
+    parser.add_argument(
+        "--save-shape", type=Path, default=None, help="only fit shape + mlp, write it"
+    )
     args = parser.parse_args()
-    if args.save is not None:
-        saved = save_shape_mlp(args.data, args.save)
-        print(f"wrote {args.save}: held-out MAE {saved['mae_deg']:.2f}°", file=sys.stderr)
-        print(json.dumps({"benchmark": "swivel", "saved": saved}))
+    if not (args.data / "train").is_dir():
+        parser.error(f"--data must be the CMU data folder holding train/, got {args.data}")
+    for path, kind in ((args.save, "ensemble"), (args.save_shape, "shape")):
+        if path is not None:
+            saved = save_predictor(args.data, path, kind)
+            print(f"wrote {path}: held-out MAE {saved['mae_deg']:.2f}°", file=sys.stderr)
+            print(json.dumps({"benchmark": "swivel", "saved": saved}))
+    if args.save is not None or args.save_shape is not None:
         return
     feature_sets, models = args.features.split(","), args.models.split(",")
     bad = sorted(set(feature_sets) - set(FEATURE_SETS)) + sorted(set(models) - set(MODELS))
     if bad:
         parser.error(f"unknown {bad}; features are {FEATURE_SETS}, models {MODELS}")
-    if not (args.data / "train").is_dir():
-        parser.error(f"--data must be the CMU data folder holding train/, got {args.data}")
     result = run(args.data, feature_sets, models)
     console = Console(width=130, highlight=False)
     table = Table(
@@ -276,9 +331,14 @@ def main() -> None:
     key = (chosen["features"], chosen["model"])
     for r in result["candidates"]:
         mark = " *" if (r["features"], r["model"]) == key else ""
-        table.add_row(r["features"], r["model"] + mark, f"{r['cv_mae_deg']:.2f}",
-                      f"{r['loao_mae_deg']:.2f}", f"{r['heldout_mae_deg']:.2f}",
-                      f"{r['seconds']:.0f}")  # fmt: skip
+        table.add_row(
+            r["features"],
+            r["model"] + mark,
+            f"{r['cv_mae_deg']:.2f}",
+            f"{r['loao_mae_deg']:.2f}",
+            f"{r['heldout_mae_deg']:.2f}",
+            f"{r['seconds']:.0f}",
+        )
     for name, s in result["shipped_heldout"].items():
         table.add_row("shipped", name, "-", "-", f"{s['heldout_mae_deg']:.2f}", "-")
     console.print(table)
@@ -291,10 +351,15 @@ def main() -> None:
     for name in result["shipped_heldout"]:
         per.add_column(f"{name} held-out", justify="right")
     for a in best["heldout_per_action_deg"]:
-        per.add_row(a, f"{best['loao_per_action_deg'][a]:.2f}",
-                    f"{best['heldout_per_action_deg'][a]:.2f}",
-                    *(f"{s['heldout_per_action_deg'][a]:.2f}"
-                      for s in result["shipped_heldout"].values()))  # fmt: skip
+        shipped = (
+            f"{s['heldout_per_action_deg'][a]:.2f}" for s in result["shipped_heldout"].values()
+        )
+        per.add_row(
+            a,
+            f"{best['loao_per_action_deg'][a]:.2f}",
+            f"{best['heldout_per_action_deg'][a]:.2f}",
+            *shipped,
+        )
     console.print(per)
     print(json.dumps({"benchmark": "swivel", **result}))
 

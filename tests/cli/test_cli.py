@@ -240,8 +240,9 @@ def test_swivel_evaluate_reports_each_model(shared_data: Path) -> None:
     result = CliRunner().invoke(app, ["swivel", "evaluate", "--data", str(shared_data), "--json"])
     assert result.exit_code == 0, result.output
     out = json.loads(result.stdout)
-    assert set(out["models"]) == {"mlp-deep", "mlp-shape", "mlp", "lsq", "mean"}
+    assert set(out["models"]) == {"ensemble", "mlp-deep", "mlp-shape", "mlp", "lsq", "mean"}
     mae = {name: m["mae_deg"] for name, m in out["models"].items()}
     assert mae["mlp-deep"] < mae["mlp"] < mae["lsq"] < mae["mean"]
     assert mae["mlp-shape"] < mae["mlp"]
+    assert mae["ensemble"] < mae["mlp"]
     assert out["samples"] > 1000

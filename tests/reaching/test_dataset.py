@@ -8,14 +8,17 @@ import numpy as np
 import pytest
 
 from vhuman.errors import InputError
-from vhuman.geometry import quat_to_rotmat
+from vhuman.geometry import quat_multiply, quat_to_rotmat
 from vhuman.geometry.so3 import rotvec_to_quat, rotvec_to_rotmat
 from vhuman.io import cmu_walking_example
 from vhuman.reaching import JOINT_LIMITS, ArmModel, swivel_angle
 from vhuman.reaching.dataset import (
+    CMU_ARM_JOINTS,
+    CMU_HAND_TO_FOREARM,
     MIN_ELBOW_FLEXION,
     SwivelDataset,
     cmu_folder_swivel_dataset,
+    cmu_hand_end,
     cmu_swivel_dataset,
     shape_features,
     split_by_trial,
@@ -23,6 +26,7 @@ from vhuman.reaching.dataset import (
     synthetic_swivel_dataset,
     task_features,
     validation_split_highest_numbered,
+    wrist_features,
 )
 from vhuman.skeleton import Motion, standard_humanoid
 
@@ -78,18 +82,57 @@ def test_left_arm_features_equal_right_arm_of_mirrored_motion() -> None:
     np.testing.assert_allclose(left.elbow_flexion, mirrored.elbow_flexion, atol=1e-9)
 
 
-def test_samples_are_in_the_body_frame() -> None:
+def test_samples_are_in_the_thorax_frame() -> None:
     motion = cmu_walking_example()[1:100:10]
     out = swivel_samples_from_motion(motion, "right")
     p = motion.joint_trajectory(["rshoulder", "relbow", "rwrist", "rhand"])
-    # Rotations about the vertical keep lengths, heights and φ (reference plane is vertical).
-    np.testing.assert_allclose(out.features[:, 2], p[:, 3, 2] - p[:, 0, 2], atol=1e-12)
+    # The CMU rest pose stands upright: the thorax's z axis is its global rotation's third column.
+    up = quat_to_rotmat(motion.global_rotations[:, motion.skeleton.index("thorax")])[:, :, 2]
+    np.testing.assert_allclose(out.features[:, 2], np.sum((p[:, 3] - p[:, 0]) * up, axis=1))
     np.testing.assert_allclose(
         np.linalg.norm(out.features[:, :3], axis=1), np.linalg.norm(p[:, 3] - p[:, 0], axis=1)
     )
     np.testing.assert_allclose(out.features[:, 6], np.linalg.norm(p[:, 1] - p[:, 0], axis=1))
-    np.testing.assert_allclose(out.swivel, swivel_angle(p[:, 0], p[:, 1], p[:, 2]), atol=1e-9)
+    expected = swivel_angle(p[:, 0], p[:, 1], p[:, 2], reference_up=up)
+    np.testing.assert_allclose(out.swivel, expected, atol=1e-9)
     assert np.all(out.features[:, 1] < 0.1)  # the right hand stays on the right
+
+
+def test_a_tilted_body_gives_the_same_samples_in_the_thorax_frame() -> None:
+    motion = cmu_walking_example()[1:60:10]
+    tilt = rotvec_to_quat(np.array([0.3, -0.4, 0.5]))  # the whole body pitched, rolled, turned
+    rotations = motion.local_rotations.copy()
+    rotations[:, 0] = quat_multiply(tilt, rotations[:, 0])
+    tilted = Motion(motion.skeleton, motion.fps, motion.root_positions, rotations)
+    upright_names = {k: v for k, v in CMU_ARM_JOINTS.items() if k != "thorax"}
+    for arm in ("right", "left"):
+        a, b = (swivel_samples_from_motion(m, arm) for m in (motion, tilted))
+        np.testing.assert_allclose(a.features, b.features, atol=1e-9)
+        np.testing.assert_allclose(a.swivel, b.swivel, atol=1e-9)
+        # Without the thorax the frame stays upright, so a tilted trunk changes the samples.
+        c, d = (swivel_samples_from_motion(m, arm, names=upright_names) for m in (motion, tilted))
+        assert np.max(np.abs(c.features[:, :3] - d.features[:, :3])) > 0.05
+
+
+def test_wrist_features_do_not_depend_on_the_hand_length() -> None:
+    rng = np.random.default_rng(5)
+    q = rng.uniform(JOINT_LIMITS[:, 0], JOINT_LIMITS[:, 1], size=(40, 7))
+    rows = []
+    for hand in (0.05, 0.19):
+        model = ArmModel(0.3, 0.25, hand)
+        pose = model.forward(q)
+        r = quat_to_rotmat(pose.hand_orientation)
+        cmu = cmu_hand_end(pose.hand, r, model.hand, model.forearm)
+        np.testing.assert_allclose(
+            np.linalg.norm(cmu - pose.wrist, axis=1), CMU_HAND_TO_FOREARM * model.forearm
+        )
+        x = wrist_features(task_features(cmu, r, model.upper_arm, model.forearm, "right"))
+        np.testing.assert_allclose(x[:, :3] * 0.55, pose.wrist, atol=1e-12)
+        rows.append(x)
+    np.testing.assert_allclose(rows[0], rows[1], atol=1e-9)
+    assert rows[0].shape == (40, 17)
+    with pytest.raises(InputError, match="shape"):
+        wrist_features(np.zeros((2, 7)))
 
 
 def test_unknown_side_and_missing_role() -> None:

@@ -98,6 +98,7 @@ def _plan(case: dict[str, Any]) -> Any:
         duration=1.0,
         fps=FPS,
         predictor=_predictor(),
+        hand_to_forearm=None,  # the predictor is fit on this arm's own hand
         **args,
     )
 

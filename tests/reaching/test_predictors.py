@@ -9,8 +9,15 @@ import pytest
 
 from vhuman.errors import FileFormatError, InputError
 from vhuman.reaching import ArmModel
-from vhuman.reaching.dataset import SwivelDataset, split_by_trial, synthetic_swivel_dataset
+from vhuman.reaching.dataset import (
+    SwivelDataset,
+    split_by_trial,
+    synthetic_swivel_dataset,
+    wrist_features,
+)
 from vhuman.reaching.predictors import (
+    EnsemblePredictor,
+    GradientBoostingPredictor,
     LeastSquaresPredictor,
     MeanPredictor,
     MLPPredictor,
@@ -36,7 +43,14 @@ def test_mean_predictor_is_the_circular_mean() -> None:
     np.testing.assert_allclose(abs(p.predict(np.zeros((2, 8)))), np.pi, atol=1e-12)
 
 
-@pytest.mark.parametrize("make", [LeastSquaresPredictor, _small_mlp])
+def _small_ensemble() -> EnsemblePredictor:
+    return EnsemblePredictor([GradientBoostingPredictor(50), _small_mlp()])
+
+
+@pytest.mark.parametrize(
+    "make",
+    [LeastSquaresPredictor, _small_mlp, lambda: GradientBoostingPredictor(50), _small_ensemble],
+)
 def test_predictors_beat_the_mean(make, split) -> None:
     train, test = split
     mean = evaluate(MeanPredictor().fit(train.features, train.swivel), test)
@@ -69,6 +83,9 @@ def test_mlp_is_seeded(split) -> None:
         lambda: MLPPredictor(epochs=2),
         lambda: MLPPredictor((16, 8), epochs=2, rotation="matrix"),
         lambda: MLPPredictor((16, 8), epochs=2, rotation="shape", activation="relu"),
+        lambda: MLPPredictor((16, 8), epochs=2, rotation="wrist", activation="relu"),
+        lambda: GradientBoostingPredictor(20),
+        lambda: EnsemblePredictor([GradientBoostingPredictor(10), MLPPredictor(8, epochs=2)]),
     ],
 )
 def test_save_load_round_trip(make, split, tmp_path: Path) -> None:
@@ -81,6 +98,34 @@ def test_save_load_round_trip(make, split, tmp_path: Path) -> None:
     np.testing.assert_array_equal(q.predict(test.features), p.predict(test.features))
     assert type(type(p).load(path)) is type(p)
     assert list(tmp_path.iterdir()) == [path]  # no temporary file left behind
+
+
+def test_gradient_boosting_trees_predict_as_scikit_learn(split) -> None:
+    ensemble = pytest.importorskip("sklearn.ensemble")
+    train, test = split
+    p = GradientBoostingPredictor(40, learning_rate=0.2).fit(train.features, train.swivel)
+    units = p._predict_unit(test.features)
+    for k, target in enumerate((np.sin(train.swivel), np.cos(train.swivel))):
+        reference = ensemble.HistGradientBoostingRegressor(
+            max_iter=40, learning_rate=0.2, l2_regularization=1.0, random_state=0
+        ).fit(wrist_features(train.features), target)
+        np.testing.assert_allclose(
+            units[:, k], reference.predict(wrist_features(test.features)), atol=1e-12
+        )
+
+
+def test_ensemble_takes_the_circular_mean_of_its_members() -> None:
+    x = np.zeros((4, 8))
+    a = MeanPredictor().fit(x[:1], np.radians([170.0]))
+    b = MeanPredictor().fit(x[:1], np.radians([-150.0]))
+    phi = EnsemblePredictor([a, b]).predict(x)
+    np.testing.assert_allclose(np.degrees(phi), -170.0, atol=1e-9)  # not the linear mean 10°
+    with pytest.raises(InputError, match="at least one"):
+        EnsemblePredictor([])
+    with pytest.raises(InputError, match="ensembles"):
+        EnsemblePredictor([EnsemblePredictor([a])])
+    with pytest.raises(InputError, match="max_iter"):
+        GradientBoostingPredictor(0)
 
 
 def test_load_rejects_other_kind_and_foreign_files(split, tmp_path: Path) -> None:

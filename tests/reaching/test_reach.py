@@ -7,6 +7,7 @@ import pytest
 
 from vhuman.errors import InputError
 from vhuman.geometry import quat_to_rotmat
+from vhuman.geometry.so3 import rotvec_to_rotmat
 from vhuman.io import cmu_walking_example
 from vhuman.reaching import (
     ArmModel,
@@ -18,6 +19,7 @@ from vhuman.reaching import (
 from vhuman.reaching.audit import audit_reach
 from vhuman.reaching.clearance import ArmBodyClearance
 from vhuman.reaching.dataset import (
+    CMU_HAND_TO_FOREARM,
     STANDARD_ARM_JOINTS,
     rest_hand_orientation,
     swivel_samples_from_motion,
@@ -118,6 +120,47 @@ def test_features_measured_on_the_motion_are_those_predicted_from(side, lsq) -> 
         model.side,
     )
     np.testing.assert_allclose(measured.features, want, atol=1e-9)
+
+
+class _Recorder:
+    """A constant swivel predictor (0.3 rad) keeping the features it is asked about.
+
+    Not a ``SwivelPredictor`` subclass, which would take the place of a shipped kind.
+    """
+
+    def __init__(self) -> None:
+        self.seen: list[np.ndarray] = []
+
+    def predict(self, features: np.ndarray) -> np.ndarray:
+        self.seen.append(np.array(features))
+        return np.full(len(features), 0.3)
+
+
+@pytest.mark.parametrize("side", ["right", "left"])
+def test_predictors_see_the_wrist_with_a_cmu_proportioned_hand(side) -> None:
+    model = ArmModel.from_skeleton(SKELETON, side)
+    ready = model.forward(READY_ARM_ANGLES)
+    target = model.forward(np.radians([-40.0, -20.0, -10.0, -60.0, 60.0, 0.0, 0.0]))
+    recorder = _Recorder()
+    plan = plan_reaches(
+        model,
+        ready.hand[None],
+        ready.hand_orientation[None],
+        target.hand[None],
+        target.hand_orientation[None],
+        duration=1.0,
+        fps=10.0,
+        predictor=recorder,
+    )
+    m = recorder.seen[0]
+    r = rotvec_to_rotmat(m[:, 3:6])
+    mirror = np.array([1.0, -1.0, 1.0]) if side == "left" else np.ones(3)
+    wrist = (plan.hand[0] + model.hand * quat_to_rotmat(plan.orientation[0])[:, :, 2]) * mirror
+    # The predictors' hand end: CMU's hand length over forearm length beyond this arm's wrist.
+    np.testing.assert_allclose(
+        m[:, :3] + CMU_HAND_TO_FOREARM * model.forearm * r[:, :, 2], wrist, atol=1e-9
+    )
+    np.testing.assert_allclose(m[:, 6:], np.tile([model.upper_arm, model.forearm], (11, 1)))
 
 
 def test_left_reach_mirrors_the_right(lsq) -> None:
@@ -229,7 +272,7 @@ def test_cmu_rest_hand_frame_follows_the_hand_at_every_frame() -> None:
 
 def test_shipped_predictors_load_and_predict() -> None:
     features = synthetic_swivel_dataset(ArmModel(0.3, 0.25, 0.19), 50, np.random.default_rng(2))
-    for kind in ("mlp-deep", "mlp-shape", "mlp", "lsq"):
+    for kind in ("ensemble", "mlp-deep", "mlp-shape", "mlp", "lsq"):
         phi = default_predictor(kind).predict(features.features)
         assert phi.shape == (50,)
         assert np.all(np.abs(phi) <= np.pi)

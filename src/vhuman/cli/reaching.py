@@ -276,15 +276,13 @@ def swivel_evaluate(
     every trial file, the mean of those same samples as baseline.
     """
     from vhuman.reaching import MeanPredictor, cmu_folder_swivel_dataset, evaluate, load_predictor
-    from vhuman.reaching.reach import default_predictor
+    from vhuman.reaching.reach import DEFAULT_MODELS, default_predictor
 
     with user_errors({"root": "--data"}):
         if checkpoint:
             predictors = {path.stem: load_predictor(path) for path in checkpoint}
         else:
-            predictors = {
-                kind: default_predictor(kind) for kind in ("mlp-deep", "mlp-shape", "mlp", "lsq")
-            }
+            predictors = {kind: default_predictor(kind) for kind in DEFAULT_MODELS}
         if (data / "train").is_dir():
             train, test = _held_out(data)
             what = "held-out samples ({trials} trials, the highest-numbered of each activity)"

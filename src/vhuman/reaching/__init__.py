@@ -13,6 +13,7 @@ from vhuman.reaching.dataset import (
     SwivelDataset,
     SwivelSamples,
     cmu_folder_swivel_dataset,
+    cmu_hand_end,
     cmu_swivel_dataset,
     deepmimic_swivel_dataset,
     rest_hand_orientation,
@@ -22,10 +23,13 @@ from vhuman.reaching.dataset import (
     synthetic_swivel_dataset,
     task_features,
     validation_split_highest_numbered,
+    wrist_features,
 )
 from vhuman.reaching.minimum_jerk import MinimumJerkTrajectory, minimum_jerk
 from vhuman.reaching.planning import MAX_JOINT_SPEED
 from vhuman.reaching.predictors import (
+    EnsemblePredictor,
+    GradientBoostingPredictor,
     LeastSquaresPredictor,
     MeanPredictor,
     MLPPredictor,
@@ -75,6 +79,8 @@ __all__ = [
     "ArmModel",
     "ArmPose",
     "ArmSolution",
+    "EnsemblePredictor",
+    "GradientBoostingPredictor",
     "LeastSquaresPredictor",
     "MLPPredictor",
     "MeanPredictor",
@@ -91,6 +97,7 @@ __all__ = [
     "arm_motion",
     "audit_reach",
     "cmu_folder_swivel_dataset",
+    "cmu_hand_end",
     "cmu_swivel_dataset",
     "deepmimic_swivel_dataset",
     "default_predictor",
@@ -118,4 +125,5 @@ __all__ = [
     "workspace_targets",
     "wrap_angle",
     "wrap_to_pi",
+    "wrist_features",
 ]

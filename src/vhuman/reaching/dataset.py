@@ -5,11 +5,15 @@ Features
 Following Xia et al. (2021), the swivel angle is learnt as ``φ = f(m)`` with
 ``m = [x, y, z, α, β, γ, d1, d2]`` (:data:`FEATURE_NAMES`):
 
-- ``x, y, z`` [m]: the hand position relative to the shoulder, in the **body
-  frame at the shoulder**: z up (the world's z), y left (the horizontal unit
-  vector of ``lshoulder − rshoulder``) and x forward (``left × up``, so that
-  the frame is right-handed), the axes of the shoulder frame of
-  :mod:`vhuman.reaching.arm`;
+- ``x, y, z`` [m]: the hand position relative to the shoulder, in the **trunk
+  frame at the shoulder**, the shoulder frame of :mod:`vhuman.reaching.arm`
+  (x forward, y left, z up). Where the joint mapping names a ``thorax`` joint
+  (the CMU skeleton) the frame turns with it: the rest-pose body frame (z up,
+  y along the horizontal of ``lshoulder − rshoulder``, x = y × z) carried by
+  the thorax joint's global rotation, so a trunk that bends or turns does not
+  make the same arm posture look like another hand task. Without one the
+  frame is upright: z the world's z, y the horizontal unit vector of
+  ``lshoulder − rshoulder``, x forward (``left × up``);
 - ``α, β, γ`` [rad]: the hand orientation relative to that frame, as a
   **rotation vector** (axis × angle, angle in [0, π]; it jumps where the angle
   crosses π), in the convention of ``ArmPose.hand_orientation``: the identity
@@ -24,7 +28,13 @@ Following Xia et al. (2021), the swivel angle is learnt as ``φ = f(m)`` with
   the joint positions.
 
 The target is :func:`~vhuman.reaching.swivel_angle` of (shoulder, elbow, wrist)
-in the same frame (vertical reference plane, φ = 0 with the elbow lowest).
+in the same frame (reference plane through the frame's z axis, φ = 0 with the
+elbow lowest), the definition the inverse kinematics uses in the shoulder frame.
+
+The hand end is the CMU skeleton's (``hand``, :data:`CMU_HAND_TO_FOREARM` of
+the forearm beyond the wrist centre). An arm with another hand length feeds
+the point at that distance from its wrist centre along the hand's axis
+(:func:`cmu_hand_end`), so that a model sees the hand tasks it was fit on.
 
 The DeepMimic humanoid has no hand (:func:`deepmimic_swivel_dataset`): its
 samples describe the wrist and the forearm instead and form a separate kind.
@@ -74,6 +84,7 @@ __all__ = [
     "SwivelDataset",
     "SwivelSamples",
     "cmu_folder_swivel_dataset",
+    "cmu_hand_end",
     "cmu_swivel_dataset",
     "deepmimic_swivel_dataset",
     "rest_hand_orientation",
@@ -83,6 +94,7 @@ __all__ = [
     "synthetic_swivel_dataset",
     "task_features",
     "validation_split_highest_numbered",
+    "wrist_features",
 ]
 
 FEATURE_NAMES = ("x", "y", "z", "alpha", "beta", "gamma", "d1", "d2")
@@ -90,7 +102,7 @@ FEATURE_NAMES = ("x", "y", "z", "alpha", "beta", "gamma", "d1", "d2")
 
 ARM_ROLES = ("lshoulder", "lelbow", "lwrist", "lhand", "rshoulder", "relbow", "rwrist", "rhand")
 """Joint roles every arm-joint mapping names; ``lthumb``/``rthumb`` are optional (see
-:func:`rest_hand_orientation`)."""
+:func:`rest_hand_orientation`), and so is ``thorax`` (the trunk frame, see the module)."""
 
 CMU_ARM_JOINTS: Mapping[str, str] = MappingProxyType(
     {
@@ -100,9 +112,11 @@ CMU_ARM_JOINTS: Mapping[str, str] = MappingProxyType(
         "rwrist": "rhand_base",
         "lthumb": "lthumb_tip",
         "rthumb": "rthumb_tip",
+        "thorax": "thorax",
     }
 )
-"""Arm joint roles → joint names of the CMU skeleton (:func:`vhuman.io.cmu_skeleton`)."""
+"""Arm joint roles → joint names of the CMU skeleton (:func:`vhuman.io.cmu_skeleton`); its
+``thorax`` carries the trunk frame (see the module)."""
 
 STANDARD_ARM_JOINTS: Mapping[str, str] = MappingProxyType(
     {role: f"{role[0]}_{role[1:]}" for role in ARM_ROLES}
@@ -343,6 +357,95 @@ def shape_features(
     )
 
 
+def cmu_hand_end(
+    hand: ArrayLike,
+    hand_rotation: ArrayLike,
+    hand_length: float,
+    forearm: float,
+    hand_to_forearm: float = CMU_HAND_TO_FOREARM,
+) -> NDArray[np.float64]:
+    """The hand end an arm would have with the CMU skeleton's hand-to-forearm proportion.
+
+    The wrist centre lies ``hand_length`` behind the hand end along the hand's
+    axis (the hand points along its frame's −z); the returned point lies
+    ``hand_to_forearm · forearm`` beyond that wrist centre. Features ``m`` of
+    such points describe the same arm posture as those of the CMU data the
+    predictors are fit on, whatever the arm's own hand length.
+
+    Parameters
+    ----------
+    hand : array_like, shape (N, 3)
+        Hand end points [m].
+    hand_rotation : array_like, shape (N, 3, 3)
+        Hand frames (anatomical position = identity).
+    hand_length, forearm : float
+        The arm's wrist-to-hand-end and elbow-to-wrist lengths [m].
+    hand_to_forearm : float
+        Hand length over forearm length to match (default the CMU skeleton's).
+
+    Returns
+    -------
+    ndarray, shape (N, 3)
+    """
+    shift = float(hand_length) - float(hand_to_forearm) * float(forearm)
+    return np.asarray(hand, dtype=np.float64) + shift * np.asarray(hand_rotation)[..., :, 2]
+
+
+def wrist_features(
+    features: ArrayLike, hand_to_forearm: float = CMU_HAND_TO_FOREARM
+) -> NDArray[np.float64]:
+    """Scale-free features of the wrist centre and the hand's orientation, from ``m``.
+
+    The swivel angle is a property of the arm's shape, so these inputs leave
+    out the hand's length and the arm's size: the wrist centre
+    ``hand_to_forearm · d2`` behind the hand end along the hand's axis, over
+    the arm length ``d1 + d2`` (3); the nine entries of the hand's rotation
+    matrix (row-major); the wrist's distance from the shoulder over the arm
+    length, its azimuth and its elevation [rad]; and the straight-wrist
+    forearm cue of :func:`shape_features` (sine and cosine of the swivel angle
+    of an elbow ``d2`` behind the wrist along the hand's axis).
+
+    Parameters
+    ----------
+    features : array_like, shape (N, 8)
+        ``m = [x, y, z, α, β, γ, d1, d2]`` (see the module).
+    hand_to_forearm : float
+        Hand length over forearm length of the skeleton the features come
+        from (default the CMU skeleton's).
+
+    Returns
+    -------
+    ndarray, shape (N, 17)
+
+    Raises
+    ------
+    InputError
+        For features that are not (N, 8) or not finite.
+    """
+    from vhuman.geometry.so3 import rotvec_to_rotmat
+
+    x = np.asarray(features, dtype=np.float64)
+    if x.ndim != 2 or x.shape[1] != len(FEATURE_NAMES) or not np.all(np.isfinite(x)):
+        raise InputError(f"features must be finite with shape (N, 8), got shape {x.shape}")
+    rot, d1, d2 = rotvec_to_rotmat(x[:, 3:6]), x[:, 6], x[:, 7]
+    axis = rot[:, :, 2]  # from the hand end towards the wrist
+    wrist = x[:, :3] + (hand_to_forearm * d2)[:, None] * axis
+    scaled = wrist / (d1 + d2)[:, None]
+    dist = np.linalg.norm(scaled, axis=1)
+    cue = np.nan_to_num(swivel_angle(np.zeros(3), wrist + d2[:, None] * axis, wrist))
+    return np.concatenate(
+        [
+            scaled,
+            rot.reshape(-1, 9),
+            dist[:, None],
+            np.arctan2(scaled[:, 1], scaled[:, 0])[:, None],
+            np.arcsin(np.clip(scaled[:, 2] / np.maximum(dist, 1e-9), -1.0, 1.0))[:, None],
+            np.stack([np.sin(cue), np.cos(cue)], axis=1),
+        ],
+        axis=1,
+    )
+
+
 def _features(
     shoulder: NDArray[np.float64],
     elbow: NDArray[np.float64],
@@ -369,6 +472,19 @@ def _body_frames(p_lshoulder: NDArray[np.float64], p_rshoulder: NDArray[np.float
     left = left / np.maximum(np.linalg.norm(left, axis=-1, keepdims=True), 1e-12)
     forward = np.cross(left, _UP)
     return np.stack([forward, left, np.broadcast_to(_UP, left.shape)], axis=-1)
+
+
+def _trunk_frames(motion: Motion, names: Mapping[str, str]) -> NDArray[np.float64]:
+    """``R_world_trunk`` (T, 3, 3) at every frame: the thorax's, or upright (see the module)."""
+    skeleton = motion.skeleton
+    i_l, i_r = skeleton.indices([names["lshoulder"], names["rshoulder"]])
+    if "thorax" not in names:
+        p = motion.global_positions
+        return _body_frames(p[:, i_l], p[:, i_r])
+    rest = skeleton.rest_positions()
+    r_rest = _body_frames(rest[i_l], rest[i_r])
+    (i_t,) = skeleton.indices([names["thorax"]])
+    return quat_to_rotmat(motion.global_rotations[:, i_t]) @ r_rest
 
 
 def _check_roles(names: Mapping[str, str]) -> None:
@@ -434,14 +550,16 @@ def swivel_samples_from_motion(
     Parameters
     ----------
     motion : Motion
-        A motion in vhuman's world frame (z up); the body frame at the
-        shoulder is built from both shoulders at each frame (see the module).
+        A motion in vhuman's world frame (z up); the trunk frame at the
+        shoulder is the thorax's where ``names`` maps ``thorax``, else the
+        upright frame of both shoulders at each frame (see the module).
     side : Side or {"right", "left"}
         The arm; a left arm is mirrored into right-arm coordinates.
     names : mapping
         Joint names of the skeleton for the roles of :data:`ARM_ROLES` (and
-        optionally ``lthumb``, ``rthumb``: see :func:`rest_hand_orientation`);
-        the wrist joint's global rotation turns the rest hand frame. Default:
+        optionally ``lthumb``, ``rthumb``: see :func:`rest_hand_orientation`;
+        ``thorax``: the trunk frame); the wrist joint's global rotation turns
+        the rest hand frame. Default:
         the CMU skeleton; :data:`STANDARD_ARM_JOINTS` for the standard humanoid.
 
     Returns
@@ -462,12 +580,12 @@ def swivel_samples_from_motion(
     arm = Side.parse(side)
     r_rest = rest_hand_orientation(motion.skeleton, arm, names=names)
     s = "l" if arm is Side.LEFT else "r"
-    roles = ("lshoulder", "rshoulder", f"{s}shoulder", f"{s}elbow", f"{s}wrist", f"{s}hand")
+    roles = (f"{s}shoulder", f"{s}elbow", f"{s}wrist", f"{s}hand")
     idx = motion.skeleton.indices([names[r] for r in roles])
-    p = motion.global_positions[:, idx]  # (T, 6, 3)
-    r_world_body = _body_frames(p[:, 0], p[:, 1])  # (T, 3, 3)
-    rel = np.einsum("tji,tkj->tki", r_world_body, p[:, 2:] - p[:, 2:3])  # body frame, (T, 4, 3)
-    r_world_hand = quat_to_rotmat(motion.global_rotations[:, idx[4]]) @ r_rest
+    p = motion.global_positions[:, idx]  # (T, 4, 3)
+    r_world_body = _trunk_frames(motion, names)  # (T, 3, 3)
+    rel = np.einsum("tji,tkj->tki", r_world_body, p - p[:, :1])  # trunk frame, (T, 4, 3)
+    r_world_hand = quat_to_rotmat(motion.global_rotations[:, idx[2]]) @ r_rest
     r_body_hand = np.swapaxes(r_world_body, -1, -2) @ r_world_hand
     return _features(rel[:, 0], rel[:, 1], rel[:, 2], rel[:, 3], r_body_hand, arm)
 

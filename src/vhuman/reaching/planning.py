@@ -137,9 +137,13 @@ def _overlap(
         return np.full(q.shape[:-1], -np.inf)
     pose = model.forward(q)
     depth = body.penetration(
-        pose.shoulder, pose.elbow, pose.wrist, pose.hand,
-        body_starts=capsules.starts, body_ends=capsules.ends,
-    )  # fmt: skip
+        pose.shoulder,
+        pose.elbow,
+        pose.wrist,
+        pose.hand,
+        body_starts=capsules.starts,
+        body_ends=capsules.ends,
+    )
     return depth.max(axis=(-2, -1))
 
 
@@ -255,9 +259,16 @@ def swivel_paths(
         part = slice(lo, lo + SEARCH_CHUNK)
         first = None if start_swivel is None else start_swivel[part]
         phi = _search(
-            model, hand[part], orientation[part], predicted[part], fps=fps, body=body,
-            capsules=capsules, start_swivel=first, max_speed=max_speed,
-        )  # fmt: skip
+            model,
+            hand[part],
+            orientation[part],
+            predicted[part],
+            fps=fps,
+            body=body,
+            capsules=capsules,
+            start_swivel=first,
+            max_speed=max_speed,
+        )
         q = solve_arm(model, hand[part], orientation[part], phi).q
         plans += _checked(model, body, capsules, q, phi, fps, max_speed)
     return plans
@@ -300,8 +311,13 @@ def _search(
     for k in range(1, knots.size):
         gap[:, 0, :] = _angle_gap(cand[:, k], cand[:, k - 1, :1])
         gap[:, 1:, 0] = _angle_gap(cand[:, k, :1], cand[:, k - 1, 1:])
-        step = _edge_costs(total[:, :, None] + _JUMP_WEIGHT * gap, sol.q[:, k - 1], sol.q[:, k],
-                           dt[k - 1], max_speed)  # fmt: skip
+        step = _edge_costs(
+            total[:, :, None] + _JUMP_WEIGHT * gap,
+            sol.q[:, k - 1],
+            sol.q[:, k],
+            dt[k - 1],
+            max_speed,
+        )
         back[:, k] = np.argmin(step, axis=1)
         total = np.take_along_axis(step, back[:, k, None, :], axis=1)[:, 0] + node[:, k]
     path = np.empty((b, knots.size), dtype=np.intp)
@@ -477,9 +493,13 @@ def refusal(
     if body is not None and capsules is not None:
         pose = model.forward(sol.q[sol.feasible])
         depth = body.penetration(
-            pose.shoulder, pose.elbow, pose.wrist, pose.hand,
-            body_starts=capsules.starts[-1], body_ends=capsules.ends[-1],
-        )  # fmt: skip  # (C, 3, K)
+            pose.shoulder,
+            pose.elbow,
+            pose.wrist,
+            pose.hand,
+            body_starts=capsules.starts[-1],
+            body_ends=capsules.ends[-1],
+        )  # (C, 3, K)
         worst = depth.max(axis=(1, 2))
         if worst.min() > PLAN_MARGIN:
             k = int(np.argmin(worst))

@@ -1,4 +1,4 @@
-"""Swivel-angle predictors ``φ = f(m)``: least squares, a small MLP and the mean baseline.
+"""Swivel-angle predictors ``φ = f(m)``: least squares, MLPs, gradient boosting, ensembles.
 
 Every predictor fits and predicts the **unit vector (sin φ, cos φ)** and
 returns ``φ = atan2(sin, cos)``: φ wraps at ±π, and a regression on φ itself
@@ -15,6 +15,11 @@ Xia, Z., et al. (2021). Human-like reaching motion of a virtual human arm
 (minimum jerk and multilayer perceptron), arm configuration learning: an MLP
 8 → 40 → 1 trained with Adam on the MSE, compared with least squares.
 Kingma, D. P., & Ba, J. (2015). Adam: a method for stochastic optimization. ICLR.
+Friedman, J. H. (2001). Greedy function approximation: a gradient boosting
+machine. Annals of Statistics 29(5), 1189–1232.
+Ke, G., et al. (2017). LightGBM: a highly efficient gradient boosting decision
+tree. NeurIPS (the histogram-based trees of scikit-learn's
+``HistGradientBoostingRegressor``).
 """
 
 from __future__ import annotations
@@ -32,9 +37,16 @@ from numpy.typing import ArrayLike, NDArray
 from vhuman.errors import FileFormatError, InputError
 from vhuman.io import atomic_path
 from vhuman.io.filesystem import PathLike
-from vhuman.reaching.dataset import FEATURE_NAMES, SwivelDataset, shape_features
+from vhuman.reaching.dataset import (
+    FEATURE_NAMES,
+    SwivelDataset,
+    shape_features,
+    wrist_features,
+)
 
 __all__ = [
+    "EnsemblePredictor",
+    "GradientBoostingPredictor",
     "LeastSquaresPredictor",
     "MLPPredictor",
     "MeanPredictor",
@@ -286,6 +298,15 @@ def _lift_rotation(x: NDArray[np.float64]) -> NDArray[np.float64]:
     return np.concatenate([x[:, :3], matrix, x[:, 6:]], axis=1)
 
 
+_INPUTS = {
+    "rotvec": lambda x: x,
+    "matrix": _lift_rotation,
+    "shape": shape_features,
+    "wrist": wrist_features,
+}
+"""Model inputs (N, F) from the features ``m`` (N, 8), by name."""
+
+
 class MLPPredictor(SwivelPredictor):
     """Xia et al.'s multilayer perceptron, 8 → ``hidden`` → 2 (sin φ, cos φ), or a deeper one.
 
@@ -306,12 +327,13 @@ class MLPPredictor(SwivelPredictor):
         Adam step size; decays by cosine annealing to 1 % of it over training.
     seed : int
         Seeds the weight initialisation and the batch order.
-    rotation : {"rotvec", "matrix", "shape"}
+    rotation : {"rotvec", "matrix", "shape", "wrist"}
         How the hand orientation enters the network: Xia et al.'s rotation
         vector ``α, β, γ``, the nine entries of its rotation matrix
-        (continuous where the rotation vector jumps; same features ``m``), or
+        (continuous where the rotation vector jumps; same features ``m``),
         the matrix with cues of the arm's shape
-        (:func:`vhuman.reaching.shape_features`, CMU hand proportions).
+        (:func:`vhuman.reaching.shape_features`, CMU hand proportions), or
+        the scale-free wrist features (:func:`vhuman.reaching.wrist_features`).
     activation : {"tanh", "relu"}
         Hidden-layer nonlinearity.
 
@@ -341,14 +363,14 @@ class MLPPredictor(SwivelPredictor):
         layers = (hidden,) if np.isscalar(hidden) else tuple(hidden)  # type: ignore[arg-type]
         if not layers:
             raise InputError("hidden must give at least one layer size, got none")
-        for name, value in [*(("hidden", h) for h in layers), ("epochs", epochs),
-                            ("batch_size", batch_size)]:  # fmt: skip
+        sizes = [*(("hidden", h) for h in layers), ("epochs", epochs), ("batch_size", batch_size)]
+        for name, value in sizes:
             if int(value) != value or value < 1:
                 raise InputError(f"{name} must be an integer ≥ 1, got {value}")
         if not (np.isfinite(learning_rate) and learning_rate > 0.0):
             raise InputError(f"learning_rate must be finite and > 0, got {learning_rate}")
-        if rotation not in ("rotvec", "matrix", "shape"):
-            raise InputError(f"rotation must be 'rotvec', 'matrix' or 'shape', got {rotation!r}")
+        if rotation not in _INPUTS:
+            raise InputError(f"rotation must be one of {list(_INPUTS)}, got {rotation!r}")
         if activation not in _ACTIVATIONS:
             raise InputError(f"activation must be 'tanh' or 'relu', got {activation!r}")
         self.hidden = tuple(int(h) for h in layers)
@@ -365,9 +387,7 @@ class MLPPredictor(SwivelPredictor):
         return self.weights_ is not None
 
     def _inputs(self, x: NDArray[np.float64]) -> NDArray[np.float64]:
-        if self.rotation == "shape":
-            return shape_features(x)
-        return _lift_rotation(x) if self.rotation == "matrix" else x
+        return _INPUTS[self.rotation](x)
 
     def fit(
         self,
@@ -504,6 +524,203 @@ class MLPPredictor(SwivelPredictor):
             raise FileFormatError(f"saved MLP predictor lacks the arrays {missing}")
         out.weights_ = {k: np.asarray(arrays[k], dtype=np.float64) for k in names}
         return out
+
+
+_NODE_FIELDS = {
+    "feature_idx": np.int32,
+    "num_threshold": np.float64,
+    "left": np.int32,
+    "right": np.int32,
+    "value": np.float64,
+    "is_leaf": np.uint8,
+}
+"""Stored fields of a tree node (scikit-learn's ``TreePredictor.nodes``) and their dtypes."""
+
+
+class GradientBoostingPredictor(SwivelPredictor):
+    """Gradient-boosted regression trees on the wrist features, one ensemble per output.
+
+    Friedman's (2001) gradient boosting with scikit-learn's histogram-based
+    trees (``HistGradientBoostingRegressor``, squared error, L2
+    regularisation 1) fit (sin φ, cos φ) from :func:`vhuman.reaching.wrist_features`.
+    The trees are stored as arrays (split feature, threshold, children, leaf
+    value) and evaluated in numpy, so a saved model loads without scikit-learn.
+
+    Parameters
+    ----------
+    max_iter : int
+        Boosting iterations (trees per output), ≥ 1.
+    learning_rate : float
+        Shrinkage of each tree, in (0, 1].
+    seed : int
+        ``random_state`` of the fit.
+
+    Raises
+    ------
+    InputError
+        For a hyper-parameter out of range.
+
+    Notes
+    -----
+    Needs scikit-learn (the ``learn`` or ``physics`` extra) to fit.
+    """
+
+    kind = "gbm"
+
+    def __init__(self, max_iter: int = 300, *, learning_rate: float = 0.1, seed: int = 0) -> None:
+        if int(max_iter) != max_iter or max_iter < 1:
+            raise InputError(f"max_iter must be an integer ≥ 1, got {max_iter}")
+        if not 0.0 < learning_rate <= 1.0:
+            raise InputError(f"learning_rate must be in (0, 1], got {learning_rate}")
+        self.max_iter = int(max_iter)
+        self.learning_rate = float(learning_rate)
+        self.seed = int(seed)
+        self.trees_: dict[str, NDArray[Any]] | None = None
+
+    @property
+    def fitted(self) -> bool:
+        return self.trees_ is not None
+
+    def fit(self, features: ArrayLike, swivel: ArrayLike) -> GradientBoostingPredictor:
+        from sklearn.ensemble import HistGradientBoostingRegressor
+
+        x, phi = _check_training(features, swivel)
+        inputs, targets = wrist_features(x), _unit_targets(phi)
+        nodes, baseline = [], []
+        for k in range(2):
+            est = HistGradientBoostingRegressor(
+                max_iter=self.max_iter,
+                learning_rate=self.learning_rate,
+                l2_regularization=1.0,
+                random_state=self.seed,
+            ).fit(inputs, targets[:, k])
+            baseline.append(float(np.ravel(est._baseline_prediction)[0]))
+            nodes.append([tree.nodes for (tree,) in est._predictors])
+        self.trees_ = _pack_trees(nodes, np.array(baseline))
+        return self
+
+    def _predict_unit(self, x: NDArray[np.float64]) -> NDArray[np.float64]:
+        t = self.trees_
+        assert t is not None  # _require_fitted ran first
+        inputs = wrist_features(x)
+        out = np.tile(t["baseline"], (x.shape[0], 1))
+        feature, threshold = t["feature_idx"].astype(np.intp), t["num_threshold"]
+        left, right = t["left"].astype(np.intp), t["right"].astype(np.intp)
+        leaf, value = t["is_leaf"].astype(bool), t["value"]
+        rows = np.arange(x.shape[0])[:, None]
+        for k in range(2):
+            roots = t["roots"][k].astype(np.intp)
+            node = np.broadcast_to(roots, (x.shape[0], roots.size)).copy()
+            active = ~leaf[node]
+            while active.any():
+                go_left = (
+                    inputs[np.broadcast_to(rows, node.shape), feature[node]] <= threshold[node]
+                )
+                node = np.where(active, np.where(go_left, left[node], right[node]), node)
+                active = ~leaf[node]
+            out[:, k] += value[node].sum(axis=1)
+        return out
+
+    def _state(self) -> tuple[dict[str, Any], dict[str, NDArray[np.float64]]]:
+        assert self.trees_ is not None  # _require_fitted ran first
+        header = {"max_iter": self.max_iter, "learning_rate": self.learning_rate, "seed": self.seed}
+        return header, dict(self.trees_)
+
+    @classmethod
+    def _from_state(
+        cls, header: dict[str, Any], arrays: dict[str, NDArray[np.float64]]
+    ) -> GradientBoostingPredictor:
+        out = cls(**header)
+        names = ["baseline", "roots", *_NODE_FIELDS]
+        missing = [k for k in names if k not in arrays]
+        if missing:
+            raise FileFormatError(f"saved gradient-boosting predictor lacks the arrays {missing}")
+        out.trees_ = {k: np.asarray(arrays[k]) for k in names}
+        return out
+
+
+def _pack_trees(
+    nodes: list[list[NDArray[Any]]], baseline: NDArray[np.float64]
+) -> dict[str, NDArray[Any]]:
+    """Trees of both outputs as flat node arrays with global child indices and root indices."""
+    flat: dict[str, list[NDArray[Any]]] = {k: [] for k in _NODE_FIELDS}
+    roots, start = [], 0
+    for per_output in nodes:
+        row = []
+        for tree in per_output:
+            row.append(start)
+            for k, dtype in _NODE_FIELDS.items():
+                column = np.asarray(tree[k], dtype=dtype)
+                flat[k].append(column + start if k in ("left", "right") else column)
+            start += tree.shape[0]
+        roots.append(row)
+    out = {k: np.concatenate(v) for k, v in flat.items()}
+    out["roots"] = np.array(roots, dtype=np.int32)
+    out["baseline"] = baseline
+    return out
+
+
+class EnsemblePredictor(SwivelPredictor):
+    """The mean of its members' unit vectors (sin φ, cos φ), φ = atan2 of the mean.
+
+    Parameters
+    ----------
+    members : sequence of SwivelPredictor
+        At least one; each is fit on the same samples by :meth:`fit`.
+
+    Raises
+    ------
+    InputError
+        For no members or a member that is itself an ensemble.
+    """
+
+    kind = "ensemble"
+
+    def __init__(self, members: list[SwivelPredictor] | tuple[SwivelPredictor, ...]) -> None:
+        if not members:
+            raise InputError("members must hold at least one SwivelPredictor, got none")
+        if any(isinstance(m, EnsemblePredictor) for m in members):
+            raise InputError("members must not be ensembles themselves")
+        self.members = tuple(members)
+
+    @property
+    def fitted(self) -> bool:
+        return all(m.fitted for m in self.members)
+
+    def fit(self, features: ArrayLike, swivel: ArrayLike) -> EnsemblePredictor:
+        for m in self.members:
+            m.fit(features, swivel)
+        return self
+
+    def _predict_unit(self, x: NDArray[np.float64]) -> NDArray[np.float64]:
+        units = np.stack([m._predict_unit(x) for m in self.members])  # (M, N, 2)
+        norms = np.linalg.norm(units, axis=-1, keepdims=True)
+        return np.mean(units / np.maximum(norms, 1e-12), axis=0)
+
+    def _state(self) -> tuple[dict[str, Any], dict[str, NDArray[np.float64]]]:
+        headers, arrays = [], {}
+        for i, m in enumerate(self.members):
+            header, weights = m._state()
+            headers.append({"kind": m.kind, **header})
+            arrays.update({f"m{i}_{k}": v for k, v in weights.items()})
+        return {"members": headers}, arrays
+
+    @classmethod
+    def _from_state(
+        cls, header: dict[str, Any], arrays: dict[str, NDArray[np.float64]]
+    ) -> EnsemblePredictor:
+        members = []
+        for i, h in enumerate(header["members"]):
+            sub = dict(h)
+            kind = sub.pop("kind", None)
+            if kind not in SwivelPredictor._registry or kind == cls.kind:
+                raise FileFormatError(
+                    f"ensemble member kind must be a predictor kind, got {kind!r}"
+                )
+            prefix = f"m{i}_"
+            own = {k[len(prefix) :]: v for k, v in arrays.items() if k.startswith(prefix)}
+            members.append(SwivelPredictor._registry[kind]._from_state(sub, own))
+        return cls(members)
 
 
 def evaluate(predictor: SwivelPredictor, dataset: SwivelDataset) -> dict[str, Any]:

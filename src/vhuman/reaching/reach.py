@@ -52,7 +52,7 @@ from vhuman.geometry.quaternion import as_quat_array
 from vhuman.reaching.arm import ArmModel, Side
 from vhuman.reaching.audit import audit_reach, wrap_to_pi
 from vhuman.reaching.clearance import ArmBodyClearance
-from vhuman.reaching.dataset import task_features
+from vhuman.reaching.dataset import CMU_HAND_TO_FOREARM, cmu_hand_end, task_features
 from vhuman.reaching.minimum_jerk import _positive
 from vhuman.reaching.planning import (
     MAX_JOINT_SPEED,
@@ -78,6 +78,7 @@ from vhuman.skeleton.motion import frame_count
 
 __all__ = [
     "DEFAULT_MODELS",
+    "REACH_MODEL",
     "READY_ARM_ANGLES",
     "TRUNK_LEANS_DEG",
     "ReachPlan",
@@ -92,16 +93,22 @@ __all__ = [
 ]
 
 DEFAULT_MODELS = {
+    "ensemble": "swivel_ensemble.npz",
     "mlp-deep": "swivel_mlp_deep.npz",
     "mlp-shape": "swivel_mlp_shape.npz",
     "mlp": "swivel_mlp.npz",
     "lsq": "swivel_lsq.npz",
 }
-"""Shipped swivel predictors (files in ``vhuman/data/models``): Xia et al.'s (2021) MLP
-(8 → 40 → 2), a deeper MLP (rotation-matrix input, 2 × 128 units), an MLP on the
-rotation matrix and arm-shape cues (:func:`vhuman.reaching.shape_features`, 2 × 64 ReLU units,
-chosen by trial-grouped cross-validation in ``benchmarks/swivel.py``) and least squares;
-reaches use ``mlp-deep``."""
+"""Shipped swivel predictors (files in ``vhuman/data/models``), all fit on the CMU training
+trials in the thorax frame: gradient boosting and a 2 × 64 ReLU MLP on the scale-free wrist
+features (:func:`vhuman.reaching.wrist_features`), averaged (chosen by trial-grouped
+cross-validation in ``benchmarks/swivel.py``); a deeper MLP (rotation-matrix input, 2 × 128
+units); an MLP on the rotation matrix and arm-shape cues (:func:`vhuman.reaching.shape_features`,
+2 × 64 ReLU units); Xia et al.'s (2021) MLP (8 → 40 → 2) and least squares. Reaches use
+:data:`REACH_MODEL`."""
+
+REACH_MODEL = "mlp-deep"
+"""The shipped predictor reaches use by default (a key of :data:`DEFAULT_MODELS`)."""
 
 _MIRROR = np.array([1.0, -1.0, 1.0])
 # Anatomical hand frame → hand pointing forward (+x), palm down (−z), thumb left
@@ -109,12 +116,12 @@ _MIRROR = np.array([1.0, -1.0, 1.0])
 _FORWARD_PALM_DOWN = np.array([[0.0, 0.0, -1.0], [0.0, -1.0, 0.0], [-1.0, 0.0, 0.0]])
 
 
-def default_predictor(kind: str = "mlp-deep") -> SwivelPredictor:
+def default_predictor(kind: str = REACH_MODEL) -> SwivelPredictor:
     """A shipped swivel predictor, trained on the CMU training trials.
 
     Parameters
     ----------
-    kind : {"mlp-deep", "mlp-shape", "mlp", "lsq"}
+    kind : {"ensemble", "mlp-deep", "mlp-shape", "mlp", "lsq"}
 
     Raises
     ------
@@ -435,6 +442,7 @@ def plan_reaches(
     capsules: BodyCapsules | None = None,
     start_swivel: ArrayLike | None = None,
     max_joint_speed: float = MAX_JOINT_SPEED,
+    hand_to_forearm: float | None = CMU_HAND_TO_FOREARM,
 ) -> ReachPlan:
     """Minimum-jerk hand paths, predicted swivel angles and closed-form IK, batched.
 
@@ -469,6 +477,12 @@ def plan_reaches(
         φ of the start postures [rad], the arm's own sign; default free.
     max_joint_speed : float
         Bound on every arm angle's speed [rad/s], > 0.
+    hand_to_forearm : float or None
+        Hand length over forearm length of the arms ``predictor`` was fit on:
+        it is fed the hand end such a hand would have on this arm's wrist
+        (:func:`vhuman.reaching.cmu_hand_end`; default the CMU skeleton's, that
+        of the shipped predictors). None feeds this arm's own hand end (a
+        predictor fit on this arm's postures).
 
     Returns
     -------
@@ -501,9 +515,10 @@ def plan_reaches(
     orientation = quat_slerp(q0[:, None], q1[:, None], s[None, :])  # (B, T, 4)
     hand = _within_reach(model, path, orientation)
     flat_hand, flat_q = hand.reshape(-1, 3), orientation.reshape(-1, 4)
-    features = task_features(
-        flat_hand, quat_to_rotmat(flat_q), model.upper_arm, model.forearm, model.side
-    )
+    flat_r = quat_to_rotmat(flat_q)
+    if hand_to_forearm is not None:  # the hand end of this wrist with the predictor's hand
+        flat_hand = cmu_hand_end(flat_hand, flat_r, model.hand, model.forearm, hand_to_forearm)
+    features = task_features(flat_hand, flat_r, model.upper_arm, model.forearm, model.side)
     phi_pred = predictor.predict(features).reshape(hand.shape[:2])
     if model.side is Side.LEFT:
         phi_pred = -phi_pred  # features and predictions are in right-arm coordinates
@@ -525,18 +540,29 @@ def plan_reaches(
     direct = predicted_paths(model, hand, orientation, phi_pred, max_speed=max_joint_speed, **kw)
     search = np.flatnonzero([not p.ok for p in direct])
     searched = swivel_paths(
-        model, hand[search], orientation[search], phi_pred[search],
-        start_swivel=None if first is None else first[search], max_speed=max_joint_speed, **kw,
-    )  # fmt: skip
+        model,
+        hand[search],
+        orientation[search],
+        phi_pred[search],
+        start_swivel=None if first is None else first[search],
+        max_speed=max_joint_speed,
+        **kw,
+    )
     for b, plan in zip(search, searched, strict=True):
         direct[b] = plan
     for b in range(n):
         plan = direct[b]
         if not plan.ok:
             other = joint_space_path(
-                model, plan.q[0], hand[b, -1], orientation[b, -1], float(phi_pred[b, -1]), s,
-                max_speed=max_joint_speed, **kw,
-            )  # fmt: skip
+                model,
+                plan.q[0],
+                hand[b, -1],
+                orientation[b, -1],
+                float(phi_pred[b, -1]),
+                s,
+                max_speed=max_joint_speed,
+                **kw,
+            )
             if other.ok or _worse(plan, other):
                 plan, joint_space[b] = other, True
         plans.append(plan)
@@ -544,9 +570,14 @@ def plan_reaches(
             reasons.append("")
             continue
         why = refusal(
-            model, hand[b, -1], orientation[b, -1], body=body, capsules=capsules, best=plan,
+            model,
+            hand[b, -1],
+            orientation[b, -1],
+            body=body,
+            capsules=capsules,
+            best=plan,
             max_speed=max_joint_speed,
-        )  # fmt: skip
+        )
         reasons.append(why)
     q = np.stack([p.q for p in plans])
     if np.any(joint_space):
@@ -692,10 +723,19 @@ def _attempt(
         if not lo <= np.linalg.norm(wrist) <= hi:
             continue
         plan = plan_reaches(
-            model, start[0][None], start[1][None], goal[None], goal_q[None], duration=duration,
-            fps=fps, predictor=predictor, body=body, capsules=capsules,
-            start_swivel=None if start[2] is None else [start[2]], max_joint_speed=max_joint_speed,
-        )  # fmt: skip
+            model,
+            start[0][None],
+            start[1][None],
+            goal[None],
+            goal_q[None],
+            duration=duration,
+            fps=fps,
+            predictor=predictor,
+            body=body,
+            capsules=capsules,
+            start_swivel=None if start[2] is None else [start[2]],
+            max_joint_speed=max_joint_speed,
+        )
         body_q = rotmat_to_quat(frame[-1] @ quat_to_rotmat(goal_q))
         if tried is None or plan.ok[0]:
             tried = _Attempt(plan, lean_deg, shoulder, frame, trunk, body_q)
@@ -723,9 +763,13 @@ def _free_orientations(
     orientations, q = _natural_postures(model, goal, grid)
     pose = model.forward(q)
     depth = body.penetration(
-        pose.shoulder, pose.elbow, pose.wrist, pose.hand,
-        body_starts=capsules.starts[-1], body_ends=capsules.ends[-1],
-    ).max(axis=(-2, -1))  # fmt: skip
+        pose.shoulder,
+        pose.elbow,
+        pose.wrist,
+        pose.hand,
+        body_starts=capsules.starts[-1],
+        body_ends=capsules.ends[-1],
+    ).max(axis=(-2, -1))
     good = np.flatnonzero(model.within_limits(q) & (depth <= PLAN_MARGIN))
     good = good[np.argsort(np.abs(grid[good]), kind="stable")]
     chosen: list[int] = []

@@ -196,19 +196,25 @@ def _branches(
             c1, s1, c2, s2 = np.cos(q1), np.sin(q1), np.cos(q2), np.sin(q2)
             zero = np.zeros_like(q1)
             r02 = np.stack(
-                [np.stack([s2 * c1, -s1, -c1 * c2], -1),
-                 np.stack([s1 * s2, c1, -s1 * c2], -1),
-                 np.stack([c2, zero, s2], -1)], -2,
-            )  # fmt: skip
+                [
+                    np.stack([s2 * c1, -s1, -c1 * c2], -1),
+                    np.stack([s1 * s2, c1, -s1 * c2], -1),
+                    np.stack([c2, zero, s2], -1),
+                ],
+                -2,
+            )
             f2 = np.einsum("...ji,...j->...i", r02, f0)
             # −f2 = z4 in frame 2 = (s4 c3, s4 s3, c4)
             q3 = np.arctan2(-elbow_sign * f2[..., 1], -elbow_sign * f2[..., 0])
             c3, s3 = np.cos(q3), np.sin(q3)
             r24 = np.stack(
-                [np.stack([c3 * c4, -s3, s4 * c3], -1),
-                 np.stack([s3 * c4, c3, s3 * s4], -1),
-                 np.stack([-s4, zero, c4], -1)], -2,
-            )  # fmt: skip
+                [
+                    np.stack([c3 * c4, -s3, s4 * c3], -1),
+                    np.stack([s3 * c4, c3, s3 * s4], -1),
+                    np.stack([-s4, zero, c4], -1),
+                ],
+                -2,
+            )
             r47 = np.swapaxes(r02 @ r24, -1, -2) @ rotation_dh
             for wr in (1.0, -1.0):
                 # third column (c5 c6, s5 c6, −s6), third row (−c6 c7, c6 s7, ·)
