@@ -188,34 +188,51 @@ def _first_nonfinite(
     return int(np.searchsorted(line_ends, starts[bad[0]])) if len(bad) else -1
 
 
-def _eight_chars(x: NDArray[np.float64]) -> NDArray[np.uint8]:
-    """``(N, 8)`` ASCII digits of whole numbers ``0 <= x < 10⁸`` (leading zeros)."""
-    high = np.floor(x / 1e4)  # exact: x and the quotient's distance to integers are both large
-    v = high.astype(np.uint64) | ((x - high * 1e4).astype(np.uint64) << np.uint64(32))
+def _eight_chars(x: NDArray[np.uint64]) -> NDArray[np.uint64]:
+    """8 ASCII digits (leading zeros) of whole numbers ``0 <= x < 10⁸``, first in the lowest byte.
+
+    Two 4-digit halves in the 32-bit lanes of a word, then each lane split by
+    division by a constant done as multiply-shift, in 16-bit and then 8-bit
+    lanes: the reverse of :func:`_eight_digits`.
+    """
+    high = x // np.uint64(10_000)
+    v = high | ((x - high * np.uint64(10_000)) << np.uint64(32))
     q = ((v * np.uint64(5243)) >> np.uint64(19)) & np.uint64(0x0000007F0000007F)  # lane // 100
     v = q | ((v - q * np.uint64(100)) << np.uint64(16))
     q = ((v * np.uint64(103)) >> np.uint64(10)) & np.uint64(0x000F000F000F000F)  # lane // 10
     v = q | ((v - q * np.uint64(10)) << np.uint64(8))
-    return (v + _ASCII_ZEROS).view(np.uint8).reshape(len(x), 8)
+    return v + _ASCII_ZEROS
 
 
-_FORMAT_CHUNK = 1 << 15
-"""Numbers formatted at a time (keeps the temporaries in cache)."""
+_FORMAT_CHUNK = 1 << 13
+"""Numbers formatted at a time: the temporaries stay in cache and below malloc's mmap threshold."""
+_MAX_FAST_PRECISION = 6
+"""Above this, ``"." + digits + separator`` no longer fits one 64-bit word."""
+_MAX_WHOLE_DIGITS = 7
+_SEPARATORS = (np.uint64(ord(" ")), np.uint64(ord("\n")))
+_SIGN_FLIP = np.uint64(ord("0") ^ ord("-"))
+_ONE = np.uint64(1)
+_THREE = np.uint64(3)
+_RELATIVE_ULP = 2.3e-16
+"""More than ``spacing(x) / x`` for every finite double ``x > 0`` (``2⁻⁵²``)."""
+_WORD_DTYPES = {8: np.uint64, 4: np.uint32, 2: np.uint16}
 
 
 def format_fixed(values: NDArray[np.float64], precision: int) -> bytes:
     """Rows of ``values`` ``(N, C)`` as text: ``"%.{precision}f"`` numbers, one space apart.
 
     The same bytes as ``" ".join(f"{v:.{precision}f}" ...)`` per row, each row
-    ended by a newline. Numbers are rounded by ``rint(v · 10^p)``, which equals
-    printf's correctly rounded result except when ``v · 10^p`` lies within one
-    unit in the last place of a half; rows holding such a number, or one of
-    more than 7 integer digits, and any ``precision > 8`` are formatted by
-    Python. Digits are written 8 at a time by division in byte lanes of a
-    64-bit word (the reverse of the reading method).
+    ended by a newline. Numbers are rounded by ``rint(|v| · 10^p)``, which
+    equals printf's correctly rounded result except when ``|v| · 10^p`` lies
+    within one unit in the last place of a half; blocks holding such a number,
+    or one of more than 7 integer digits, and any ``precision > 6`` are
+    formatted by Python. Each number is built in two 64-bit words (integer
+    digits 8 at a time by division in byte lanes, the reverse of the reading
+    method; then ``"." + fraction digits + separator``) and copied to its place
+    in the text by whole-word stores.
     """
     n_rows, n_cols = values.shape
-    if precision > _FAST_DIGITS or n_cols == 0:
+    if precision > _MAX_FAST_PRECISION or n_cols == 0:
         return _format_rows(values, precision)
     step = max(1, _FORMAT_CHUNK // n_cols)
     return b"".join(_format_block(values[i : i + step], precision) for i in range(0, n_rows, step))
@@ -226,27 +243,65 @@ def _format_block(values: NDArray[np.float64], precision: int) -> bytes:
     flat = values.ravel()
     scaled = np.abs(flat) * _POW10_FLOAT[precision]
     rounded = np.rint(scaled)
-    tie = 0.5 - np.abs(scaled - rounded) <= np.spacing(scaled)
-    whole = np.floor(rounded / _POW10_FLOAT[precision])
-    if tie.any() or not (whole < 1e7).all():  # also catches NaN
-        return _format_rows(values, precision)
-    width = 8 + (1 + precision if precision else 0) + 1
-    text = np.empty((len(flat), width), dtype=np.uint8)
-    text[:, :8] = _eight_chars(whole)
+    near_half = np.abs(scaled - rounded) + scaled * _RELATIVE_ULP >= 0.5
+    if near_half.any() or not (rounded < _POW10_FLOAT[_MAX_WHOLE_DIGITS + precision]).all():
+        return _format_rows(values, precision)  # also for NaN and infinity
+    units = rounded.astype(np.uint64)
+    whole = units // _POW10[precision]
+    # Low word: the integer part, right-aligned in 8 digits, a "-" on the last leading zero.
+    low = _eight_chars(whole)
+    digits = low - _ASCII_ZEROS
+    trailing_bits = np.bitwise_count((digits & (~digits + _ONE)) - _ONE)  # 64 if all are zero
+    negative = np.signbit(flat).astype(np.uint64)
+    first = np.minimum(trailing_bits >> _THREE, np.uint64(_MAX_WHOLE_DIGITS)) - negative
+    first_bit = first << _THREE
+    low ^= negative * (_SIGN_FLIP << first_bit)
+    # High word: "." and the fraction digits (none for precision 0), then a separator.
+    suffix = precision + 2 if precision else 1
+    high = np.full(len(flat), _SEPARATORS[0] << np.uint64(8 * (suffix - 1)))
+    high.reshape(values.shape)[:, -1] = _SEPARATORS[1] << np.uint64(8 * (suffix - 1))
     if precision:
-        text[:, 8] = 46
-        frac = _eight_chars(rounded - whole * _POW10_FLOAT[precision])
-        text[:, 9 : 9 + precision] = frac[:, 8 - precision :]
-    text[:, -1] = 32
-    text.reshape(values.shape[0], values.shape[1], width)[:, -1, -1] = 10
-    # Keep the integer digits from the first non-zero one (at least one), and a "-" before.
-    n_digits = np.searchsorted(_POW10_FLOAT[1:9], whole, side="right") + 1
-    sign_at = 7 - n_digits  # a leading "0" (dropped) unless the number is negative
-    negative = np.signbit(flat)
-    text.ravel()[np.arange(0, text.size, width) + sign_at] = np.where(negative, 45, 48)
-    first = sign_at + ~negative
-    keep = np.arange(width) >= first[:, None]
-    return text[keep].tobytes()
+        fraction = _eight_chars(units - whole * _POW10[precision])
+        high |= (fraction >> np.uint64(8 * (8 - precision))) << np.uint64(8)
+        high |= np.uint64(ord("."))
+    return _pack(low, high, first_bit, suffix)
+
+
+def _pack(
+    low: NDArray[np.uint64], high: NDArray[np.uint64], first_bit: NDArray[np.uint64], suffix: int
+) -> bytes:
+    """Bits ``first_bit`` … ``8 · (8 + suffix)`` of each 128-bit text ``low, high``, concatenated.
+
+    Each text is copied by stores of whole words that lie inside it (the
+    first at its start, the last ending at its end), so no store spills into a
+    neighbour and their order does not matter: 8-byte words when every text
+    is at least that long, else 4 or 2.
+    """
+    length = (8 + suffix) - (first_bit >> _THREE).astype(np.intp)
+    ends = np.cumsum(length)
+    total = int(ends[-1])
+    size = 8 if 1 + suffix >= 8 else 4 if 1 + suffix >= 4 else 2
+    dtype = _WORD_DTYPES[size]
+    buffer = np.empty(-(-(total + 8) // 8) * 8, dtype=np.uint8)
+    words = as_strided(buffer.view(dtype), shape=(len(buffer) - size + 1,), strides=(1,))
+    starts = ends - length
+    high_up = high << _ONE  # high << (64 - b) as (high << 1) << (63 - b): no 64-bit shift
+    words[starts] = ((low >> first_bit) | (high_up << (np.uint64(63) - first_bit))).astype(
+        dtype, copy=False
+    )
+    for k in range(1, -(-(8 + suffix) // size) - 1):  # only for words shorter than 8 bytes
+        at = np.minimum(k * size, length - size)
+        bits = first_bit + (at << 3).astype(np.uint64)
+        shift = bits & np.uint64(63)
+        in_low = (low >> shift) | (high_up << (np.uint64(63) - shift))
+        words[starts + at] = np.where(bits < 64, in_low, high >> shift).astype(dtype)
+    last = 8 * (8 + suffix - size)  # the same bit for every text
+    if last >= 64:
+        word = high >> np.uint64(last - 64)
+    else:
+        word = (low >> np.uint64(last)) | (high_up << np.uint64(63 - last))
+    words[ends - size] = word.astype(dtype, copy=False)
+    return buffer[:total].tobytes()
 
 
 def _format_rows(values: NDArray[np.float64], precision: int) -> bytes:

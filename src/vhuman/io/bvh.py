@@ -74,7 +74,7 @@ from numpy.typing import NDArray
 from vhuman.errors import FileFormatError, InputError
 from vhuman.io._axes import IDENTITY_AXES, Y_UP_AXES, AxisMap
 from vhuman.io._decimal import DecodedLines, decode_lines, format_fixed
-from vhuman.io.filesystem import PathLike, atomic_write, decode_text, read_bytes
+from vhuman.io.filesystem import PathLike, atomic_path, atomic_write, decode_text, read_bytes
 from vhuman.skeleton.motion import Motion
 from vhuman.skeleton.skeleton import JointType, Skeleton
 
@@ -347,8 +347,8 @@ _CHUNK_BYTES = 1 << 18
 _MIN_CHUNK_BYTES = 1 << 15
 _THREADED_BYTES = 1 << 24
 """Frame text from which threads share the decoding (below, starting them costs more)."""
-_WRITE_FRAMES_CHUNK = 1 << 14
-"""Joint-frames converted and formatted at a time when writing."""
+_WRITE_CHUNK_VALUES = 1 << 13
+"""Numbers converted and formatted at a time when writing."""
 _WORKERS = min(4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1)
 
 
@@ -968,6 +968,18 @@ def _end_site_mask(skeleton: Skeleton) -> NDArray[np.bool_]:
     return mask
 
 
+@dataclass(frozen=True)
+class _FramesToWrite:
+    """What the frame lines of a file to write are made of."""
+
+    root: NDArray[np.float64]  # (T, 3) root positions, file axes and units
+    rotations: NDArray[np.float64]  # (T, J, 4) local rotations, our axes
+    written: NDArray[np.intp]  # (K,) joints with rotation channels, in file order
+    axes: AxisMap
+    order: str
+    precision: int
+
+
 def _bvh_parts(
     motion: Motion,
     up: str,
@@ -975,8 +987,8 @@ def _bvh_parts(
     precision: int,
     unit: str | None,
     scale: float | None,
-) -> tuple[bytes, NDArray[np.float64], NDArray[np.float64]]:
-    """Hierarchy and header text, root positions (file axes and units), rotations (file axes)."""
+) -> tuple[bytes, _FramesToWrite]:
+    """Hierarchy and header text, and what the frame lines are made of."""
     axes = _axes_for(up)
     if unit == "auto":
         raise InputError("unit 'auto' is for reading; write with m, cm, mm or in")
@@ -1037,36 +1049,59 @@ def _bvh_parts(
 
     out += ["MOTION", f"Frames: {motion.n_frames}", f"Frame Time: {1.0 / motion.fps!r}", ""]
     header = "\n".join(out).encode("utf-8")
-    q_file = axes.quats_from_ours(motion.local_rotations[:, written])
     root = axes.vectors_from_ours(motion.root_positions) / metres
-    return header, root, q_file
+    frames = _FramesToWrite(
+        root, motion.local_rotations, np.array(written), axes, rotation_order, precision
+    )
+    return header, frames
 
 
-def _frames_text(
-    root: NDArray[np.float64], q_file: NDArray[np.float64], rotation_order: str, precision: int
-) -> bytes:
-    """Frame lines: root position, then each joint's angles, a chunk of frames at a time."""
-    step = max(1, _WRITE_FRAMES_CHUNK // max(1, q_file.shape[1]))
-    parts = []
-    for t0 in range(0, len(root), step):
-        euler = _quat_euler(q_file[t0 : t0 + step], rotation_order)  # (k, K, 3) degrees
-        values = np.concatenate([root[t0 : t0 + step], euler.reshape(len(euler), -1)], axis=1)
-        parts.append(format_fixed(values, precision))
-    return b"".join(parts)
+def _frame_lines(frames: _FramesToWrite) -> Iterator[bytes]:
+    """Frame lines (root position, then each joint's angles), a chunk of frames at a time.
+
+    A chunk holds about :data:`_WRITE_CHUNK_VALUES` numbers, so its temporaries
+    stay in cache; its angles are computed straight into the array that is formatted.
+    """
+    n_frames, n_written = len(frames.root), len(frames.written)
+    in_order = np.array_equal(frames.written, np.arange(frames.rotations.shape[1]))
+    step = max(1, _WRITE_CHUNK_VALUES // (3 + 3 * n_written))
+    for t0 in range(0, n_frames, step):
+        t1 = min(t0 + step, n_frames)
+        rotations = frames.rotations[t0:t1]
+        values = np.empty((t1 - t0, 1 + n_written, 3))
+        values[:, 0] = frames.root[t0:t1]
+        _quat_euler(
+            rotations if in_order else rotations[:, frames.written],
+            frames.order,
+            frames.axes,
+            out=values[:, 1:],
+        )
+        yield format_fixed(values.reshape(t1 - t0, -1), frames.precision)
 
 
-def _quat_euler(q: NDArray[np.float64], order: str) -> NDArray[np.float64]:
-    """Intrinsic Euler angles ``(..., 3)`` [deg] in ``order`` of unit quaternions ``(..., 4)``.
+def _quat_euler(
+    q: NDArray[np.float64], order: str, axes: AxisMap, out: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """Intrinsic Euler angles ``out (..., 3)`` [deg] in ``order`` of unit quaternions ``(..., 4)``.
 
-    For ``R = R_i(a) R_j(b) R_k(c)`` with ``s = +1`` when ijk is a cyclic order
-    of xyz, else -1: ``b = atan2(s R_ik, √(R_ii² + R_ij²))``,
+    The quaternions are about our axes; the angles are about the file's
+    (``Cᵀ R C``, which moves the vector part like a vector). For
+    ``R = R_i(a) R_j(b) R_k(c)`` with ``s = +1`` when ijk is a cyclic order of
+    xyz, else -1: ``b = atan2(s R_ik, √(R_ii² + R_ij²))``,
     ``a = atan2(-s R_jk, R_kk)``, ``c = atan2(-s R_ij, R_ii)``. At gimbal lock
     (``cos b < 1e-7``) ``c = 0`` and ``a = atan2(s R_kj, R_jj)``, which still
     reproduces the rotation (the convention of :func:`quat_to_euler`).
     """
     i, j, k = (_AXES.index(a) for a in order)
     s = 1.0 if order in ("XYZ", "YZX", "ZXY") else -1.0
-    w, v = q[..., 0], (q[..., 1], q[..., 2], q[..., 3])
+    w = q[..., 0]
+
+    def file_part(axis: int) -> NDArray[np.float64]:
+        """Component ``axis`` of the vector part, about the file's axes."""
+        ours = axes.index.index(axis)
+        return q[..., 1 + ours] if axes.sign[ours] == 1.0 else -q[..., 1 + ours]
+
+    v = (file_part(0), file_part(1), file_part(2))
 
     def element(a: int, b: int) -> NDArray[np.float64]:
         """Entry (a, b) of the rotation matrix."""
@@ -1079,10 +1114,9 @@ def _quat_euler(q: NDArray[np.float64], order: str) -> NDArray[np.float64]:
 
     r_ii, r_ij = element(i, i), element(i, j)
     cos_b = np.hypot(r_ii, r_ij)
-    out = np.empty((*q.shape[:-1], 3))
-    out[..., 1] = np.arctan2(s * element(i, k), cos_b)
-    out[..., 0] = np.arctan2(-s * element(j, k), element(k, k))
-    out[..., 2] = np.arctan2(-s * r_ij, r_ii)
+    np.arctan2(s * element(i, k), cos_b, out=out[..., 1])
+    np.arctan2(-s * element(j, k), element(k, k), out=out[..., 0])
+    np.arctan2(-s * r_ij, r_ii, out=out[..., 2])
     lock = cos_b < 1e-7
     if lock.any():
         out[..., 2][lock] = 0.0
@@ -1128,8 +1162,8 @@ def format_bvh(
     InputError
         For a bad option, or a joint name BVH cannot hold (with whitespace or braces).
     """
-    header, root, q_file = _bvh_parts(motion, up, rotation_order, precision, unit, scale)
-    return (header + _frames_text(root, q_file, rotation_order, precision)).decode("utf-8")
+    header, frames = _bvh_parts(motion, up, rotation_order, precision, unit, scale)
+    return b"".join([header, *_frame_lines(frames)]).decode("utf-8")
 
 
 def write_bvh(
@@ -1149,5 +1183,10 @@ def write_bvh(
     InputError
         For a bad option or joint name, or if the file cannot be written.
     """
-    header, root, q_file = _bvh_parts(motion, up, rotation_order, precision, unit, scale)
-    atomic_write(path, header + _frames_text(root, q_file, rotation_order, precision))
+    header, frames = _bvh_parts(motion, up, rotation_order, precision, unit, scale)
+    if Path(path).suffix == ".gz":
+        atomic_write(path, b"".join([header, *_frame_lines(frames)]))
+        return
+    with atomic_path(path) as tmp, tmp.open("wb") as f:  # written as it is formatted
+        f.write(header)
+        f.writelines(_frame_lines(frames))
