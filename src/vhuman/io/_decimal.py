@@ -191,17 +191,19 @@ def _first_nonfinite(
 def _eight_chars(x: NDArray[np.uint64]) -> NDArray[np.uint64]:
     """8 ASCII digits (leading zeros) of whole numbers ``0 <= x < 10⁸``, first in the lowest byte.
 
-    Two 4-digit halves in the 32-bit lanes of a word, then each lane split by
-    division by a constant done as multiply-shift, in 16-bit and then 8-bit
-    lanes: the reverse of :func:`_eight_digits`.
+    Two 4-digit halves go to the 32-bit lanes of a word, then each lane is
+    split by a constant divisor (done as multiply-shift) into 16-bit and then
+    8-bit lanes: the reverse of :func:`_eight_digits`. A split of ``v`` into
+    quotient ``q`` (low lane) and remainder (high lane) is ``(v << w) - q·(d·2^w - 1)``.
     """
     high = x // np.uint64(10_000)
-    v = high | ((x - high * np.uint64(10_000)) << np.uint64(32))
+    v = (x << np.uint64(32)) - high * np.uint64(10_000 * 2**32 - 1)
     q = ((v * np.uint64(5243)) >> np.uint64(19)) & np.uint64(0x0000007F0000007F)  # lane // 100
-    v = q | ((v - q * np.uint64(100)) << np.uint64(16))
+    v = (v << np.uint64(16)) - q * np.uint64(100 * 2**16 - 1)
     q = ((v * np.uint64(103)) >> np.uint64(10)) & np.uint64(0x000F000F000F000F)  # lane // 10
-    v = q | ((v - q * np.uint64(10)) << np.uint64(8))
-    return v + _ASCII_ZEROS
+    v = (v << np.uint64(8)) - q * np.uint64(10 * 2**8 - 1)
+    v += _ASCII_ZEROS
+    return v
 
 
 _FORMAT_CHUNK = 1 << 13
@@ -241,43 +243,55 @@ def format_fixed(values: NDArray[np.float64], precision: int) -> bytes:
 def _format_block(values: NDArray[np.float64], precision: int) -> bytes:
     """:func:`format_fixed` of a few rows."""
     flat = values.ravel()
-    scaled = np.abs(flat) * _POW10_FLOAT[precision]
+    scaled = np.abs(flat)
+    scaled *= _POW10_FLOAT[precision]
     rounded = np.rint(scaled)
-    near_half = np.abs(scaled - rounded) + scaled * _RELATIVE_ULP >= 0.5
-    if near_half.any() or not (rounded < _POW10_FLOAT[_MAX_WHOLE_DIGITS + precision]).all():
-        return _format_rows(values, precision)  # also for NaN and infinity
-    units = rounded.astype(np.uint64)
-    whole = units // _POW10[precision]
+    largest = scaled.max()  # NaN if any is
+    error = np.abs(np.subtract(scaled, rounded, out=scaled), out=scaled).max()
+    # Per number the test is error + scaled · ulp < 0.5; the block's maxima are stricter.
+    if not (
+        largest < _POW10_FLOAT[_MAX_WHOLE_DIGITS + precision] - 1.0
+        and error + largest * _RELATIVE_ULP < 0.5
+    ):
+        return _format_rows(values, precision)
+    parts = np.empty((2, len(flat)), dtype=np.uint64)  # integer part, fraction digits
+    np.divmod(rounded.astype(np.uint64), _POW10[precision], out=(parts[0], parts[1]))
+    chars = _eight_chars(parts)
     # Low word: the integer part, right-aligned in 8 digits, a "-" on the last leading zero.
-    low = _eight_chars(whole)
+    low = chars[0]
     digits = low - _ASCII_ZEROS
-    trailing_bits = np.bitwise_count((digits & (~digits + _ONE)) - _ONE)  # 64 if all are zero
-    negative = np.signbit(flat).astype(np.uint64)
-    first = np.minimum(trailing_bits >> _THREE, np.uint64(_MAX_WHOLE_DIGITS)) - negative
+    digits &= np.negative(digits)  # its lowest set bit: 8 · (leading zeros) + a digit's bit
+    first = np.bitwise_count(digits - _ONE)  # 64 if the integer part is 0
+    first >>= _THREE
+    np.minimum(first, np.uint64(_MAX_WHOLE_DIGITS), out=first)
+    negative = np.signbit(flat)
+    first -= negative
     first_bit = first << _THREE
-    low ^= negative * (_SIGN_FLIP << first_bit)
+    np.bitwise_xor(low, _SIGN_FLIP << first_bit, out=low, where=negative)
     # High word: "." and the fraction digits (none for precision 0), then a separator.
     suffix = precision + 2 if precision else 1
-    high = np.full(len(flat), _SEPARATORS[0] << np.uint64(8 * (suffix - 1)))
-    high.reshape(values.shape)[:, -1] = _SEPARATORS[1] << np.uint64(8 * (suffix - 1))
+    separator = 8 * np.uint64(suffix - 1)
     if precision:
-        fraction = _eight_chars(units - whole * _POW10[precision])
-        high |= (fraction >> np.uint64(8 * (8 - precision))) << np.uint64(8)
-        high |= np.uint64(ord("."))
-    return _pack(low, high, first_bit, suffix)
+        high = chars[1] >> np.uint64(8 * (8 - precision))
+        high <<= np.uint64(8)
+        high |= np.uint64(ord(".")) | (_SEPARATORS[0] << separator)
+    else:
+        high = np.full(len(flat), _SEPARATORS[0])
+    high.reshape(values.shape)[:, -1] ^= (_SEPARATORS[0] ^ _SEPARATORS[1]) << separator
+    return _pack(low, high, first, suffix)
 
 
 def _pack(
-    low: NDArray[np.uint64], high: NDArray[np.uint64], first_bit: NDArray[np.uint64], suffix: int
+    low: NDArray[np.uint64], high: NDArray[np.uint64], first: NDArray[np.uint64], suffix: int
 ) -> bytes:
-    """Bits ``first_bit`` … ``8 · (8 + suffix)`` of each 128-bit text ``low, high``, concatenated.
+    """Bytes ``first`` … ``8 + suffix`` of each 16-byte text ``low, high``, concatenated.
 
     Each text is copied by stores of whole words that lie inside it (the
     first at its start, the last ending at its end), so no store spills into a
     neighbour and their order does not matter: 8-byte words when every text
     is at least that long, else 4 or 2.
     """
-    length = (8 + suffix) - (first_bit >> _THREE).astype(np.intp)
+    length = np.subtract(8 + suffix, first, dtype=np.intp, casting="unsafe")
     ends = np.cumsum(length)
     total = int(ends[-1])
     size = 8 if 1 + suffix >= 8 else 4 if 1 + suffix >= 4 else 2
@@ -285,10 +299,11 @@ def _pack(
     buffer = np.empty(-(-(total + 8) // 8) * 8, dtype=np.uint8)
     words = as_strided(buffer.view(dtype), shape=(len(buffer) - size + 1,), strides=(1,))
     starts = ends - length
+    first_bit = first << _THREE
     high_up = high << _ONE  # high << (64 - b) as (high << 1) << (63 - b): no 64-bit shift
-    words[starts] = ((low >> first_bit) | (high_up << (np.uint64(63) - first_bit))).astype(
-        dtype, copy=False
-    )
+    word = low >> first_bit
+    word |= high_up << (np.uint64(63) - first_bit)
+    words[starts] = word.astype(dtype, copy=False)
     for k in range(1, -(-(8 + suffix) // size) - 1):  # only for words shorter than 8 bytes
         at = np.minimum(k * size, length - size)
         bits = first_bit + (at << 3).astype(np.uint64)
@@ -300,7 +315,8 @@ def _pack(
         word = high >> np.uint64(last - 64)
     else:
         word = (low >> np.uint64(last)) | (high_up << np.uint64(63 - last))
-    words[ends - size] = word.astype(dtype, copy=False)
+    ends -= size
+    words[ends] = word.astype(dtype, copy=False)
     return buffer[:total].tobytes()
 
 

@@ -1093,34 +1093,42 @@ def _quat_euler(
     reproduces the rotation (the convention of :func:`quat_to_euler`).
     """
     i, j, k = (_AXES.index(a) for a in order)
-    s = 1.0 if order in ("XYZ", "YZX", "ZXY") else -1.0
-    w = q[..., 0]
+    cyclic = order in ("XYZ", "YZX", "ZXY")
+    components = np.ascontiguousarray(np.moveaxis(q, -1, 0))  # (4, ...): w, x, y, z
+    w = components[0]
 
     def file_part(axis: int) -> NDArray[np.float64]:
         """Component ``axis`` of the vector part, about the file's axes."""
         ours = axes.index.index(axis)
-        return q[..., 1 + ours] if axes.sign[ours] == 1.0 else -q[..., 1 + ours]
+        part = components[1 + ours]
+        return part if axes.sign[ours] == 1.0 else -part
 
-    v = (file_part(0), file_part(1), file_part(2))
+    v = [file_part(a) for a in range(3)]
+    twice = [2.0 * part for part in v]
 
     def element(a: int, b: int) -> NDArray[np.float64]:
-        """Entry (a, b) of the rotation matrix."""
+        """Entry (a, b) of the rotation matrix (``2(v_a v_b ∓ w v_c)``, ``1 - 2(v_o² + v_p²)``)."""
         if a == b:
             o1, o2 = (x for x in range(3) if x != a)
-            return 1.0 - 2.0 * (v[o1] * v[o1] + v[o2] * v[o2])
+            return 1.0 - (v[o1] * twice[o1] + v[o2] * twice[o2])
         c = 3 - a - b
-        parity = 1.0 if (a, b) in ((0, 1), (1, 2), (2, 0)) else -1.0
-        return 2.0 * (v[a] * v[b] - parity * w * v[c])
+        if (a, b) in ((0, 1), (1, 2), (2, 0)):
+            return v[a] * twice[b] - w * twice[c]
+        return v[a] * twice[b] + w * twice[c]
 
+    def signed(x: NDArray[np.float64], sign: float) -> NDArray[np.float64]:
+        return x if sign > 0.0 else np.negative(x, out=x)
+
+    s = 1.0 if cyclic else -1.0
     r_ii, r_ij = element(i, i), element(i, j)
     cos_b = np.hypot(r_ii, r_ij)
-    np.arctan2(s * element(i, k), cos_b, out=out[..., 1])
-    np.arctan2(-s * element(j, k), element(k, k), out=out[..., 0])
-    np.arctan2(-s * r_ij, r_ii, out=out[..., 2])
+    np.arctan2(signed(element(i, k), s), cos_b, out=out[..., 1])
+    np.arctan2(signed(element(j, k), -s), element(k, k), out=out[..., 0])
+    np.arctan2(signed(r_ij, -s), r_ii, out=out[..., 2])
     lock = cos_b < 1e-7
     if lock.any():
         out[..., 2][lock] = 0.0
-        out[..., 0][lock] = np.arctan2(s * element(k, j)[lock], element(j, j)[lock])
+        out[..., 0][lock] = np.arctan2(signed(element(k, j), s)[lock], element(j, j)[lock])
     return np.degrees(out, out=out)
 
 
