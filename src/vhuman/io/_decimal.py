@@ -149,7 +149,7 @@ def decode_lines(text: bytes) -> DecodedLines:
     fast &= mantissa < _EXACT
     values = mantissa.astype(np.float64)
     values /= scale
-    values[negative] *= -1.0
+    np.negative(values, out=values, where=negative)
 
     slow = np.flatnonzero(~fast)
     if len(slow) == 0:

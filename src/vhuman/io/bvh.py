@@ -142,7 +142,7 @@ class _Node:
     parent: int
     line: int
     end_site: bool = False
-    offset: NDArray[np.float64] | None = None
+    offset: tuple[float, float, float] | None = None
     channels: list[tuple[str, int]] | None = None
     columns: list[int] = field(default_factory=list)
 
@@ -194,8 +194,9 @@ class _Tokens:
             raise self.error(line, f"{what()} must be finite, got {tok!r}")
         return value
 
-    def offset(self, owner: str) -> NDArray[np.float64]:
-        return np.array([self.number(lambda a=a: f"OFFSET {a} of {owner}") for a in _AXES])
+    def offset(self, owner: str) -> tuple[float, float, float]:
+        x, y, z = (self.number(lambda a=a: f"OFFSET {a} of {owner}") for a in _AXES)
+        return x, y, z
 
     def channels(self, owner: str) -> list[tuple[str, int]]:
         tok, line = self.next(lambda: f"the channel count of {owner}")
@@ -293,7 +294,7 @@ def _name_end_sites(nodes: list[_Node], tok: _Tokens) -> list[_Node]:
     new_index: dict[int, int] = {-1: -1}
     for i, node in enumerate(nodes):
         if node.end_site:
-            if node.offset is None or not np.any(node.offset):
+            if node.offset is None or not any(node.offset):
                 continue
             base = f"{nodes[node.parent].name}_end"
             name, k = base, 1
@@ -322,7 +323,7 @@ def _prune_zero_leaves(nodes: list[_Node]) -> tuple[list[_Node], list[str]]:
     for j in range(len(nodes) - 1, 0, -1):  # children come after their parents
         node = nodes[j]
         moves = any(kind == "position" for kind, _ in node.channels or [])
-        if n_children[j] == 0 and not moves and not np.any(node.offset):
+        if n_children[j] == 0 and not moves and not any(node.offset):
             dropped[j] = True
             n_children[node.parent] -= 1
     if not dropped.any():
@@ -449,10 +450,18 @@ def _euler_quats(
     expanded once: with ``s = +1`` when ABC is a cyclic order of XYZ, else -1,
     and half angles, ``w = ca cb cc - s sa sb sc``, ``q_A = sa cb cc + s ca sb sc``,
     ``q_B = ca sb cc - s sa cb sc``, ``q_C = ca cb sc + s sa sb cc``. The file's
-    vector components are then moved to our axes (``C R Cᵀ``).
+    vector components are then moved to our axes (``C R Cᵀ``). Sines and
+    cosines of the half angles come from the tangent of the quarter angles
+    ``t`` (``2t / (1 + t²)`` and ``(1 - t²) / (1 + t²)``): numpy evaluates
+    ``tan`` with SIMD and ``sin``, ``cos`` one value at a time.
     """
-    half = np.radians(angles) * 0.5
-    c, s = np.cos(half), np.sin(half)
+    t = np.tan(np.radians(angles) * 0.25)
+    t_squared = t * t
+    scale = 1.0 / (1.0 + t_squared)
+    s = t * scale
+    s *= 2.0
+    c = np.subtract(1.0, t_squared, out=t_squared)
+    c *= scale
     ca, cb, cc = c[..., 0], c[..., 1], c[..., 2]
     sa, sb, sc = s[..., 0], s[..., 1], s[..., 2]
     sign = 1.0 if order in ("XYZ", "YZX", "ZXY") else -1.0
@@ -662,10 +671,11 @@ def _read_frames(
 
 def _rest_size(nodes: list[_Node]) -> float:
     """Largest extent of the rest pose over the three axes (file units; 0 for one joint)."""
-    pos = np.zeros((len(nodes), 3))
-    for j, node in enumerate(nodes[1:], start=1):
-        pos[j] = pos[node.parent] + node.offset
-    return float(np.ptp(pos, axis=0).max())
+    pos = [(0.0, 0.0, 0.0)]
+    for node in nodes[1:]:
+        (x, y, z), (dx, dy, dz) = pos[node.parent], node.offset
+        pos.append((x + dx, y + dy, z + dz))
+    return max(max(axis) - min(axis) for axis in zip(*pos, strict=True))
 
 
 def unit_for_size(size: float) -> str:
@@ -710,7 +720,8 @@ class _Decoded:
 
 def _split_header(data: _Bytes, source: str) -> tuple[list[str], int]:
     """The hierarchy's text lines and the byte offset of the MOTION line (``len(data)`` if none)."""
-    match = _MOTION_LINE.search(data)
+    at = data.find(b"MOTION")  # the line start is searched from the first candidate on
+    match = _MOTION_LINE.search(data, max(0, data.rfind(b"\n", 0, at) + 1)) if at >= 0 else None
     cut = match.start() if match else len(data)
     lines = decode_text(data[:cut], source).split("\n")
     return (lines if match is None else lines[:-1]), cut
