@@ -38,6 +38,11 @@ _KEEP_HIGH = ~_LOW_BYTES[::-1]
 _ZEROS_LOW = _ASCII_ZEROS & _LOW_BYTES[::-1]
 _ZEROS_HIGH = _ASCII_ZEROS & ~_LOW_BYTES
 _PAD = 8
+# Lemire's steps: pairs of digits, then of 2-digit and of 4-digit numbers, joined in place.
+_DIGIT_STEPS = tuple(
+    (np.uint64(10**width), np.uint64(8 * width), np.uint64(mask))
+    for width, mask in ((1, 0x00FF00FF00FF00FF), (2, 0x0000FFFF0000FFFF), (4, 0xFFFFFFFF))
+)
 _MANY_SLOW = 1024
 
 
@@ -74,11 +79,17 @@ def _digits_ok(word: NDArray[np.uint64]) -> NDArray[np.bool_]:
 
 
 def _eight_digits(word: NDArray[np.uint64]) -> NDArray[np.uint64]:
-    """The integer written by 8 ASCII digits, first digit in the lowest byte (Lemire, 2018)."""
-    w = word - _ASCII_ZEROS
-    w = (w * np.uint64(10) + (w >> np.uint64(8))) & np.uint64(0x00FF00FF00FF00FF)
-    w = (w * np.uint64(100) + (w >> np.uint64(16))) & np.uint64(0x0000FFFF0000FFFF)
-    return (w * np.uint64(10000) + (w >> np.uint64(32))) & np.uint64(0xFFFFFFFF)
+    """The integer written by 8 ASCII digits, first digit in the lowest byte (Lemire, 2018).
+
+    Computed in place: ``word`` is overwritten by the result.
+    """
+    word -= _ASCII_ZEROS
+    for factor, shift, mask in _DIGIT_STEPS:
+        low = word >> shift
+        word *= factor
+        word += low
+        word &= mask
+    return word
 
 
 def _token_points(
@@ -112,7 +123,12 @@ def decode_lines(text: bytes) -> DecodedLines:
     b = np.frombuffer(padded, dtype=np.uint8)
     gaps = np.flatnonzero(b <= 32)  # separators; a token lies between two that are not adjacent
     token = np.flatnonzero(np.diff(gaps) > 1)
-    starts, ends = gaps[token] + 1, gaps[token + 1]
+    # Arrays are updated in place and dropped once used: they set a chunk's peak memory.
+    starts = gaps[token]
+    starts += 1
+    token += 1
+    ends = gaps[token]
+    del gaps, token
     line_ends = np.append(np.flatnonzero(b == 10), len(b))
     counts = np.diff(np.searchsorted(starts, line_ends), prepend=0)
 
@@ -120,24 +136,39 @@ def decode_lines(text: bytes) -> DecodedLines:
     negative = first == 45
     digits_from = starts + (first < 46)  # skip a leading "+" (43) or "-" (45)
     point, single = _token_points(b, starts, ends, digits_from)
-    n_int = point - digits_from
-    n_frac = np.maximum(ends - point - 1, 0)
+    n_int = np.subtract(point, digits_from, out=digits_from)
+    n_frac = ends - point
+    n_frac -= 1
+    np.maximum(n_frac, 0, out=n_frac)
     fast = single & (n_int >= 0) & (n_int <= _FAST_DIGITS) & (n_frac <= 2 * _FAST_DIGITS)
     fast &= n_int + n_frac >= 1
     fast &= (first >= 46) | negative | (first == 43)  # what digits_from skips is a sign
-    n_int = np.clip(n_int, 0, _FAST_DIGITS)
-    n_frac = np.minimum(n_frac, 2 * _FAST_DIGITS)
+    np.clip(n_int, 0, _FAST_DIGITS, out=n_int)
+    np.minimum(n_frac, 2 * _FAST_DIGITS, out=n_frac)
 
     # words[i] holds bytes i … i+7 (numpy reads the unaligned words).
     words = as_strided(np.frombuffer(padded, dtype=np.uint64), shape=(len(b) - 7,), strides=(1,))
-    int_word = (words[point - 8] & _KEEP_HIGH[n_int]) | _ZEROS_LOW[n_int]
+    point -= 8
+    int_word = words[point]
+    int_word &= _KEEP_HIGH[n_int]
+    int_word |= _ZEROS_LOW[n_int]
+    del n_int
+    point += 9
     n_frac1 = np.minimum(n_frac, _FAST_DIGITS)
-    frac_word = (words[point + 1] & _LOW_BYTES[n_frac1]) | _ZEROS_HIGH[n_frac1]
-    fast &= _digits_ok(int_word) & _digits_ok(frac_word)
-    mantissa = _eight_digits(int_word) * np.uint64(100_000_000) + _eight_digits(frac_word)
-    n_frac2 = n_frac - n_frac1
+    frac_word = words[point]
+    frac_word &= _LOW_BYTES[n_frac1]
+    frac_word |= _ZEROS_HIGH[n_frac1]
+    n_frac2 = np.subtract(n_frac, n_frac1, out=n_frac)
+    del n_frac1
+    fast &= _digits_ok(int_word)
+    fast &= _digits_ok(frac_word)
+    mantissa = _eight_digits(int_word)  # in place: int_word's array
+    mantissa *= np.uint64(100_000_000)
+    mantissa += _eight_digits(frac_word)
+    del frac_word
     if n_frac2.any():  # more than 8 decimals: a second word of fraction digits
-        frac_word = (words[point + 9] & _LOW_BYTES[n_frac2]) | _ZEROS_HIGH[n_frac2]
+        point += 8
+        frac_word = (words[point] & _LOW_BYTES[n_frac2]) | _ZEROS_HIGH[n_frac2]
         fast &= _digits_ok(frac_word)
         # The second word's trailing zero padding is divided away exactly.
         tail = _eight_digits(frac_word) // _POW10[_FAST_DIGITS - n_frac2]
