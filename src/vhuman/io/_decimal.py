@@ -180,7 +180,7 @@ def decode_lines(text: bytes) -> DecodedLines:
     fast &= mantissa < _EXACT
     values = mantissa.astype(np.float64)
     values /= scale
-    np.negative(values, out=values, where=negative)
+    np.copysign(values, 0.5 - negative, out=values)  # -0.5 where negative
 
     slow = np.flatnonzero(~fast)
     if len(slow) == 0:
