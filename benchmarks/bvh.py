@@ -5,7 +5,8 @@ random ZXY joint rotations and a walking root, written by vhuman in
 centimetres with 6 decimals (the common export form), from CMU-clip sizes to
 100,000 frames. Every implementation reads the same file; repeats are
 interleaved (ours, pybvh, bvhio, ours, ...) and the best time is kept, so a
-busy machine slows all alike.
+busy machine slows all alike (``--repeats`` from 5,000 frames up, more on
+smaller files: ``repeats · 5000 / frames``, at most ten times as many).
 
 - read: ``read_bvh`` to a ``Motion`` (quaternions, metres, z up, checked), against
   ``pybvh.read_bvh_file`` (Euler angles), pybvh's read plus ``to_quat()``, and
@@ -103,8 +104,18 @@ def peak_ratio(path: Path, decoded_bytes: int) -> float:
     return peak / decoded_bytes
 
 
+def repeats_for(n_frames: int, repeats: int) -> int:
+    """Repeats for a file: ``repeats`` from 5,000 frames up, more below (up to 10×).
+
+    A best time is only as good as its quietest repeat; small files are quick
+    to repeat, and on a busy machine a few repeats seldom include a quiet one.
+    """
+    return max(repeats, min(10 * repeats, round(repeats * 5000 / n_frames)))
+
+
 def measure(n_frames: int, repeats: int, bvhio_max: int, tmp: Path) -> dict:
-    """Read, write and memory figures for one file size."""
+    """Read, write and memory figures for one file size (``repeats`` as :func:`repeats_for`)."""
+    repeats = repeats_for(n_frames, repeats)
     import bvhio
     import pybvh
 
@@ -142,6 +153,7 @@ def measure(n_frames: int, repeats: int, bvhio_max: int, tmp: Path) -> dict:
     peers_synced = [v for k, v in write.items() if k.endswith(" synced")]
     return {
         "frames": n_frames,
+        "repeats": repeats,
         "joints": motion.skeleton.n_joints,
         "channels": n_channels,
         "file_mb": path.stat().st_size / 1e6,

@@ -277,14 +277,11 @@ def _format_block(values: NDArray[np.float64], precision: int) -> bytes:
     scaled = np.abs(flat)
     scaled *= _POW10_FLOAT[precision]
     rounded = np.rint(scaled)
-    largest = scaled.max()  # NaN if any is
-    error = np.abs(np.subtract(scaled, rounded, out=scaled), out=scaled).max()
-    # Per number the test is error + scaled · ulp < 0.5; the block's maxima are stricter.
-    if not (
-        largest < _POW10_FLOAT[_MAX_WHOLE_DIGITS + precision] - 1.0
-        and error + largest * _RELATIVE_ULP < 0.5
-    ):
-        return _format_rows(values, precision)
+    near_half = np.abs(np.subtract(scaled, rounded))  # then |error| + scaled · ulp
+    scaled *= _RELATIVE_ULP
+    near_half += scaled
+    if not rounded.max() < _POW10_FLOAT[_MAX_WHOLE_DIGITS + precision] or (near_half >= 0.5).any():
+        return _format_rows(values, precision)  # also NaN and infinity
     parts = np.empty((2, len(flat)), dtype=np.uint64)  # integer part, fraction digits
     np.divmod(rounded.astype(np.uint64), _POW10[precision], out=(parts[0], parts[1]))
     chars = _eight_chars(parts)

@@ -51,8 +51,13 @@ Speed
 The hierarchy is parsed token by token (it is small); the frames are decoded a
 chunk of lines at a time, by a few threads, as whole arrays: numbers by SWAR
 arithmetic on 8-byte words (:mod:`vhuman.io._decimal`), Euler angles to
-quaternions in one expression over all joints and frames. Writing runs the
-same way backwards. Memory stays near the file's bytes plus the quaternions.
+quaternions in one expression over all joints and frames (half-angle sines
+and cosines from one tangent). Writing runs the same way backwards, a chunk
+of frames at a time: Euler angles straight into the array that is formatted,
+numbers turned to digits 8 at a time and packed by whole-word stores, the
+text streamed to the file. Memory stays near the file's bytes plus the
+quaternions. Files are written atomically and durably (temporary file, fsync,
+rename; :func:`vhuman.io.filesystem.atomic_path`).
 """
 
 from __future__ import annotations
