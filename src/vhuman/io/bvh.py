@@ -1109,7 +1109,7 @@ def _quat_euler(
     reproduces the rotation (the convention of :func:`quat_to_euler`).
     """
     i, j, k = (_AXES.index(a) for a in order)
-    cyclic = order in ("XYZ", "YZX", "ZXY")
+    s = 1.0 if order in ("XYZ", "YZX", "ZXY") else -1.0
     components = np.ascontiguousarray(np.moveaxis(q, -1, 0))  # (4, ...): w, x, y, z
     w = components[0]
 
@@ -1133,9 +1133,9 @@ def _quat_euler(
         return v[a] * twice[b] + w * twice[c]
 
     def signed(x: NDArray[np.float64], sign: float) -> NDArray[np.float64]:
+        """``sign · x`` (``x`` negated in place for -1)."""
         return x if sign > 0.0 else np.negative(x, out=x)
 
-    s = 1.0 if cyclic else -1.0
     r_ii, r_ij = element(i, i), element(i, j)
     cos_b = np.hypot(r_ii, r_ij)
     np.arctan2(signed(element(i, k), s), cos_b, out=out[..., 1])
