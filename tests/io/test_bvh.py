@@ -20,7 +20,7 @@ from vhuman.io import (
     read_cmu,
     write_bvh,
 )
-from vhuman.skeleton import JointType, Motion, standard_humanoid
+from vhuman.skeleton import JointType, Motion, Skeleton, standard_humanoid
 
 # Our frame from BVH's: x' = z, y' = x, z' = y.
 C = np.array([[0.0, 0.0, 1.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
@@ -158,6 +158,22 @@ def test_round_trip_keeps_positions(up: str, order: str) -> None:
     assert np.allclose(back.skeleton.offsets, m.skeleton.offsets, atol=1e-10)
     assert back.fps == m.fps
     assert np.allclose(back.global_positions, m.global_positions, atol=1e-9)
+
+
+def test_joints_out_of_depth_first_order_round_trip(tmp_path: Path) -> None:
+    """A file lists joints depth first; a skeleton indexed otherwise keeps every position."""
+    sk = Skeleton(
+        names=("root", "left", "right", "left_tip"),
+        parents=np.array([-1, 0, 0, 1]),
+        offsets=np.array([[0.0, 0.0, 1.0], [0.0, 0.2, 0.0], [0.0, -0.2, 0.0], [0.3, 0.0, 0.0]]),
+    )
+    rng = np.random.default_rng(5)
+    m = Motion(sk, 30.0, rng.normal(size=(6, 3)), rotvec_to_quat(rng.normal(size=(6, 4, 3))))
+    write_bvh(m, tmp_path / "m.bvh", precision=9)
+    back = read_bvh(tmp_path / "m.bvh")
+    assert back.skeleton.names[:3] == ("root", "left", "left_tip")
+    names = list(sk.names)
+    assert np.allclose(by_name(back, names), by_name(m, names), atol=1e-8)
 
 
 def test_up_option_is_a_proper_rotation() -> None:

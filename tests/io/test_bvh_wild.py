@@ -12,6 +12,7 @@ import pytest
 from vhuman.errors import FileFormatError, InputError
 from vhuman.io import (
     BVH_UNITS,
+    _decimal,
     format_bvh,
     guess_bvh_unit,
     parse_bvh,
@@ -224,6 +225,23 @@ def test_formatted_rows_equal_printf(precision: int) -> None:
     for row in values:  # row by row, so one row's slow path does not hide another's
         expected = " ".join(f"{v:.{precision}f}" for v in row) + "\n"
         assert format_fixed(row[None], precision).decode() == expected
+
+
+@pytest.mark.parametrize("precision", range(7))
+def test_numbers_in_range_are_formatted_as_arrays_and_equal_printf(
+    precision: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Below 10⁷ and away from rounding ties, no number goes through Python's formatting."""
+    rng = np.random.default_rng(precision)
+    values = rng.uniform(-1.0, 1.0, size=(500, 13)) * 10.0 ** rng.integers(-9, 7, size=(500, 13))
+    values[0, :4] = [-0.0, 0.0, -1e-12, 9_999_999.0]
+    expected = "".join(" ".join(f"{v:.{precision}f}" for v in row) + "\n" for row in values)
+
+    def python_formatting(*_: object) -> bytes:
+        raise AssertionError("formatted by Python")
+
+    monkeypatch.setattr(_decimal, "_format_rows", python_formatting)
+    assert format_fixed(values, precision).decode() == expected
 
 
 def test_written_files_read_back_by_the_peers(tmp_path: Path) -> None:

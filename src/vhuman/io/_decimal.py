@@ -38,6 +38,11 @@ _KEEP_HIGH = ~_LOW_BYTES[::-1]
 _ZEROS_LOW = _ASCII_ZEROS & _LOW_BYTES[::-1]
 _ZEROS_HIGH = _ASCII_ZEROS & ~_LOW_BYTES
 _PAD = 8
+# Lemire's steps: pairs of digits, then of 2-digit and of 4-digit numbers, joined in place.
+_DIGIT_STEPS = tuple(
+    (np.uint64(10**width), np.uint64(8 * width), np.uint64(mask))
+    for width, mask in ((1, 0x00FF00FF00FF00FF), (2, 0x0000FFFF0000FFFF), (4, 0xFFFFFFFF))
+)
 _MANY_SLOW = 1024
 
 
@@ -74,11 +79,17 @@ def _digits_ok(word: NDArray[np.uint64]) -> NDArray[np.bool_]:
 
 
 def _eight_digits(word: NDArray[np.uint64]) -> NDArray[np.uint64]:
-    """The integer written by 8 ASCII digits, first digit in the lowest byte (Lemire, 2018)."""
-    w = word - _ASCII_ZEROS
-    w = (w * np.uint64(10) + (w >> np.uint64(8))) & np.uint64(0x00FF00FF00FF00FF)
-    w = (w * np.uint64(100) + (w >> np.uint64(16))) & np.uint64(0x0000FFFF0000FFFF)
-    return (w * np.uint64(10000) + (w >> np.uint64(32))) & np.uint64(0xFFFFFFFF)
+    """The integer written by 8 ASCII digits, first digit in the lowest byte (Lemire, 2018).
+
+    Computed in place: ``word`` is overwritten by the result.
+    """
+    word -= _ASCII_ZEROS
+    for factor, shift, mask in _DIGIT_STEPS:
+        low = word >> shift
+        word *= factor
+        word += low
+        word &= mask
+    return word
 
 
 def _token_points(
@@ -112,7 +123,12 @@ def decode_lines(text: bytes) -> DecodedLines:
     b = np.frombuffer(padded, dtype=np.uint8)
     gaps = np.flatnonzero(b <= 32)  # separators; a token lies between two that are not adjacent
     token = np.flatnonzero(np.diff(gaps) > 1)
-    starts, ends = gaps[token] + 1, gaps[token + 1]
+    # Arrays are updated in place and dropped once used: they set a chunk's peak memory.
+    starts = gaps[token]
+    starts += 1
+    token += 1
+    ends = gaps[token]
+    del gaps, token
     line_ends = np.append(np.flatnonzero(b == 10), len(b))
     counts = np.diff(np.searchsorted(starts, line_ends), prepend=0)
 
@@ -120,24 +136,39 @@ def decode_lines(text: bytes) -> DecodedLines:
     negative = first == 45
     digits_from = starts + (first < 46)  # skip a leading "+" (43) or "-" (45)
     point, single = _token_points(b, starts, ends, digits_from)
-    n_int = point - digits_from
-    n_frac = np.maximum(ends - point - 1, 0)
+    n_int = np.subtract(point, digits_from, out=digits_from)
+    n_frac = ends - point
+    n_frac -= 1
+    np.maximum(n_frac, 0, out=n_frac)
     fast = single & (n_int >= 0) & (n_int <= _FAST_DIGITS) & (n_frac <= 2 * _FAST_DIGITS)
     fast &= n_int + n_frac >= 1
     fast &= (first >= 46) | negative | (first == 43)  # what digits_from skips is a sign
-    n_int = np.clip(n_int, 0, _FAST_DIGITS)
-    n_frac = np.minimum(n_frac, 2 * _FAST_DIGITS)
+    np.clip(n_int, 0, _FAST_DIGITS, out=n_int)
+    np.minimum(n_frac, 2 * _FAST_DIGITS, out=n_frac)
 
     # words[i] holds bytes i … i+7 (numpy reads the unaligned words).
     words = as_strided(np.frombuffer(padded, dtype=np.uint64), shape=(len(b) - 7,), strides=(1,))
-    int_word = (words[point - 8] & _KEEP_HIGH[n_int]) | _ZEROS_LOW[n_int]
+    point -= 8
+    int_word = words[point]
+    int_word &= _KEEP_HIGH[n_int]
+    int_word |= _ZEROS_LOW[n_int]
+    del n_int
+    point += 9
     n_frac1 = np.minimum(n_frac, _FAST_DIGITS)
-    frac_word = (words[point + 1] & _LOW_BYTES[n_frac1]) | _ZEROS_HIGH[n_frac1]
-    fast &= _digits_ok(int_word) & _digits_ok(frac_word)
-    mantissa = _eight_digits(int_word) * np.uint64(100_000_000) + _eight_digits(frac_word)
-    n_frac2 = n_frac - n_frac1
+    frac_word = words[point]
+    frac_word &= _LOW_BYTES[n_frac1]
+    frac_word |= _ZEROS_HIGH[n_frac1]
+    n_frac2 = np.subtract(n_frac, n_frac1, out=n_frac)
+    del n_frac1
+    fast &= _digits_ok(int_word)
+    fast &= _digits_ok(frac_word)
+    mantissa = _eight_digits(int_word)  # in place: int_word's array
+    mantissa *= np.uint64(100_000_000)
+    mantissa += _eight_digits(frac_word)
+    del frac_word
     if n_frac2.any():  # more than 8 decimals: a second word of fraction digits
-        frac_word = (words[point + 9] & _LOW_BYTES[n_frac2]) | _ZEROS_HIGH[n_frac2]
+        point += 8
+        frac_word = (words[point] & _LOW_BYTES[n_frac2]) | _ZEROS_HIGH[n_frac2]
         fast &= _digits_ok(frac_word)
         # The second word's trailing zero padding is divided away exactly.
         tail = _eight_digits(frac_word) // _POW10[_FAST_DIGITS - n_frac2]
@@ -149,7 +180,7 @@ def decode_lines(text: bytes) -> DecodedLines:
     fast &= mantissa < _EXACT
     values = mantissa.astype(np.float64)
     values /= scale
-    values[negative] *= -1.0
+    np.copysign(values, 0.5 - negative, out=values)  # -0.5 where negative
 
     slow = np.flatnonzero(~fast)
     if len(slow) == 0:
@@ -188,34 +219,53 @@ def _first_nonfinite(
     return int(np.searchsorted(line_ends, starts[bad[0]])) if len(bad) else -1
 
 
-def _eight_chars(x: NDArray[np.float64]) -> NDArray[np.uint8]:
-    """``(N, 8)`` ASCII digits of whole numbers ``0 <= x < 10⁸`` (leading zeros)."""
-    high = np.floor(x / 1e4)  # exact: x and the quotient's distance to integers are both large
-    v = high.astype(np.uint64) | ((x - high * 1e4).astype(np.uint64) << np.uint64(32))
+def _eight_chars(x: NDArray[np.uint64]) -> NDArray[np.uint64]:
+    """8 ASCII digits (leading zeros) of whole numbers ``0 <= x < 10⁸``, first in the lowest byte.
+
+    Two 4-digit halves go to the 32-bit lanes of a word, then each lane is
+    split by a constant divisor (done as multiply-shift) into 16-bit and then
+    8-bit lanes: the reverse of :func:`_eight_digits`. A split of ``v`` into
+    quotient ``q`` (low lane) and remainder (high lane) is ``(v << w) - q·(d·2^w - 1)``.
+    """
+    high = x // np.uint64(10_000)
+    v = (x << np.uint64(32)) - high * np.uint64(10_000 * 2**32 - 1)
     q = ((v * np.uint64(5243)) >> np.uint64(19)) & np.uint64(0x0000007F0000007F)  # lane // 100
-    v = q | ((v - q * np.uint64(100)) << np.uint64(16))
+    v = (v << np.uint64(16)) - q * np.uint64(100 * 2**16 - 1)
     q = ((v * np.uint64(103)) >> np.uint64(10)) & np.uint64(0x000F000F000F000F)  # lane // 10
-    v = q | ((v - q * np.uint64(10)) << np.uint64(8))
-    return (v + _ASCII_ZEROS).view(np.uint8).reshape(len(x), 8)
+    v = (v << np.uint64(8)) - q * np.uint64(10 * 2**8 - 1)
+    v += _ASCII_ZEROS
+    return v
 
 
-_FORMAT_CHUNK = 1 << 15
-"""Numbers formatted at a time (keeps the temporaries in cache)."""
+_FORMAT_CHUNK = 1 << 13
+"""Numbers formatted at a time: the temporaries stay in cache and below malloc's mmap threshold."""
+_MAX_FAST_PRECISION = 6
+"""Above this, ``"." + digits + separator`` no longer fits one 64-bit word."""
+_MAX_WHOLE_DIGITS = 7
+_SEPARATORS = (np.uint64(ord(" ")), np.uint64(ord("\n")))
+_SIGN_FLIP = np.uint64(ord("0") ^ ord("-"))
+_ONE = np.uint64(1)
+_THREE = np.uint64(3)
+_RELATIVE_ULP = 2.3e-16
+"""More than ``spacing(x) / x`` for every finite double ``x > 0`` (``2⁻⁵²``)."""
+_WORD_DTYPES = {8: np.uint64, 4: np.uint32, 2: np.uint16}
 
 
 def format_fixed(values: NDArray[np.float64], precision: int) -> bytes:
     """Rows of ``values`` ``(N, C)`` as text: ``"%.{precision}f"`` numbers, one space apart.
 
     The same bytes as ``" ".join(f"{v:.{precision}f}" ...)`` per row, each row
-    ended by a newline. Numbers are rounded by ``rint(v · 10^p)``, which equals
-    printf's correctly rounded result except when ``v · 10^p`` lies within one
-    unit in the last place of a half; rows holding such a number, or one of
-    more than 7 integer digits, and any ``precision > 8`` are formatted by
-    Python. Digits are written 8 at a time by division in byte lanes of a
-    64-bit word (the reverse of the reading method).
+    ended by a newline. Numbers are rounded by ``rint(|v| · 10^p)``, which
+    equals printf's correctly rounded result except when ``|v| · 10^p`` lies
+    within one unit in the last place of a half; blocks holding such a number,
+    or one of more than 7 integer digits, and any ``precision > 6`` are
+    formatted by Python. Each number is built in two 64-bit words (integer
+    digits 8 at a time by division in byte lanes, the reverse of the reading
+    method; then ``"." + fraction digits + separator``) and copied to its place
+    in the text by whole-word stores.
     """
     n_rows, n_cols = values.shape
-    if precision > _FAST_DIGITS or n_cols == 0:
+    if precision > _MAX_FAST_PRECISION or n_cols == 0:
         return _format_rows(values, precision)
     step = max(1, _FORMAT_CHUNK // n_cols)
     return b"".join(_format_block(values[i : i + step], precision) for i in range(0, n_rows, step))
@@ -224,29 +274,78 @@ def format_fixed(values: NDArray[np.float64], precision: int) -> bytes:
 def _format_block(values: NDArray[np.float64], precision: int) -> bytes:
     """:func:`format_fixed` of a few rows."""
     flat = values.ravel()
-    scaled = np.abs(flat) * _POW10_FLOAT[precision]
+    scaled = np.abs(flat)
+    scaled *= _POW10_FLOAT[precision]
     rounded = np.rint(scaled)
-    tie = 0.5 - np.abs(scaled - rounded) <= np.spacing(scaled)
-    whole = np.floor(rounded / _POW10_FLOAT[precision])
-    if tie.any() or not (whole < 1e7).all():  # also catches NaN
-        return _format_rows(values, precision)
-    width = 8 + (1 + precision if precision else 0) + 1
-    text = np.empty((len(flat), width), dtype=np.uint8)
-    text[:, :8] = _eight_chars(whole)
-    if precision:
-        text[:, 8] = 46
-        frac = _eight_chars(rounded - whole * _POW10_FLOAT[precision])
-        text[:, 9 : 9 + precision] = frac[:, 8 - precision :]
-    text[:, -1] = 32
-    text.reshape(values.shape[0], values.shape[1], width)[:, -1, -1] = 10
-    # Keep the integer digits from the first non-zero one (at least one), and a "-" before.
-    n_digits = np.searchsorted(_POW10_FLOAT[1:9], whole, side="right") + 1
-    sign_at = 7 - n_digits  # a leading "0" (dropped) unless the number is negative
+    near_half = np.abs(np.subtract(scaled, rounded))  # then |error| + scaled · ulp
+    scaled *= _RELATIVE_ULP
+    near_half += scaled
+    if not rounded.max() < _POW10_FLOAT[_MAX_WHOLE_DIGITS + precision] or (near_half >= 0.5).any():
+        return _format_rows(values, precision)  # also NaN and infinity
+    parts = np.empty((2, len(flat)), dtype=np.uint64)  # integer part, fraction digits
+    np.divmod(rounded.astype(np.uint64), _POW10[precision], out=(parts[0], parts[1]))
+    chars = _eight_chars(parts)
+    # Low word: the integer part, right-aligned in 8 digits, a "-" on the last leading zero.
+    low = chars[0]
+    digits = low - _ASCII_ZEROS
+    digits &= np.negative(digits)  # its lowest set bit: 8 · (leading zeros) + a digit's bit
+    first = np.bitwise_count(digits - _ONE)  # 64 if the integer part is 0
+    first >>= _THREE
+    np.minimum(first, np.uint64(_MAX_WHOLE_DIGITS), out=first)
     negative = np.signbit(flat)
-    text.ravel()[np.arange(0, text.size, width) + sign_at] = np.where(negative, 45, 48)
-    first = sign_at + ~negative
-    keep = np.arange(width) >= first[:, None]
-    return text[keep].tobytes()
+    first -= negative
+    first_bit = first << _THREE
+    np.bitwise_xor(low, _SIGN_FLIP << first_bit, out=low, where=negative)
+    # High word: "." and the fraction digits (none for precision 0), then a separator.
+    suffix = precision + 2 if precision else 1
+    separator = 8 * np.uint64(suffix - 1)
+    if precision:
+        high = chars[1] >> np.uint64(8 * (8 - precision))
+        high <<= np.uint64(8)
+        high |= np.uint64(ord(".")) | (_SEPARATORS[0] << separator)
+    else:
+        high = np.full(len(flat), _SEPARATORS[0])
+    high.reshape(values.shape)[:, -1] ^= (_SEPARATORS[0] ^ _SEPARATORS[1]) << separator
+    return _pack(low, high, first, suffix)
+
+
+def _pack(
+    low: NDArray[np.uint64], high: NDArray[np.uint64], first: NDArray[np.uint64], suffix: int
+) -> bytes:
+    """Bytes ``first`` … ``8 + suffix`` of each 16-byte text ``low, high``, concatenated.
+
+    Each text is copied by stores of whole words that lie inside it (the
+    first at its start, the last ending at its end), so no store spills into a
+    neighbour and their order does not matter: 8-byte words when every text
+    is at least that long, else 4 or 2.
+    """
+    length = np.subtract(8 + suffix, first, dtype=np.intp, casting="unsafe")
+    ends = np.cumsum(length)
+    total = int(ends[-1])
+    size = 8 if 1 + suffix >= 8 else 4 if 1 + suffix >= 4 else 2
+    dtype = _WORD_DTYPES[size]
+    buffer = np.empty(-(-(total + 8) // 8) * 8, dtype=np.uint8)
+    words = as_strided(buffer.view(dtype), shape=(len(buffer) - size + 1,), strides=(1,))
+    starts = ends - length
+    first_bit = first << _THREE
+    high_up = high << _ONE  # high << (64 - b) as (high << 1) << (63 - b): no 64-bit shift
+    word = low >> first_bit
+    word |= high_up << (np.uint64(63) - first_bit)
+    words[starts] = word.astype(dtype, copy=False)
+    for k in range(1, -(-(8 + suffix) // size) - 1):  # only for words shorter than 8 bytes
+        at = np.minimum(k * size, length - size)
+        bits = first_bit + (at << 3).astype(np.uint64)
+        shift = bits & np.uint64(63)
+        in_low = (low >> shift) | (high_up << (np.uint64(63) - shift))
+        words[starts + at] = np.where(bits < 64, in_low, high >> shift).astype(dtype)
+    last = 8 * (8 + suffix - size)  # the same bit for every text
+    if last >= 64:
+        word = high >> np.uint64(last - 64)
+    else:
+        word = (low >> np.uint64(last)) | (high_up << np.uint64(63 - last))
+    ends -= size
+    words[ends] = word.astype(dtype, copy=False)
+    return buffer[:total].tobytes()
 
 
 def _format_rows(values: NDArray[np.float64], precision: int) -> bytes:

@@ -51,8 +51,13 @@ Speed
 The hierarchy is parsed token by token (it is small); the frames are decoded a
 chunk of lines at a time, by a few threads, as whole arrays: numbers by SWAR
 arithmetic on 8-byte words (:mod:`vhuman.io._decimal`), Euler angles to
-quaternions in one expression over all joints and frames. Writing runs the
-same way backwards. Memory stays near the file's bytes plus the quaternions.
+quaternions in one expression over all joints and frames (half-angle sines
+and cosines from one tangent). Writing runs the same way backwards, a chunk
+of frames at a time: Euler angles straight into the array that is formatted,
+numbers turned to digits 8 at a time and packed by whole-word stores, the
+text streamed to the file. Memory stays near the file's bytes plus the
+quaternions. Files are written atomically and durably (temporary file, fsync,
+rename; :func:`vhuman.io.filesystem.atomic_path`).
 """
 
 from __future__ import annotations
@@ -74,7 +79,7 @@ from numpy.typing import NDArray
 from vhuman.errors import FileFormatError, InputError
 from vhuman.io._axes import IDENTITY_AXES, Y_UP_AXES, AxisMap
 from vhuman.io._decimal import DecodedLines, decode_lines, format_fixed
-from vhuman.io.filesystem import PathLike, atomic_write, decode_text, read_bytes
+from vhuman.io.filesystem import PathLike, atomic_path, atomic_write, decode_text, read_bytes
 from vhuman.skeleton.motion import Motion
 from vhuman.skeleton.skeleton import JointType, Skeleton
 
@@ -142,7 +147,7 @@ class _Node:
     parent: int
     line: int
     end_site: bool = False
-    offset: NDArray[np.float64] | None = None
+    offset: tuple[float, float, float] | None = None
     channels: list[tuple[str, int]] | None = None
     columns: list[int] = field(default_factory=list)
 
@@ -194,8 +199,9 @@ class _Tokens:
             raise self.error(line, f"{what()} must be finite, got {tok!r}")
         return value
 
-    def offset(self, owner: str) -> NDArray[np.float64]:
-        return np.array([self.number(lambda a=a: f"OFFSET {a} of {owner}") for a in _AXES])
+    def offset(self, owner: str) -> tuple[float, float, float]:
+        x, y, z = (self.number(lambda a=a: f"OFFSET {a} of {owner}") for a in _AXES)
+        return x, y, z
 
     def channels(self, owner: str) -> list[tuple[str, int]]:
         tok, line = self.next(lambda: f"the channel count of {owner}")
@@ -293,7 +299,7 @@ def _name_end_sites(nodes: list[_Node], tok: _Tokens) -> list[_Node]:
     new_index: dict[int, int] = {-1: -1}
     for i, node in enumerate(nodes):
         if node.end_site:
-            if node.offset is None or not np.any(node.offset):
+            if node.offset is None or not any(node.offset):
                 continue
             base = f"{nodes[node.parent].name}_end"
             name, k = base, 1
@@ -322,7 +328,7 @@ def _prune_zero_leaves(nodes: list[_Node]) -> tuple[list[_Node], list[str]]:
     for j in range(len(nodes) - 1, 0, -1):  # children come after their parents
         node = nodes[j]
         moves = any(kind == "position" for kind, _ in node.channels or [])
-        if n_children[j] == 0 and not moves and not np.any(node.offset):
+        if n_children[j] == 0 and not moves and not any(node.offset):
             dropped[j] = True
             n_children[node.parent] -= 1
     if not dropped.any():
@@ -347,8 +353,8 @@ _CHUNK_BYTES = 1 << 18
 _MIN_CHUNK_BYTES = 1 << 15
 _THREADED_BYTES = 1 << 24
 """Frame text from which threads share the decoding (below, starting them costs more)."""
-_WRITE_FRAMES_CHUNK = 1 << 14
-"""Joint-frames converted and formatted at a time when writing."""
+_WRITE_CHUNK_VALUES = 1 << 13
+"""Numbers converted and formatted at a time when writing."""
 _WORKERS = min(4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1)
 
 
@@ -449,10 +455,18 @@ def _euler_quats(
     expanded once: with ``s = +1`` when ABC is a cyclic order of XYZ, else -1,
     and half angles, ``w = ca cb cc - s sa sb sc``, ``q_A = sa cb cc + s ca sb sc``,
     ``q_B = ca sb cc - s sa cb sc``, ``q_C = ca cb sc + s sa sb cc``. The file's
-    vector components are then moved to our axes (``C R Cᵀ``).
+    vector components are then moved to our axes (``C R Cᵀ``). Sines and
+    cosines of the half angles come from the tangent of the quarter angles
+    ``t`` (``2t / (1 + t²)`` and ``(1 - t²) / (1 + t²)``): numpy evaluates
+    ``tan`` with SIMD and ``sin``, ``cos`` one value at a time.
     """
-    half = np.radians(angles) * 0.5
-    c, s = np.cos(half), np.sin(half)
+    t = np.tan(np.radians(angles) * 0.25)
+    t_squared = t * t
+    scale = 1.0 / (1.0 + t_squared)
+    s = t * scale
+    s *= 2.0
+    c = np.subtract(1.0, t_squared, out=t_squared)
+    c *= scale
     ca, cb, cc = c[..., 0], c[..., 1], c[..., 2]
     sa, sb, sc = s[..., 0], s[..., 1], s[..., 2]
     sign = 1.0 if order in ("XYZ", "YZX", "ZXY") else -1.0
@@ -662,10 +676,11 @@ def _read_frames(
 
 def _rest_size(nodes: list[_Node]) -> float:
     """Largest extent of the rest pose over the three axes (file units; 0 for one joint)."""
-    pos = np.zeros((len(nodes), 3))
-    for j, node in enumerate(nodes[1:], start=1):
-        pos[j] = pos[node.parent] + node.offset
-    return float(np.ptp(pos, axis=0).max())
+    pos = [(0.0, 0.0, 0.0)]
+    for node in nodes[1:]:
+        (x, y, z), (dx, dy, dz) = pos[node.parent], node.offset
+        pos.append((x + dx, y + dy, z + dz))
+    return max(max(axis) - min(axis) for axis in zip(*pos, strict=True))
 
 
 def unit_for_size(size: float) -> str:
@@ -710,7 +725,8 @@ class _Decoded:
 
 def _split_header(data: _Bytes, source: str) -> tuple[list[str], int]:
     """The hierarchy's text lines and the byte offset of the MOTION line (``len(data)`` if none)."""
-    match = _MOTION_LINE.search(data)
+    at = data.find(b"MOTION")  # the line start is searched from the first candidate on
+    match = _MOTION_LINE.search(data, max(0, data.rfind(b"\n", 0, at) + 1)) if at >= 0 else None
     cut = match.start() if match else len(data)
     lines = decode_text(data[:cut], source).split("\n")
     return (lines if match is None else lines[:-1]), cut
@@ -968,6 +984,18 @@ def _end_site_mask(skeleton: Skeleton) -> NDArray[np.bool_]:
     return mask
 
 
+@dataclass(frozen=True)
+class _FramesToWrite:
+    """What the frame lines of a file to write are made of."""
+
+    root: NDArray[np.float64]  # (T, 3) root positions, file axes and units
+    rotations: NDArray[np.float64]  # (T, J, 4) local rotations, our axes
+    written: NDArray[np.intp]  # (K,) joints with rotation channels, in file order
+    axes: AxisMap
+    order: str
+    precision: int
+
+
 def _bvh_parts(
     motion: Motion,
     up: str,
@@ -975,8 +1003,8 @@ def _bvh_parts(
     precision: int,
     unit: str | None,
     scale: float | None,
-) -> tuple[bytes, NDArray[np.float64], NDArray[np.float64]]:
-    """Hierarchy and header text, root positions (file axes and units), rotations (file axes)."""
+) -> tuple[bytes, _FramesToWrite]:
+    """Hierarchy and header text, and what the frame lines are made of."""
     axes = _axes_for(up)
     if unit == "auto":
         raise InputError("unit 'auto' is for reading; write with m, cm, mm or in")
@@ -1037,56 +1065,86 @@ def _bvh_parts(
 
     out += ["MOTION", f"Frames: {motion.n_frames}", f"Frame Time: {1.0 / motion.fps!r}", ""]
     header = "\n".join(out).encode("utf-8")
-    q_file = axes.quats_from_ours(motion.local_rotations[:, written])
     root = axes.vectors_from_ours(motion.root_positions) / metres
-    return header, root, q_file
+    frames = _FramesToWrite(
+        root, motion.local_rotations, np.array(written), axes, rotation_order, precision
+    )
+    return header, frames
 
 
-def _frames_text(
-    root: NDArray[np.float64], q_file: NDArray[np.float64], rotation_order: str, precision: int
-) -> bytes:
-    """Frame lines: root position, then each joint's angles, a chunk of frames at a time."""
-    step = max(1, _WRITE_FRAMES_CHUNK // max(1, q_file.shape[1]))
-    parts = []
-    for t0 in range(0, len(root), step):
-        euler = _quat_euler(q_file[t0 : t0 + step], rotation_order)  # (k, K, 3) degrees
-        values = np.concatenate([root[t0 : t0 + step], euler.reshape(len(euler), -1)], axis=1)
-        parts.append(format_fixed(values, precision))
-    return b"".join(parts)
+def _frame_lines(frames: _FramesToWrite) -> Iterator[bytes]:
+    """Frame lines (root position, then each joint's angles), a chunk of frames at a time.
+
+    A chunk holds about :data:`_WRITE_CHUNK_VALUES` numbers, so its temporaries
+    stay in cache; its angles are computed straight into the array that is formatted.
+    """
+    n_frames, n_written = len(frames.root), len(frames.written)
+    in_order = np.array_equal(frames.written, np.arange(frames.rotations.shape[1]))
+    step = max(1, _WRITE_CHUNK_VALUES // (3 + 3 * n_written))
+    for t0 in range(0, n_frames, step):
+        t1 = min(t0 + step, n_frames)
+        rotations = frames.rotations[t0:t1]
+        values = np.empty((t1 - t0, 1 + n_written, 3))
+        values[:, 0] = frames.root[t0:t1]
+        _quat_euler(
+            rotations if in_order else rotations[:, frames.written],
+            frames.order,
+            frames.axes,
+            out=values[:, 1:],
+        )
+        yield format_fixed(values.reshape(t1 - t0, -1), frames.precision)
 
 
-def _quat_euler(q: NDArray[np.float64], order: str) -> NDArray[np.float64]:
-    """Intrinsic Euler angles ``(..., 3)`` [deg] in ``order`` of unit quaternions ``(..., 4)``.
+def _quat_euler(
+    q: NDArray[np.float64], order: str, axes: AxisMap, out: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """Intrinsic Euler angles ``out (..., 3)`` [deg] in ``order`` of unit quaternions ``(..., 4)``.
 
-    For ``R = R_i(a) R_j(b) R_k(c)`` with ``s = +1`` when ijk is a cyclic order
-    of xyz, else -1: ``b = atan2(s R_ik, √(R_ii² + R_ij²))``,
+    The quaternions are about our axes; the angles are about the file's
+    (``Cᵀ R C``, which moves the vector part like a vector). For
+    ``R = R_i(a) R_j(b) R_k(c)`` with ``s = +1`` when ijk is a cyclic order of
+    xyz, else -1: ``b = atan2(s R_ik, √(R_ii² + R_ij²))``,
     ``a = atan2(-s R_jk, R_kk)``, ``c = atan2(-s R_ij, R_ii)``. At gimbal lock
     (``cos b < 1e-7``) ``c = 0`` and ``a = atan2(s R_kj, R_jj)``, which still
     reproduces the rotation (the convention of :func:`quat_to_euler`).
     """
     i, j, k = (_AXES.index(a) for a in order)
     s = 1.0 if order in ("XYZ", "YZX", "ZXY") else -1.0
-    w, v = q[..., 0], (q[..., 1], q[..., 2], q[..., 3])
+    components = np.ascontiguousarray(np.moveaxis(q, -1, 0))  # (4, ...): w, x, y, z
+    w = components[0]
+
+    def file_part(axis: int) -> NDArray[np.float64]:
+        """Component ``axis`` of the vector part, about the file's axes."""
+        ours = axes.index.index(axis)
+        part = components[1 + ours]
+        return part if axes.sign[ours] == 1.0 else -part
+
+    v = [file_part(a) for a in range(3)]
+    twice = [2.0 * part for part in v]
 
     def element(a: int, b: int) -> NDArray[np.float64]:
-        """Entry (a, b) of the rotation matrix."""
+        """Entry (a, b) of the rotation matrix (``2(v_a v_b ∓ w v_c)``, ``1 - 2(v_o² + v_p²)``)."""
         if a == b:
             o1, o2 = (x for x in range(3) if x != a)
-            return 1.0 - 2.0 * (v[o1] * v[o1] + v[o2] * v[o2])
+            return 1.0 - (v[o1] * twice[o1] + v[o2] * twice[o2])
         c = 3 - a - b
-        parity = 1.0 if (a, b) in ((0, 1), (1, 2), (2, 0)) else -1.0
-        return 2.0 * (v[a] * v[b] - parity * w * v[c])
+        if (a, b) in ((0, 1), (1, 2), (2, 0)):
+            return v[a] * twice[b] - w * twice[c]
+        return v[a] * twice[b] + w * twice[c]
+
+    def signed(x: NDArray[np.float64], sign: float) -> NDArray[np.float64]:
+        """``sign · x`` (``x`` negated in place for -1)."""
+        return x if sign > 0.0 else np.negative(x, out=x)
 
     r_ii, r_ij = element(i, i), element(i, j)
     cos_b = np.hypot(r_ii, r_ij)
-    out = np.empty((*q.shape[:-1], 3))
-    out[..., 1] = np.arctan2(s * element(i, k), cos_b)
-    out[..., 0] = np.arctan2(-s * element(j, k), element(k, k))
-    out[..., 2] = np.arctan2(-s * r_ij, r_ii)
+    np.arctan2(signed(element(i, k), s), cos_b, out=out[..., 1])
+    np.arctan2(signed(element(j, k), -s), element(k, k), out=out[..., 0])
+    np.arctan2(signed(r_ij, -s), r_ii, out=out[..., 2])
     lock = cos_b < 1e-7
     if lock.any():
         out[..., 2][lock] = 0.0
-        out[..., 0][lock] = np.arctan2(s * element(k, j)[lock], element(j, j)[lock])
+        out[..., 0][lock] = np.arctan2(signed(element(k, j), s)[lock], element(j, j)[lock])
     return np.degrees(out, out=out)
 
 
@@ -1128,8 +1186,8 @@ def format_bvh(
     InputError
         For a bad option, or a joint name BVH cannot hold (with whitespace or braces).
     """
-    header, root, q_file = _bvh_parts(motion, up, rotation_order, precision, unit, scale)
-    return (header + _frames_text(root, q_file, rotation_order, precision)).decode("utf-8")
+    header, frames = _bvh_parts(motion, up, rotation_order, precision, unit, scale)
+    return b"".join([header, *_frame_lines(frames)]).decode("utf-8")
 
 
 def write_bvh(
@@ -1149,5 +1207,10 @@ def write_bvh(
     InputError
         For a bad option or joint name, or if the file cannot be written.
     """
-    header, root, q_file = _bvh_parts(motion, up, rotation_order, precision, unit, scale)
-    atomic_write(path, header + _frames_text(root, q_file, rotation_order, precision))
+    header, frames = _bvh_parts(motion, up, rotation_order, precision, unit, scale)
+    if Path(path).suffix == ".gz":
+        atomic_write(path, b"".join([header, *_frame_lines(frames)]))
+        return
+    with atomic_path(path) as tmp, tmp.open("wb") as f:  # written as it is formatted
+        f.write(header)
+        f.writelines(_frame_lines(frames))
