@@ -24,7 +24,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from vhuman.errors import InputError
 from vhuman.scene.collision import CollisionWorld
-from vhuman.skeleton import Skeleton
+from vhuman.skeleton import Side, Skeleton
 
 __all__ = ["STATES", "FreeSpace", "arm_length", "free_space"]
 
@@ -33,7 +33,7 @@ STATES: tuple[str, ...] = ("free", "occupied", "mixed")
 """Cell state names by code (0, 1, 2)."""
 
 
-def arm_length(skeleton: Skeleton, side: Literal["left", "right"] = "right") -> float:
+def arm_length(skeleton: Skeleton, side: Side | str = Side.RIGHT) -> float:
     """L_arm: upper arm + forearm + hand length [m] of a `standard_humanoid` skeleton.
 
     The distances shoulder→elbow, elbow→wrist and wrist→hand end site.
@@ -43,9 +43,7 @@ def arm_length(skeleton: Skeleton, side: Literal["left", "right"] = "right") -> 
     InputError
         For another ``side``; `UnknownJointError` if the skeleton lacks the arm joints.
     """
-    if side not in ("left", "right"):
-        raise InputError(f"side must be 'left' or 'right', got {side!r}")
-    p = side[0]
+    p = "r" if Side.parse(side) is Side.RIGHT else "l"
     idx = skeleton.indices([f"{p}_elbow", f"{p}_wrist", f"{p}_hand"])
     return float(np.sum(skeleton.bone_lengths[idx]))
 
