@@ -103,24 +103,32 @@ def _copy(doc: T) -> T:
 
 @st.composite
 def damaged_document(draw: st.DrawFn, doc: Any) -> Any:
-    """A copy of the YAML/JSON tree ``doc`` with one to three fields deleted or replaced.
+    """A copy of the YAML/JSON tree ``doc`` with one to three fields deleted, replaced or added.
 
-    A replaced field gets one of :data:`WEIRD_VALUES` or random text; the root
-    itself may be replaced (a file that holds a number or a list).
+    A replaced or added field gets one of :data:`WEIRD_VALUES` or random text;
+    an added field has a random text or number as its key; the root itself may
+    be replaced (a file that holds a number or a list).
     """
     out = _copy(doc)
     for _ in range(draw(st.integers(1, 3))):
         path = draw(st.sampled_from(_places(out)))
-        value = draw(st.one_of(st.sampled_from(WEIRD_VALUES), st.text(max_size=12)))
-        if not path:
+        value = _copy(draw(st.one_of(st.sampled_from(WEIRD_VALUES), st.text(max_size=12))))
+        node = out
+        for key in path:
+            node = node[key]
+        edit = draw(st.sampled_from(["delete", "replace", "add"]))
+        if edit == "add" and isinstance(node, dict):
+            node[draw(st.one_of(st.text(max_size=8), st.integers(-2, 2)))] = value
+        elif not path:
             return value
-        parent = out
-        for key in path[:-1]:
-            parent = parent[key]
-        if draw(st.booleans()):
-            del parent[path[-1]]
         else:
-            parent[path[-1]] = _copy(value)
+            parent = out
+            for key in path[:-1]:
+                parent = parent[key]
+            if edit == "delete":
+                del parent[path[-1]]
+            else:
+                parent[path[-1]] = value
     return out
 
 

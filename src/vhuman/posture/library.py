@@ -322,8 +322,13 @@ def load_library(
         doc = yaml.safe_load(file.read_text(encoding="utf-8"))
     except OSError as exc:
         raise InputError(f"cannot read posture library {str(file)!r}: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise FileFormatError(f"{file}: not UTF-8 text (byte {exc.start})") from None
     except yaml.YAMLError as exc:
-        raise FileFormatError(f"{file}: not valid YAML: {exc}") from None
+        mark = getattr(exc, "problem_mark", None)
+        line = f":{mark.line + 1}" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise FileFormatError(f"{file}{line}: not valid YAML: {problem}") from None
     if skeleton.joint_types[0] is not JointType.FREE:
         raise InputError("the skeleton's root must be a free joint (the pelvis)")
     body = BodyModel.from_skeleton(skeleton, samples_per_segment=1) if body is None else body

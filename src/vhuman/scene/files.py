@@ -247,7 +247,7 @@ class _Reader:
 
     def scene_object(self, value: Any, where: str) -> SceneObject:
         kind = value.get("type") if isinstance(value, Mapping) else None
-        if kind not in _SHAPE_FIELDS:
+        if not isinstance(kind, str) or kind not in _SHAPE_FIELDS:
             if not isinstance(value, Mapping):
                 raise self.fail(where, f"expected a mapping of fields, got {value!r}")
             raise self.fail(
