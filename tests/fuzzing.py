@@ -30,9 +30,9 @@ from vhuman.errors import InputError
 T = TypeVar("T")
 
 FUZZ = settings(
-    max_examples=60,
+    max_examples=int(__import__("os").environ.get("FUZZ_N", "60")),
     deadline=None,
-    derandomize=True,
+    derandomize=__import__("os").environ.get("FUZZ_N") is None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 """Settings of every fuzz test: 60 examples, the same ones each run."""
@@ -166,9 +166,7 @@ def damaged_arrays(draw: st.DrawFn, arrays: dict[str, NDArray[Any]]) -> bytes:
             del out[key]
         else:
             out[key] = _weird_array(draw, out[key])
-    buffer = io.BytesIO()
-    np.savez(buffer, **out)
-    return buffer.getvalue()
+    return npz_bytes(out)
 
 
 def npz_arrays(path: Path) -> dict[str, NDArray[Any]]:
@@ -177,11 +175,28 @@ def npz_arrays(path: Path) -> dict[str, NDArray[Any]]:
         return {key: archive[key] for key in archive.files}
 
 
-def pickled_npz(arrays: dict[str, NDArray[Any]]) -> bytes:
-    """``.npz`` bytes of ``arrays`` plus an object array: loading it would unpickle code."""
+def npz_bytes(arrays: dict[str, NDArray[Any]]) -> bytes:
+    """``.npz`` bytes of ``arrays``."""
     buffer = io.BytesIO()
-    np.savez(buffer, **arrays, payload=np.array([print, "rm -rf /"], dtype=object))
+    np.savez(buffer, **arrays)
     return buffer.getvalue()
+
+
+class CodeOnLoad:
+    """An object whose unpickling runs code: it creates the file ``marker``."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    def __reduce__(self) -> tuple[Any, tuple[str, str]]:
+        return open, (str(self.marker), "w")
+
+
+def pickled_npz(arrays: dict[str, NDArray[Any]], marker: Path) -> bytes:
+    """``.npz`` bytes of ``arrays`` plus an object array whose loading creates ``marker``."""
+    payload = np.empty(1, dtype=object)
+    payload[0] = CodeOnLoad(marker)
+    return npz_bytes({**arrays, "payload": payload})
 
 
 def read_or_refuse(read: Callable[[Path], T], path: Path) -> T | InputError:

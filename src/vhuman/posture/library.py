@@ -341,7 +341,7 @@ def load_library(
         where = f"{file}: postures[{i}]"
         if not isinstance(entry, dict):
             raise FileFormatError(f"{where}: expected a mapping, got {entry!r}")
-        unknown = sorted(set(entry) - allowed)
+        unknown = sorted(set(entry) - allowed, key=str)
         if unknown:
             raise FileFormatError(
                 f"{where}.{unknown[0]}: unknown field; allowed: {sorted(allowed)}"
@@ -356,6 +356,8 @@ def load_library(
         root = entry.get("root") or {}
         if not isinstance(joints, dict) or not isinstance(root, dict):
             raise FileFormatError(f"{where}: root and joints must be mappings")
+        if not all(isinstance(k, str) for k in (*joints, *root)):
+            raise FileFormatError(f"{where}: root and joints must be mappings of names")
         try:
             rot = posture_rotations(skeleton, joints, root)
         except InputError as exc:

@@ -287,7 +287,7 @@ class _Reader:
     def scene(self, doc: Any) -> Scene:
         fields = self.mapping(doc, "", _TOP_FIELDS)
         units = fields.get("units", "m")
-        if units not in _UNITS:
+        if not isinstance(units, str) or units not in _UNITS:
             raise self.fail("units", f"expected one of {', '.join(_UNITS)}, got {units!r}")
         self.factor = _UNITS[units]
         if "name" not in fields:
