@@ -30,9 +30,9 @@ from vhuman.errors import InputError
 T = TypeVar("T")
 
 FUZZ = settings(
-    max_examples=int(__import__("os").environ.get("FUZZ_N", "60")),
+    max_examples=60,
     deadline=None,
-    derandomize=__import__("os").environ.get("FUZZ_N") is None,
+    derandomize=True,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 """Settings of every fuzz test: 60 examples, the same ones each run."""
