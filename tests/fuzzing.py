@@ -215,9 +215,7 @@ def read_or_refuse(read: Callable[[Path], T], path: Path) -> T | InputError:
         return exc
 
 
-def refused_at_the_command_line(
-    argv: list[str], path: Path, monkeypatch: Any, capsys: Any
-) -> str:
+def refused_at_the_command_line(argv: list[str], path: Path, monkeypatch: Any, capsys: Any) -> str:
     """The error line of ``vhuman argv``, which must refuse ``path`` with exit status 2.
 
     The refusal is one line on stderr naming the file, nothing on stdout.
@@ -235,5 +233,6 @@ def refused_at_the_command_line(
     assert exit_info.value.code == 2, captured.err
     assert captured.out == ""
     assert len(lines) == 1, captured.err
-    assert lines[0].startswith("error: ") and path.name in lines[0], lines[0]
+    assert lines[0].startswith("error: "), lines[0]
+    assert path.name in lines[0], lines[0]
     return lines[0]

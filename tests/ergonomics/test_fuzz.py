@@ -8,6 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
+from hypothesis import given
+
 from fuzzing import (
     FUZZ,
     damaged_bytes,
@@ -15,8 +17,6 @@ from fuzzing import (
     read_or_refuse,
     refused_at_the_command_line,
 )
-from hypothesis import given
-
 from vhuman.ergonomics import STANDARD_BODY_MAP, BodyMap, WorkFactors, read_body_map, read_factors
 from vhuman.io import save_motion
 from vhuman.skeleton import Motion, standard_humanoid

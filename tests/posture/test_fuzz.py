@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 import yaml
-from fuzzing import FUZZ, damaged_bytes, damaged_document, read_or_refuse
 from hypothesis import given
 
+from fuzzing import FUZZ, damaged_bytes, damaged_document, read_or_refuse
 from vhuman.posture import PostureLibrary, load_library
 from vhuman.posture.library import default_library_path
 from vhuman.scene import BodyModel

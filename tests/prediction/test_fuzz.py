@@ -8,6 +8,9 @@ from typing import Any
 
 import pytest
 import torch
+from hypothesis import given
+from hypothesis import strategies as st
+
 from fuzzing import (
     FUZZ,
     CodeOnLoad,
@@ -16,9 +19,6 @@ from fuzzing import (
     read_or_refuse,
     refused_at_the_command_line,
 )
-from hypothesis import given
-from hypothesis import strategies as st
-
 from vhuman.errors import InputError
 from vhuman.io import cmu_walking_example, save_motion
 from vhuman.prediction import load_model

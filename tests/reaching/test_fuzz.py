@@ -6,6 +6,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
 from fuzzing import (
     FUZZ,
     damaged_arrays,
@@ -16,9 +19,6 @@ from fuzzing import (
     read_or_refuse,
     refused_at_the_command_line,
 )
-from hypothesis import given
-from hypothesis import strategies as st
-
 from vhuman.data import shipped_path
 from vhuman.errors import InputError
 from vhuman.reaching import FEATURE_NAMES, SwivelPredictor, load_predictor

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 import yaml
+from hypothesis import given
+
 from fuzzing import (
     FUZZ,
     damaged_bytes,
@@ -14,8 +16,6 @@ from fuzzing import (
     read_or_refuse,
     refused_at_the_command_line,
 )
-from hypothesis import given
-
 from vhuman.data import shipped_path
 from vhuman.scene import Scene, load_scene
 
