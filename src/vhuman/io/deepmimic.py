@@ -63,6 +63,7 @@ _LOOPS = ("wrap", "none")
 _DURATION_TOL = 1e-6  # s; clips write durations with 6 decimals
 _CLIP_PREFIX = "humanoid3d_"
 _INSTALL_HINT = "install pybullet, which ships the DeepMimic data: pip install vhuman[data]"
+_MAX_VALUE = 1e6  # positions [m] and quaternion parts beyond this are damage
 
 
 def _data_path() -> Path:
@@ -275,6 +276,9 @@ def _frames(text: str, source: str) -> NDArray[np.float64]:
     bad = np.flatnonzero(~np.isfinite(values).all(axis=1))
     if len(bad):
         raise FileFormatError(f"{source}: frame {bad[0]} contains NaN or infinite values")
+    huge = np.flatnonzero((np.abs(values[:, 1:]) > _MAX_VALUE).any(axis=1))
+    if len(huge):
+        raise FileFormatError(f"{source}: frame {huge[0]} has a value beyond ±{_MAX_VALUE:g}")
     return values
 
 
