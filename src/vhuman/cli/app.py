@@ -70,12 +70,12 @@ def motion_summary(path: Path, unit: str | None = None) -> dict:
     """The figures `vhuman info` prints, as a JSON-ready dict."""
     import numpy as np
 
-    from vhuman.io import detect_format, guess_bvh_unit, load_motion
+    from vhuman.io import MotionFormat, detect_format, guess_bvh_unit, load_motion
 
     motion = load_motion(path, unit=unit)
     fmt = detect_format(path)
     length_unit = None
-    if fmt == "bvh":
+    if fmt is MotionFormat.BVH:
         length_unit = f"{guess_bvh_unit(path)} (auto)" if unit == "auto" else unit or "m"
     lo, hi = motion.extent()
     root = motion.root_positions
