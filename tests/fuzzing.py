@@ -45,6 +45,7 @@ WEIRD_VALUES: tuple[Any, ...] = (
     -1,
     0,
     10**12,
+    10**400,
     1e308,
     -1e308,
     True,
@@ -58,7 +59,7 @@ WEIRD_VALUES: tuple[Any, ...] = (
     {"key": "value"},
     list(range(20_000)),
 )
-"""Values put in place of a field: wrong types, NaN and infinities, huge numbers and lists."""
+"""Values put in place of a field: wrong types, NaN, infinities, huge numbers and lists."""
 
 
 @st.composite

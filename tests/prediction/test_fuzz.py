@@ -73,7 +73,7 @@ def damaged_state(draw: st.DrawFn, state: dict[str, torch.Tensor]) -> dict[str, 
             out[key] = value.reshape(-1)[: max(value.numel() - 1, 0)]
         elif kind == "flat":
             out[key] = value.reshape(-1)
-        elif kind == "nan":
+        elif kind == "nan" and value.is_floating_point():
             out[key] = torch.full_like(value, float("nan"))
         elif kind == "int":
             out[key] = torch.zeros_like(value, dtype=torch.int64)
