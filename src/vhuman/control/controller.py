@@ -295,7 +295,7 @@ class Controller:
                 stance_width=float(data.get("stance_width_rad", 0.0)),
                 meta=dict(data.get("meta", {})),
             )
-        except (KeyError, TypeError, ValueError) as exc:
+        except (KeyError, TypeError, ValueError, OverflowError) as exc:
             if isinstance(exc, InputError):
                 raise FileFormatError(f"{source}: {exc}") from None
             raise FileFormatError(f"{source}: malformed controller ({exc!r})") from None

@@ -154,7 +154,7 @@ def posture_rotations(
                 raise InputError(f"{joint}.{motion}: unknown motion; allowed: {list(allowed)}")
             if isinstance(value, bool) or not isinstance(value, int | float):
                 raise InputError(f"{joint}.{motion}: expected a number of degrees, got {value!r}")
-            if not np.isfinite(value):
+            if not abs(value) <= 1e6:  # NaN, infinities and integers beyond a float fail
                 raise InputError(f"{joint}.{motion}: expected a finite angle, got {value!r}")
             rad[motion] = float(value) * scale
         if joint == "root":

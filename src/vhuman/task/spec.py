@@ -229,14 +229,14 @@ class _Reader:
 
     def number(self, value: Any, path: str, lo: float, hi: float, unit: str) -> float:
         ok = isinstance(value, (int, float)) and not isinstance(value, bool)
-        if not ok or not math.isfinite(value) or not lo <= value <= hi:
+        if not ok or not lo <= value <= hi or not math.isfinite(value):
             raise self.fail(path, f"expected a number in [{lo:g}, {hi:g}] {unit}, got {value!r}")
         return float(value)
 
     def vector(self, value: Any, path: str, n: int, limit: float = 100.0) -> NDArray[np.float64]:
         ok = isinstance(value, list) and len(value) == n
         ok = ok and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value)
-        if not ok or not all(math.isfinite(v) and abs(v) <= limit for v in value):
+        if not ok or not all(abs(v) <= limit and math.isfinite(v) for v in value):
             raise self.fail(path, f"expected {n} numbers within ±{limit:g} m, got {value!r}")
         return np.array(value, dtype=np.float64)
 
