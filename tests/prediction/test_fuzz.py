@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 import torch
 from hypothesis import given
@@ -14,8 +15,10 @@ from hypothesis import strategies as st
 from fuzzing import (
     FUZZ,
     CodeOnLoad,
+    damaged_arrays,
     damaged_bytes,
     damaged_document,
+    npz_arrays,
     read_or_refuse,
     refused_at_the_command_line,
 )
@@ -23,6 +26,7 @@ from vhuman.errors import InputError
 from vhuman.io import cmu_walking_example, save_motion
 from vhuman.prediction import load_model
 from vhuman.prediction.checkpoint import load_checkpoint
+from vhuman.prediction.data import load_bvh_sequences
 from vhuman.prediction.files import read_model_file, serialized
 from vhuman.prediction.shipped import default_model_path
 
@@ -132,3 +136,28 @@ def test_the_command_line_refuses(
     path = _file(tmp_path, BAD[damage])
     argv = ["predict", "run", "--input", str(observed), "--checkpoint", str(path)]
     refused_at_the_command_line([*argv, "-o", str(tmp_path / "f.npz")], path, monkeypatch, capsys)
+
+
+@pytest.fixture(scope="module")
+def bvh_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("bvh")
+    (folder / "walk").mkdir()
+    save_motion(cmu_walking_example()[:60], folder / "walk" / "walk_1.bvh")
+    return folder
+
+
+@FUZZ
+@given(edit=st.data())
+def test_a_damaged_data_cache_is_rebuilt(
+    tmp_path: Path, bvh_folder: Path, edit: st.DataObject
+) -> None:
+    """The preprocessed-data cache (an npz) damaged: the data are read again, unchanged."""
+    expected = load_bvh_sequences(bvh_folder, cache=False).to_arrays()
+    load_bvh_sequences(bvh_folder)  # writes the cache
+    (cache,) = (tmp_path / "cache").rglob("*.npz")
+    damage = edit.draw(damaged_bytes(cache.read_bytes()) | damaged_arrays(npz_arrays(cache)))
+    cache.write_bytes(damage)
+    got = load_bvh_sequences(bvh_folder).to_arrays()
+    assert set(got) == set(expected)
+    for key, value in expected.items():
+        np.testing.assert_array_equal(got[key], value)

@@ -50,7 +50,8 @@ Cache
 Preprocessed arrays are cached as ``.npz`` (no pickle) in the user cache
 folder (``$VHUMAN_CACHE_DIR``, else ``$XDG_CACHE_HOME/vhuman``, else
 ``~/.cache/vhuman``) under ``prediction/``, keyed by the SHA-256 of the
-files' content and the preprocessing parameters.
+files' content and the preprocessing parameters. Each file holds the SHA-256
+of its arrays; a file that does not match (damaged, cut short) is rebuilt.
 """
 
 from __future__ import annotations
@@ -107,6 +108,7 @@ N_FUTURE = 25
 """Predicted poses per window (1000 ms at 25 fps)."""
 
 _CACHE_VERSION = 1
+_DIGEST = "sha256"  # the cache file's entry holding the digest of its other arrays
 _TRIAL_NUMBER = re.compile(r"(\d+)$")
 _STATIC_M = 1e-6  # m: positions that move less are "never move"
 _STATIC_RAD = 1e-6
@@ -423,6 +425,16 @@ def _assemble(
     )
 
 
+def _digest(arrays: dict[str, NDArray]) -> str:
+    """SHA-256 (hex) of ``arrays``: names, dtypes, shapes and bytes, in name order."""
+    h = hashlib.sha256()
+    for key in sorted(arrays):
+        a = np.ascontiguousarray(arrays[key])
+        h.update(f"{key}:{a.dtype.str}:{a.shape}".encode())
+        h.update(a.tobytes())
+    return h.hexdigest()
+
+
 def _cached(
     kind: str, files: Sequence[Path], params: dict, build, skeleton: Skeleton | None = None
 ) -> PoseSequences:
@@ -437,14 +449,16 @@ def _cached(
     if path.is_file():
         try:
             with np.load(path, allow_pickle=False) as data:
-                return _sequences_from_arrays({k: data[k] for k in data.files}, skeleton)
-        except (OSError, ValueError, KeyError):
-            pass  # a damaged cache file is rebuilt below
+                stored = {k: data[k] for k in data.files}
+            if str(stored.pop(_DIGEST)) == _digest(stored):
+                return _sequences_from_arrays(stored, skeleton)
+        except Exception:  # any damage to the cache file: it is rebuilt below
+            pass
     arrays = build().to_arrays()
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with atomic_path(path) as tmp, open(tmp, "wb") as fh:
-            np.savez(fh, **arrays)
+            np.savez(fh, **arrays, **{_DIGEST: np.array(_digest(arrays))})
     except (OSError, InputError):
         pass  # an unwritable cache only costs time
     # The values as stored (float32), so a first run sees what later runs read back.
