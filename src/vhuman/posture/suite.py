@@ -113,7 +113,7 @@ class Witness:
                 root,
                 rot,
             )
-        except (KeyError, TypeError, ValueError) as exc:
+        except (KeyError, TypeError, ValueError, OverflowError) as exc:
             raise FileFormatError(f"{source}: bad witness ({exc})") from None
         if root.shape != (3,) or rot.ndim != 2 or rot.shape[1] != 4:
             raise FileFormatError(f"{source}: root_position_m (3,) and rotations (J, 4) expected")
@@ -165,7 +165,11 @@ class SuiteCase:
         """The stored witness (None when there is no file)."""
         if not self.witness_path.exists():
             return None
-        doc = json.loads(self.witness_path.read_text(encoding="utf-8"))
+        try:
+            doc = json.loads(self.witness_path.read_text(encoding="utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            reason = (str(exc).splitlines() or [type(exc).__name__])[0]
+            raise FileFormatError(f"{self.witness_path}: not a JSON witness ({reason})") from None
         return Witness.from_dict(doc, str(self.witness_path))
 
     def save_witness(self, witness: Witness) -> Path:
@@ -191,6 +195,11 @@ def load_suite(folder: str | os.PathLike[str] | None = None) -> tuple[SuiteCase,
         doc = yaml.safe_load(file.read_text(encoding="utf-8"))
     except OSError as exc:
         raise InputError(f"cannot read suite manifest {str(file)!r}: {exc.strerror}") from None
+    except (UnicodeDecodeError, yaml.YAMLError) as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = f":{mark.line + 1}" if mark is not None else ""
+        reason = getattr(exc, "problem", None) or (str(exc).splitlines() or [""])[0]
+        raise FileFormatError(f"{file}{line}: not a valid YAML suite manifest ({reason})") from None
     entries = doc.get("scenes") if isinstance(doc, dict) else None
     if not isinstance(entries, list) or not entries:
         raise FileFormatError(f"{file}: scenes: expected a non-empty list")
