@@ -56,6 +56,7 @@ of its arrays; a file that does not match (damaged, cut short) is rebuilt.
 
 from __future__ import annotations
 
+import enum
 import hashlib
 import json
 import os
@@ -82,6 +83,7 @@ __all__ = [
     "PROTOCOL_FPS",
     "JointSets",
     "PoseSequences",
+    "Split",
     "Windows",
     "cache_dir",
     "joint_sets",
@@ -93,6 +95,15 @@ __all__ = [
     "motion_pose_arrays",
     "validation_trials",
 ]
+
+
+class Split(enum.StrEnum):
+    """Which trials of a dataset: those trained on, those held out, or every one."""
+
+    TRAIN = "train"
+    VALIDATION = "validation"
+    ALL = "all"
+
 
 CMU_DOWNSAMPLE = 2
 """The protocol keeps every second frame of the CMU files."""
@@ -287,7 +298,7 @@ class PoseSequences:
             train = np.ones(len(self.positions), dtype=bool)
         return joint_sets(self.skeleton, self.positions[train], self.local_rotations[train])
 
-    def frame_mask(self, *, split: str = "all") -> NDArray[np.bool_]:
+    def frame_mask(self, *, split: Split | str = Split.ALL) -> NDArray[np.bool_]:
         """Frames ``(F,)`` of the trials of ``split`` (train, validation or all)."""
         keep = _split_trials(self.validation, split)
         lengths = np.diff(self.trial_starts)
@@ -296,7 +307,7 @@ class PoseSequences:
     def windows(
         self,
         *,
-        split: str = "all",
+        split: Split | str = Split.ALL,
         n_observed: int = N_OBSERVED,
         n_future: int = N_FUTURE,
         stride: int = 1,
@@ -350,14 +361,14 @@ class PoseSequences:
         }
 
 
-def _split_trials(validation: NDArray[np.bool_], split: str) -> NDArray[np.bool_]:
-    if split == "train":
+def _split_trials(validation: NDArray[np.bool_], split: Split | str) -> NDArray[np.bool_]:
+    if split not in list(Split):
+        raise InputError(f"split must be one of {', '.join(Split)}; got {split!r}")
+    if split == Split.TRAIN:
         return ~validation
-    if split == "validation":
+    if split == Split.VALIDATION:
         return validation.copy()
-    if split == "all":
-        return np.ones_like(validation)
-    raise InputError(f"split must be one of train, validation, all; got {split!r}")
+    return np.ones_like(validation)
 
 
 def _sequences_from_arrays(arrays: dict[str, NDArray], skeleton: Skeleton | None) -> PoseSequences:
