@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -146,17 +147,36 @@ def bvh_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
+@pytest.fixture(scope="module")
+def valid_cache(
+    bvh_folder: Path, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[str, bytes, dict[str, np.ndarray]]:
+    """Name and bytes of the data cache file of ``bvh_folder``, and its arrays read uncached."""
+    folder = tmp_path_factory.mktemp("cache")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("VHUMAN_CACHE_DIR", str(folder))
+        load_bvh_sequences(bvh_folder)
+    (cache,) = folder.rglob("*.npz")
+    expected = load_bvh_sequences(bvh_folder, cache=False).to_arrays()
+    return str(cache.relative_to(folder)), cache.read_bytes(), expected
+
+
 @FUZZ
 @given(edit=st.data())
 def test_a_damaged_data_cache_is_rebuilt(
-    tmp_path: Path, bvh_folder: Path, edit: st.DataObject
+    tmp_path: Path,
+    bvh_folder: Path,
+    valid_cache: tuple[str, bytes, dict[str, np.ndarray]],
+    edit: st.DataObject,
 ) -> None:
     """The preprocessed-data cache (an npz) damaged: the data are read again, unchanged."""
-    expected = load_bvh_sequences(bvh_folder, cache=False).to_arrays()
-    load_bvh_sequences(bvh_folder)  # writes the cache
-    (cache,) = (tmp_path / "cache").rglob("*.npz")
-    damage = edit.draw(damaged_bytes(cache.read_bytes()) | damaged_arrays(npz_arrays(cache)))
-    cache.write_bytes(damage)
+    name, data, expected = valid_cache
+    cache = tmp_path / "cache" / name
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as folder:
+        (Path(folder) / "c.npz").write_bytes(data)
+        arrays = npz_arrays(Path(folder) / "c.npz")
+    cache.write_bytes(edit.draw(damaged_bytes(data) | damaged_arrays(arrays)))
     got = load_bvh_sequences(bvh_folder).to_arrays()
     assert set(got) == set(expected)
     for key, value in expected.items():
