@@ -21,10 +21,12 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from numpy.typing import NDArray
 
+from vhuman.cli import main
 from vhuman.errors import InputError
 
 T = TypeVar("T")
@@ -222,10 +224,6 @@ def refused_at_the_command_line(argv: list[str], path: Path, monkeypatch: Any, c
     The refusal is one line on stderr naming the file, nothing on stdout.
     ``monkeypatch`` and ``capsys`` are the test's pytest fixtures.
     """
-    import pytest
-
-    from vhuman.cli import main
-
     monkeypatch.setattr("sys.argv", ["vhuman", *argv])
     with pytest.raises(SystemExit) as exit_info:
         main()
