@@ -218,7 +218,9 @@ def read_or_refuse(read: Callable[[Path], T], path: Path) -> T | InputError:
         return exc
 
 
-def refused_at_the_command_line(argv: list[str], path: Path, monkeypatch: Any, capsys: Any) -> str:
+def refused_at_the_command_line(
+    argv: list[str], path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> str:
     """The error line of ``vhuman argv``, which must refuse ``path`` with exit status 2.
 
     The refusal is one line on stderr naming the file, nothing on stdout.
