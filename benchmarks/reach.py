@@ -123,6 +123,10 @@ def bench_reaches(model: ArmModel, n: int, seed: int) -> list[dict[str, Any]]:
     return rows
 
 
+_IKPY_CLIPS = "The initial position is outside the bounds"
+"""ikpy's warning that it clips a start outside the joint limits to them (as ours do)."""
+
+
 def ikpy_chain(model: ArmModel) -> Any:
     """Xia et al.'s (2021) D-H arm, link by link, as an ikpy chain (base = the shoulder frame)."""
     from ikpy.chain import Chain
@@ -132,7 +136,8 @@ def ikpy_chain(model: ArmModel) -> Any:
 
     def rpy(matrix: NDArray) -> NDArray:
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # gimbal lock: any split of the angles is exact
+            # At gimbal lock any split of the angles gives the same matrix.
+            warnings.filterwarnings("ignore", message="Gimbal lock detected")
             return Rotation.from_matrix(matrix).as_euler("xyz")  # R = Rz(y) Ry(p) Rx(r)
 
     def rz(angle: float) -> NDArray:
@@ -147,9 +152,7 @@ def ikpy_chain(model: ArmModel) -> Any:
         before = Rotation.from_euler("x", DH_ALPHA[i]).as_matrix()
         shift = np.array([a[i], 0.0, d[i]])
     links.append(URDFLink("hand", shift, rpy(before), joint_type="fixed"))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return Chain(links, active_links_mask=[False] + [True] * 7 + [False])
+    return Chain(links, active_links_mask=[False] + [True] * 7 + [False])
 
 
 def bench_ik(model: ArmModel, n: int, seed: int) -> dict[str, Any]:
@@ -195,7 +198,7 @@ def bench_ik(model: ArmModel, n: int, seed: int) -> dict[str, Any]:
     pos_err, rot_err, times = [], [], []
     for k in range(n):
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
+            warnings.filterwarnings("ignore", message=_IKPY_CLIPS)
             t0 = time.perf_counter()
             x = chain.inverse_kinematics(
                 frames[k][:3, 3], frames[k][:3, :3], orientation_mode="all"
@@ -328,7 +331,7 @@ def _ikpy_workspace(
         t0 = time.perf_counter()
         for f in range(frames):
             with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
+                warnings.filterwarnings("ignore", message=_IKPY_CLIPS)
                 x = chain.inverse_kinematics(
                     path[f], rot[f] @ R_SHOULDER_DH, orientation_mode="all", initial_position=x
                 )

@@ -35,7 +35,7 @@ from rich.console import Console
 from rich.table import Table
 
 from headline import figure
-from vhuman.animation import LEG_IK, GaitParameters, generate_walk
+from vhuman.animation import GaitParameters, LegIK, generate_walk
 from vhuman.animation.gait_analysis import (
     CMU_JOINTS,
     VHUMAN_JOINTS,
@@ -245,7 +245,7 @@ def plot(path: Path, ours: dict[float, dict], bands: dict[float, list[dict]]) ->
 def leg_ik_rows(repeats: int = 3) -> list[dict]:
     """The README's walk (0.7 m, 1.3 m/s, 4 cycles) with each leg IK: speed and contacts."""
     rows, reference = [], None
-    for method in LEG_IK:
+    for method in LegIK:
         params = GaitParameters(step_length=0.7, speed=1.3, cycles=4, leg_ik=method)
         results = [generate_walk(params) for _ in range(repeats)]
         best = max(results, key=lambda r: r.generation_fps)

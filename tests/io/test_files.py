@@ -12,7 +12,7 @@ import pytest
 
 from vhuman.errors import FileFormatError, InputError
 from vhuman.io import (
-    MOTION_FORMATS,
+    MotionFormat,
     atomic_write,
     cmu_walking_example,
     deepmimic_clip_path,
@@ -50,7 +50,7 @@ def test_detect_by_suffix_and_content(tmp_path: Path) -> None:
         detect_format("motion")
     with pytest.raises(InputError, match="format must be one of"):
         load_motion(SMALL_BVH, format="fbx")
-    assert set(MOTION_FORMATS) == {"bvh", "cmu", "deepmimic", "npz"}
+    assert set(MotionFormat) == {"bvh", "cmu", "deepmimic", "npz"}
 
 
 @pytest.mark.parametrize("suffix", [".bvh", ".npz", ".bvh.gz"])

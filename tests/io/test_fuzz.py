@@ -1,9 +1,11 @@
-"""Readers meet damaged files: every mutation of a valid file is read or refused cleanly.
+"""Motion readers meet damaged files: each is read or refused in one line naming the file.
 
-Each reader gets a valid file with random bytes flipped, cut short, duplicated
-or inserted (hypothesis picks the damage); the only acceptable outcomes are a
-motion or an :class:`~vhuman.errors.InputError` (one clear message), never
-another exception.
+Each reader (BVH, npz, CMU exp-map, DeepMimic) gets a valid file damaged by
+hypothesis (see ``tests/fuzzing.py``): bytes flipped, cut, repeated or
+inserted; for npz also arrays deleted or replaced by NaN, wrong shapes or
+types; for DeepMimic also JSON fields. The only acceptable outcomes are a
+motion with finite positions or an :class:`~vhuman.errors.InputError`, and at
+the command line exit status 2 with one line.
 """
 
 from __future__ import annotations
@@ -12,12 +14,23 @@ import json
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import given
 
+from fuzzing import (
+    FUZZ,
+    damaged_arrays,
+    damaged_bytes,
+    damaged_document,
+    npz_arrays,
+    npz_bytes,
+    pickled_npz,
+    read_or_refuse,
+    refused_at_the_command_line,
+)
 from vhuman.errors import InputError
 from vhuman.io import (
     cmu_walking_example,
@@ -30,39 +43,6 @@ from vhuman.io import (
 )
 from vhuman.skeleton import Motion, standard_humanoid
 
-FUZZ = settings(max_examples=60, suppress_health_check=[HealthCheck.function_scoped_fixture])
-
-
-@st.composite
-def damaged(draw: st.DrawFn, data: bytes) -> bytes:
-    """``data`` with one to four random edits: flips, cuts, repeats, insertions."""
-    out = bytearray(data)
-    for _ in range(draw(st.integers(1, 4))):
-        kind = draw(st.sampled_from(["flip", "cut", "repeat", "insert", "truncate"]))
-        at = draw(st.integers(0, max(len(out) - 1, 0)))
-        if kind == "flip" and out:
-            out[at] = draw(st.integers(0, 255))
-        elif kind == "cut":
-            del out[at : at + draw(st.integers(1, 64))]
-        elif kind == "repeat":
-            out[at:at] = out[at : at + draw(st.integers(1, 64))]
-        elif kind == "insert":
-            out[at:at] = draw(st.binary(min_size=1, max_size=16))
-        else:
-            del out[at:]
-    return bytes(out)
-
-
-def _clean(read: Callable[[Path], Motion], path: Path) -> None:
-    try:
-        motion: Motion | str = read(path)
-    except InputError as exc:
-        motion = str(exc)
-    if isinstance(motion, str):
-        assert motion.strip(), "an error without a message"
-    else:
-        assert np.all(np.isfinite(motion.root_positions))
-
 
 def _written(write: Callable[[Path], object], suffix: str) -> bytes:
     """The bytes ``write`` puts in a file of ``suffix`` (in a private temporary folder)."""
@@ -72,53 +52,116 @@ def _written(write: Callable[[Path], object], suffix: str) -> bytes:
         return path.read_bytes()
 
 
-NPZ = _written(lambda p: save_motion(Motion.rest(standard_humanoid(), n_frames=3), p), ".npz")
+REST = Motion.rest(standard_humanoid(), n_frames=3)
+NPZ = _written(lambda p: save_motion(REST, p), ".npz")
+BVH = _written(lambda p: save_motion(REST, p), ".bvh")
 CMU = _written(lambda p: write_cmu(cmu_walking_example()[:4], p), ".txt")
+with tempfile.TemporaryDirectory() as _folder:
+    (Path(_folder) / "m.npz").write_bytes(NPZ)
+    NPZ_ARRAYS = npz_arrays(Path(_folder) / "m.npz")
 
 
-def _deepmimic_valid() -> bytes:
+def _deepmimic_valid() -> dict[str, Any] | None:
     try:
         clip = json.loads(deepmimic_clip_path("walk").read_text())
     except InputError:  # pybullet's data is not installed
-        return b""
-    return json.dumps({"Loop": clip["Loop"], "Frames": clip["Frames"][:3]}).encode()
+        return None
+    return {"Loop": clip["Loop"], "Frames": clip["Frames"][:3]}
 
 
 DEEPMIMIC = _deepmimic_valid()
+NEEDS_DEEPMIMIC = pytest.mark.skipif(
+    DEEPMIMIC is None, reason="the DeepMimic clips ship with pybullet (vhuman[data])"
+)
+
+
+def _read(read: Callable[[Path], Motion], folder: Path, name: str, data: bytes) -> None:
+    """``read`` the file ``name`` holding ``data``: a finite motion or a clean refusal."""
+    path = folder / name
+    path.write_bytes(data)
+    motion = read_or_refuse(read, path)
+    if isinstance(motion, Motion):
+        assert np.all(np.isfinite(motion.root_positions))
 
 
 @FUZZ
-@given(data=damaged(NPZ))
-def test_npz_reader(tmp_path: Path, data: bytes) -> None:
+@given(data=damaged_bytes(NPZ))
+def test_npz_damaged_bytes(tmp_path: Path, data: bytes) -> None:
+    _read(load_motion, tmp_path, "m.npz", data)
+
+
+@FUZZ
+@given(data=damaged_arrays(NPZ_ARRAYS))
+def test_npz_damaged_arrays(tmp_path: Path, data: bytes) -> None:
+    _read(load_motion, tmp_path, "m.npz", data)
+
+
+def test_npz_pickled_object_is_refused_unread(tmp_path: Path) -> None:
+    marker = tmp_path / "unpickled"
     path = tmp_path / "m.npz"
-    path.write_bytes(data)
-    _clean(load_motion, path)
+    path.write_bytes(pickled_npz(NPZ_ARRAYS, marker))
+    assert isinstance(read_or_refuse(load_motion, path), InputError)
+    assert not marker.exists()
 
 
 @FUZZ
-@given(data=damaged(CMU))
-def test_cmu_reader(tmp_path: Path, data: bytes) -> None:
-    path = tmp_path / "m.txt"
-    path.write_bytes(data)
-    _clean(read_cmu, path)
+@given(data=damaged_bytes(BVH))
+def test_bvh_damaged_bytes(tmp_path: Path, data: bytes) -> None:
+    _read(load_motion, tmp_path, "m.bvh", data)
 
 
 @FUZZ
-@given(data=damaged(DEEPMIMIC))
-def test_deepmimic_reader(tmp_path: Path, data: bytes) -> None:
-    if not DEEPMIMIC:
-        pytest.skip("the DeepMimic clips ship with pybullet (vhuman[data])")
-    path = tmp_path / "m.txt"
-    path.write_bytes(data)
-    _clean(read_deepmimic, path)
+@given(data=damaged_bytes(CMU))
+def test_cmu_damaged_bytes(tmp_path: Path, data: bytes) -> None:
+    _read(read_cmu, tmp_path, "m.txt", data)
+
+
+@NEEDS_DEEPMIMIC
+@FUZZ
+@given(data=damaged_bytes(json.dumps(DEEPMIMIC).encode()))
+def test_deepmimic_damaged_bytes(tmp_path: Path, data: bytes) -> None:
+    _read(read_deepmimic, tmp_path, "m.txt", data)
+
+
+@NEEDS_DEEPMIMIC
+@FUZZ
+@given(doc=damaged_document(DEEPMIMIC))
+def test_deepmimic_damaged_fields(tmp_path: Path, doc: object) -> None:
+    _read(read_deepmimic, tmp_path, "m.txt", json.dumps(doc).encode())
 
 
 def test_the_valid_files_read(tmp_path: Path) -> None:
-    for data, suffix, read in ((NPZ, ".npz", load_motion), (CMU, ".txt", read_cmu)):
-        path = tmp_path / f"check{suffix}"
+    for data, name, read in (
+        (NPZ, "check.npz", load_motion),
+        (BVH, "check.bvh", load_motion),
+        (CMU, "check.txt", read_cmu),
+    ):
+        path = tmp_path / name
         path.write_bytes(data)
         assert isinstance(read(path), Motion)
-    if DEEPMIMIC:
+    if DEEPMIMIC is not None:
         path = tmp_path / "check-deepmimic.txt"
-        path.write_bytes(DEEPMIMIC)
+        path.write_text(json.dumps(DEEPMIMIC))
         assert read_deepmimic(path).n_frames == 3
+
+
+BAD = {
+    "npz truncated": ("m.npz", NPZ[: len(NPZ) // 2]),
+    "npz nan": (
+        "m.npz",
+        npz_bytes({**NPZ_ARRAYS, "root_positions": NPZ_ARRAYS["root_positions"] * np.nan}),
+    ),
+    "bvh truncated": ("m.bvh", BVH[: len(BVH) // 2]),
+    "bvh binary": ("m.bvh", b"HIERARCHY\x00\xff" * 20),
+    "cmu text": ("m.txt", CMU.replace(b",", b",x", 3)),
+}
+
+
+@pytest.mark.parametrize("damage", BAD)
+def test_the_command_line_refuses(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture, damage: str
+) -> None:
+    name, data = BAD[damage]
+    path = tmp_path / name
+    path.write_bytes(data)
+    refused_at_the_command_line(["info", str(path)], path, monkeypatch, capsys)

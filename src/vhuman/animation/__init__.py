@@ -2,18 +2,18 @@
 
 from vhuman.animation.easing import Easing, ease
 from vhuman.animation.extraction import KeyframeExtraction, extract_keyframes
-from vhuman.animation.gait import LEG_IK, GaitParameters
+from vhuman.animation.gait import GaitParameters, LegIK
 from vhuman.animation.keyframes import SEED_EULER_SEQUENCE, Interpolation, KeyframeTrack
 from vhuman.animation.walking import WalkResult, generate_walk
 
 __all__ = [
-    "LEG_IK",
     "SEED_EULER_SEQUENCE",
     "Easing",
     "GaitParameters",
     "Interpolation",
     "KeyframeExtraction",
     "KeyframeTrack",
+    "LegIK",
     "WalkResult",
     "ease",
     "extract_keyframes",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields, replace
 
@@ -10,10 +11,18 @@ from numpy.typing import NDArray
 
 from vhuman.errors import InputError
 
-__all__ = ["LEG_IK", "GaitParameters", "default_stance_fraction", "default_step_length"]
+__all__ = ["GaitParameters", "LegIK", "default_stance_fraction", "default_step_length"]
 
-LEG_IK = ("analytic", "ccd")
-"""Leg IK methods of the walking generator."""
+
+class LegIK(enum.StrEnum):
+    """How the legs reach their ankle targets."""
+
+    ANALYTIC = "analytic"
+    """The law of cosines on the hip-knee-ankle triangle (exact)."""
+    CCD = "ccd"
+    """Chen et al.'s cyclic coordinate descent on the leg chain up to the pelvis."""
+
+
 MAX_STEP_OVER_STATURE = 0.6
 """Longest step accepted, as a share of stature (1.0 m for a 1.68 m body)."""
 
@@ -89,7 +98,7 @@ class GaitParameters:
         73 % of the cycle); the swinging foot's clearance follows from it.
     fps : float
         Frame rate of the generated motion [frames/s].
-    leg_ik : {"analytic", "ccd"}
+    leg_ik : LegIK or {"analytic", "ccd"}
         How the legs reach their ankle targets: the law of cosines (exact, the
         default) or Chen et al.'s CCD on the hip-knee-ankle chain, which ends at
         the pelvis (its sub-root), each frame starting from the previous one.
@@ -111,7 +120,7 @@ class GaitParameters:
     heel_rise: float = np.radians(65.0)
     swing_knee: float = np.radians(63.0)
     fps: float = 60.0
-    leg_ik: str = "analytic"
+    leg_ik: LegIK = LegIK.ANALYTIC
     path: (
         Callable[[NDArray[np.float64]], tuple[NDArray[np.float64], NDArray[np.float64]]] | None
     ) = field(default=None, compare=False)
@@ -149,8 +158,10 @@ class GaitParameters:
             raise InputError(f"swing_knee must be in (0, 90°], got {np.degrees(self.swing_knee)}°")
         if not (np.isfinite(self.heel_rise) and 0.0 <= self.heel_rise <= np.radians(70.0)):
             raise InputError(f"heel_rise must be in [0, 70°], got {np.degrees(self.heel_rise)}°")
-        if self.leg_ik not in LEG_IK:
-            raise InputError(f"leg_ik must be one of {', '.join(LEG_IK)}, got {self.leg_ik!r}")
+        if self.leg_ik not in list(LegIK):
+            allowed = ", ".join(LegIK)
+            raise InputError(f"leg_ik must be one of {allowed}, got {self.leg_ik!r}")
+        object.__setattr__(self, "leg_ik", LegIK(self.leg_ik))
         if self.step_length is None:
             return
         cadence = self.cadence

@@ -70,12 +70,12 @@ def motion_summary(path: Path, unit: str | None = None) -> dict:
     """The figures `vhuman info` prints, as a JSON-ready dict."""
     import numpy as np
 
-    from vhuman.io import detect_format, guess_bvh_unit, load_motion
+    from vhuman.io import MotionFormat, detect_format, guess_bvh_unit, load_motion
 
     motion = load_motion(path, unit=unit)
     fmt = detect_format(path)
     length_unit = None
-    if fmt == "bvh":
+    if fmt is MotionFormat.BVH:
         length_unit = f"{guess_bvh_unit(path)} (auto)" if unit == "auto" else unit or "m"
     lo, hi = motion.extent()
     root = motion.root_positions
@@ -141,8 +141,13 @@ def convert(
         if fps is not None:
             motion = motion.resample(fps)
         save_motion(motion, target)
-    result = {"source": str(source), "target": str(target), "frames": motion.n_frames,
-              "fps": motion.fps, "joints": motion.skeleton.n_joints}  # fmt: skip
+    result = {
+        "source": str(source),
+        "target": str(target),
+        "frames": motion.n_frames,
+        "fps": motion.fps,
+        "joints": motion.skeleton.n_joints,
+    }
     if as_json:
         print(json.dumps(result))
     else:
@@ -183,8 +188,15 @@ def view(
         motion = load_motion(file, unit=unit)
         joints = tuple(trajectory or ())
         motion.skeleton.indices(joints)  # unknown joint names fail before any work
-        write_viewer(motion, output, trajectories=joints, max_frames=max_frames, fps=fps,
-                     sticks=sticks, title=file.name)  # fmt: skip
+        write_viewer(
+            motion,
+            output,
+            trajectories=joints,
+            max_frames=max_frames,
+            fps=fps,
+            sticks=sticks,
+            title=file.name,
+        )
     if as_json:
         print(json.dumps({"file": str(file), "output": str(output), "frames": motion.n_frames}))
     else:
@@ -225,9 +237,13 @@ def walk(
 
     with user_errors({"turn_rate": "--turn"}):
         params = GaitParameters(
-            step_length=step_length, speed=speed, cycles=cycles,
-            turn_rate=math.radians(turn), fps=fps, leg_ik=leg_ik,
-        )  # fmt: skip
+            step_length=step_length,
+            speed=speed,
+            cycles=cycles,
+            turn_rate=math.radians(turn),
+            fps=fps,
+            leg_ik=leg_ik,
+        )
         result = generate_walk(params, standard_humanoid(stature=stature))
         save_motion(result.motion, output)
     figures = {"output": str(output), **result.to_dict()}

@@ -12,7 +12,13 @@ from vhuman.control.gait import GaitProblem, optimize_gait
 from vhuman.control.model import Humanoid, build_humanoid, skeleton_signature
 from vhuman.control.optimize import WalkProblem, optimize_controller
 from vhuman.control.refine import held_tracking_rmse, refine_keyframes
-from vhuman.control.simulation import Push, SimulationResult, parse_push, simulate
+from vhuman.control.simulation import (
+    Push,
+    PushDirection,
+    SimulationResult,
+    parse_push,
+    simulate,
+)
 
 __all__ = [
     "Controller",
@@ -22,6 +28,7 @@ __all__ = [
     "GaitProblem",
     "Humanoid",
     "Push",
+    "PushDirection",
     "SimulationResult",
     "WalkProblem",
     "build_humanoid",

@@ -295,11 +295,14 @@ class Controller:
                 stance_width=float(data.get("stance_width_rad", 0.0)),
                 meta=dict(data.get("meta", {})),
             )
-        except (KeyError, TypeError, ValueError) as exc:
+        except (KeyError, TypeError, ValueError, OverflowError) as exc:
             if isinstance(exc, InputError):
                 raise FileFormatError(f"{source}: {exc}") from None
             raise FileFormatError(f"{source}: malformed controller ({exc!r})") from None
-        h = ctrl.humanoid
+        try:
+            h = ctrl.humanoid
+        except InputError as exc:
+            raise InputError(f"{source}: {exc}") from None
         if ctrl.targets.shape[1] != h.n_hinges or ctrl.start_qpos.shape != (h.model.nq,):
             raise FileFormatError(f"{source}: target or state sizes do not fit the humanoid")
         return ctrl

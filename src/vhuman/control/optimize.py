@@ -23,7 +23,7 @@ from vhuman.control.evolution import (
     evolve,
     resumable_state,
 )
-from vhuman.control.simulation import Push, simulate
+from vhuman.control.simulation import Push, PushDirection, simulate
 from vhuman.errors import InputError
 from vhuman.executor import make_executor
 from vhuman.io.filesystem import PathLike
@@ -84,7 +84,12 @@ PUSH_FORCE = 30.0
 PUSH_GROWTH = 0.0
 """Growth [N] of the push force from one push to the next in those runs."""
 _PUSH_START, _PUSH_EVERY, _PUSH_DURATION, _PUSH_COUNT = 2.0, 1.7, 0.2, 40
-_PUSH_ORDER = ("left", "forward", "right", "backward")
+_PUSH_ORDER = (
+    PushDirection.LEFT,
+    PushDirection.FORWARD,
+    PushDirection.RIGHT,
+    PushDirection.BACKWARD,
+)
 _initial = cache(initial_controller)
 _SELF_COLLISION_LIMIT = 0.25  # share of the run with self-contact that counts as a violation
 

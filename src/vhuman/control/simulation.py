@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import enum
 import math
 import time
 from collections.abc import Callable
@@ -22,9 +23,9 @@ __all__ = [
     "CONTROL_SUBSTEPS",
     "FALL_HEIGHT_RATIO",
     "FALL_TILT_RAD",
-    "PUSH_DIRECTIONS",
     "Observer",
     "Push",
+    "PushDirection",
     "SimulationResult",
     "parse_push",
     "simulate",
@@ -37,13 +38,27 @@ TORSO_KP = (300.0, 300.0, 100.0)
 TORSO_KD = (30.0, 30.0, 10.0)
 """Damping [N m s/rad] of the pelvis's world attitude."""
 
-PUSH_DIRECTIONS = {
-    "forward": 0.0,
-    "backward": math.pi,
-    "left": 0.5 * math.pi,
-    "right": -0.5 * math.pi,
+
+class PushDirection(enum.StrEnum):
+    """Where a push sends the body, relative to its heading."""
+
+    FORWARD = "forward"
+    BACKWARD = "backward"
+    LEFT = "left"
+    RIGHT = "right"
+
+    @property
+    def angle(self) -> float:
+        """Angle [rad] of the push from the body's heading (counter-clockwise, z up)."""
+        return _PUSH_ANGLES[self]
+
+
+_PUSH_ANGLES = {
+    PushDirection.FORWARD: 0.0,
+    PushDirection.BACKWARD: math.pi,
+    PushDirection.LEFT: 0.5 * math.pi,
+    PushDirection.RIGHT: -0.5 * math.pi,
 }
-"""Push directions and their angle [rad] from the body's heading (counter-clockwise, z up)."""
 FALL_HEIGHT_RATIO = 0.6
 """Fall criterion: the root (pelvis) below this fraction of its start height. A run also
 falls when the pelvis tilts past :data:`FALL_TILT_RAD` or a body part other than the feet
@@ -78,8 +93,8 @@ class Push:
         How long it acts [s].
     at : float
         Start time [s].
-    direction : str
-        One of :data:`PUSH_DIRECTIONS`, relative to the body's heading (the
+    direction : PushDirection or str
+        One of :class:`PushDirection`, relative to the body's heading (the
         pelvis's yaw) when the push starts: ``"forward"`` pushes from behind,
         ``"left"`` towards the character's left.
     """
@@ -87,14 +102,15 @@ class Push:
     force: float
     duration: float
     at: float
-    direction: str = "left"
+    direction: PushDirection = PushDirection.LEFT
 
     def __post_init__(self) -> None:
-        if self.direction not in PUSH_DIRECTIONS:
+        if self.direction not in list(PushDirection):
             raise InputError(
                 f"push direction {self.direction!r} is not allowed; use one of "
-                f"{', '.join(PUSH_DIRECTIONS)}"
+                f"{', '.join(PushDirection)}"
             )
+        object.__setattr__(self, "direction", PushDirection(self.direction))
         if not (np.isfinite(self.force) and self.force >= 0.0):
             raise InputError(f"push force must be finite and >= 0 N, got {self.force}")
         if not (np.isfinite(self.at) and self.at >= 0.0):
@@ -104,7 +120,7 @@ class Push:
 
     def vector(self, heading: float) -> NDArray[np.float64]:
         """World force vector [N] ``(3,)`` for a body heading ``heading`` [rad] (yaw)."""
-        angle = heading + PUSH_DIRECTIONS[self.direction]
+        angle = heading + self.direction.angle
         return self.force * np.array([math.cos(angle), math.sin(angle), 0.0])
 
 
@@ -124,7 +140,7 @@ def parse_push(text: str) -> Push:
     except ValueError:
         raise InputError(
             f"push {text!r} must be FORCE_N:DURATION_S:AT_S:DIRECTION with DIRECTION one of "
-            f"{', '.join(PUSH_DIRECTIONS)}, e.g. 200:0.2:5:left"
+            f"{', '.join(PushDirection)}, e.g. 200:0.2:5:left"
         ) from None
     return Push(force, duration, at, parts[3])
 

@@ -14,6 +14,8 @@ from vhuman.ergonomics.body_map import BodyMap
 from vhuman.errors import InputError
 from vhuman.skeleton.motion import Motion
 
+_MAX_LOAD_KG = 1e6  # heavier loads are a damaged input, not a task
+
 __all__ = ["as_angles", "check_conditions", "check_flag", "check_load", "table_index"]
 
 
@@ -27,8 +29,10 @@ def check_load(owner: str, load_kg: object) -> float:
     """``load_kg`` as a float, or `InputError` unless it is a finite mass >= 0 [kg]."""
     if isinstance(load_kg, (bool, np.bool_)) or not isinstance(load_kg, (int, float)):
         raise InputError(f"{owner}.load_kg must be a number of kilograms, got {load_kg!r}")
-    if not (np.isfinite(load_kg) and load_kg >= 0.0):
+    if not (0.0 <= load_kg < np.inf):  # NaN fails too; compared exactly, however large
         raise InputError(f"{owner}.load_kg must be a finite mass >= 0 kg, got {load_kg}")
+    if load_kg > _MAX_LOAD_KG:
+        raise InputError(f"{owner}.load_kg must be at most {_MAX_LOAD_KG:g} kg")
     return float(load_kg)
 
 

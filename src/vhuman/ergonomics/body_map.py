@@ -97,7 +97,10 @@ class BodyMap:
                     )
             elif f.name != "palm_normal" and not (isinstance(value, str) and value):
                 raise InputError(f"BodyMap.{f.name} must be a joint name, got {value!r}")
-        n = np.asarray(self.palm_normal, dtype=np.float64)
+        try:
+            n = np.asarray(self.palm_normal, dtype=np.float64)
+        except (TypeError, ValueError):
+            n = np.full(0, np.nan)
         if n.shape != (3,) or not np.all(np.isfinite(n)) or np.linalg.norm(n) < 1e-9:
             raise InputError(
                 f"BodyMap.palm_normal must be a non-zero finite 3-vector, got {self.palm_normal!r}"

@@ -194,7 +194,7 @@ def read_factors(path: str | os.PathLike[str]) -> tuple[dict[str, Any], PostureT
     doc = read_yaml_mapping(p, "a factors file", "a mapping of factors")
     values = dict(doc)
     raw = values.pop("thresholds", None) or {}
-    if not isinstance(raw, dict):
+    if not isinstance(raw, dict) or not all(isinstance(k, str) for k in raw):
         raise InputError(f"{p}: thresholds must be a mapping of name: value")
     try:
         thresholds = PostureThresholds.from_degrees(**raw)

@@ -21,6 +21,8 @@ from vhuman.errors import InputError
 
 __all__ = ["PostureThresholds"]
 
+_MAX_VALUE = 1e6  # largest threshold read (degrees or metres); more is damage
+
 
 @dataclass(frozen=True)
 class PostureThresholds:
@@ -102,6 +104,8 @@ class PostureThresholds:
         for name, value in values.items():
             if not isinstance(value, (int, float)) or isinstance(value, bool):
                 raise InputError(f"PostureThresholds.{name} must be a number, got {value!r}")
+            if abs(value) > _MAX_VALUE:  # NaN passes on to the finite check
+                raise InputError(f"PostureThresholds.{name} must be at most {_MAX_VALUE:g}")
             out[name] = float(value) if name in cls.LENGTHS else float(np.radians(value))
         return cls(**out)
 

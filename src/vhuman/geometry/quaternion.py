@@ -57,14 +57,18 @@ def quat_normalize(q: ArrayLike) -> NDArray[np.float64]:
     Raises
     ------
     InputError
-        If a quaternion has (near) zero norm and so encodes no rotation.
+        If a quaternion has (near) zero norm and so encodes no rotation, or a
+        norm too large for a float.
     """
     from vhuman.errors import InputError
 
     q = as_quat_array(q)
-    norm = np.linalg.norm(q, axis=-1, keepdims=True)
+    with np.errstate(over="ignore"):
+        norm = np.linalg.norm(q, axis=-1, keepdims=True)
     if np.any(norm < _NORM_EPS):
         raise InputError("quaternion of zero norm cannot be normalised to a rotation")
+    if not np.all(np.isfinite(norm)):
+        raise InputError("quaternion of infinite or overflowing norm cannot be normalised")
     return q / norm
 
 

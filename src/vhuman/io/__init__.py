@@ -21,6 +21,7 @@ from vhuman.io.cmu import (
 )
 from vhuman.io.deepmimic import (
     DEEPMIMIC_FRAME_SIZE,
+    DeepMimicLoop,
     deepmimic_clip_names,
     deepmimic_clip_path,
     deepmimic_humanoid,
@@ -28,7 +29,7 @@ from vhuman.io.deepmimic import (
     write_deepmimic,
 )
 from vhuman.io.files import (
-    MOTION_FORMATS,
+    MotionFormat,
     atomic_path,
     atomic_write,
     check_writable,
@@ -45,8 +46,9 @@ __all__ = [
     "CMU_FPS",
     "CMU_ROOT_UNIT_M",
     "DEEPMIMIC_FRAME_SIZE",
-    "MOTION_FORMATS",
     "NPZ_FORMAT",
+    "DeepMimicLoop",
+    "MotionFormat",
     "atomic_path",
     "atomic_write",
     "check_writable",

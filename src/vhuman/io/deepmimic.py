@@ -25,11 +25,11 @@ the median duration: root positions linearly, rotations by slerp.
 
 from __future__ import annotations
 
+import enum
 import json
 import xml.etree.ElementTree as ET
 from functools import cache
 from pathlib import Path
-from typing import Literal
 
 import numpy as np
 from numpy.typing import NDArray
@@ -46,6 +46,7 @@ from vhuman.skeleton.skeleton import JointType, Segment, Skeleton
 __all__ = [
     "DEEPMIMIC_FRAME_SIZE",
     "URDF_SCALE",
+    "DeepMimicLoop",
     "deepmimic_clip_names",
     "deepmimic_clip_path",
     "deepmimic_humanoid",
@@ -59,10 +60,19 @@ DEEPMIMIC_FRAME_SIZE = 44
 URDF_SCALE = 0.25
 """``globalScaling`` of pybullet's DeepMimic environment for ``humanoid/humanoid.urdf``."""
 
-_LOOPS = ("wrap", "none")
 _DURATION_TOL = 1e-6  # s; clips write durations with 6 decimals
 _CLIP_PREFIX = "humanoid3d_"
 _INSTALL_HINT = "install pybullet, which ships the DeepMimic data: pip install vhuman[data]"
+_MAX_VALUE = 1e6  # positions [m] and quaternion parts beyond this are damage
+
+
+class DeepMimicLoop(enum.StrEnum):
+    """A DeepMimic clip's ``Loop`` entry: its playback mode."""
+
+    WRAP = "wrap"
+    """Repeat the clip."""
+    NONE = "none"
+    """Play it once."""
 
 
 def _data_path() -> Path:
@@ -275,6 +285,9 @@ def _frames(text: str, source: str) -> NDArray[np.float64]:
     bad = np.flatnonzero(~np.isfinite(values).all(axis=1))
     if len(bad):
         raise FileFormatError(f"{source}: frame {bad[0]} contains NaN or infinite values")
+    huge = np.flatnonzero((np.abs(values[:, 1:]) > _MAX_VALUE).any(axis=1))
+    if len(huge):
+        raise FileFormatError(f"{source}: frame {huge[0]} has a value beyond ±{_MAX_VALUE:g}")
     return values
 
 
@@ -338,7 +351,7 @@ def read_deepmimic(path: PathLike) -> Motion:
 
 
 def write_deepmimic(
-    motion: Motion, path: PathLike, *, loop: Literal["wrap", "none"] = "wrap"
+    motion: Motion, path: PathLike, *, loop: DeepMimicLoop | str = DeepMimicLoop.WRAP
 ) -> None:
     """Write ``motion`` as a DeepMimic clip (atomically), one frame a line.
 
@@ -351,7 +364,7 @@ def write_deepmimic(
         On :func:`deepmimic_humanoid` (or the same joints in another order,
         matched by name, as after a round trip through BVH).
     path : str or Path
-    loop : {"wrap", "none"}
+    loop : DeepMimicLoop or {"wrap", "none"}
         DeepMimic's playback mode: repeat the clip, or play it once.
 
     Raises
@@ -360,8 +373,9 @@ def write_deepmimic(
         If the skeleton is not the DeepMimic humanoid, ``loop`` is not allowed,
         or the file cannot be written.
     """
-    if loop not in _LOOPS:
-        raise InputError(f"loop must be one of {', '.join(_LOOPS)}, got {loop!r}")
+    if loop not in list(DeepMimicLoop):
+        raise InputError(f"loop must be one of {', '.join(DeepMimicLoop)}, got {loop!r}")
+    loop = DeepMimicLoop(loop)
     skeleton, kinds = _humanoid()
     sk = motion.skeleton
     motion = on_skeleton(

@@ -19,6 +19,7 @@ CMU: 50 fps).
 
 from __future__ import annotations
 
+import enum
 import importlib.util
 from collections.abc import Callable
 from pathlib import Path
@@ -39,7 +40,7 @@ from vhuman.io.npz import load_npz, save_npz
 from vhuman.skeleton.motion import Motion
 
 __all__ = [
-    "MOTION_FORMATS",
+    "MotionFormat",
     "atomic_path",
     "atomic_write",
     "check_writable",
@@ -48,25 +49,32 @@ __all__ = [
     "save_motion",
 ]
 
-MOTION_FORMATS: tuple[str, ...] = ("bvh", "cmu", "deepmimic", "npz")
-"""Names accepted by the ``format`` argument of :func:`load_motion` and :func:`save_motion`."""
 
-_BY_SUFFIX = {".bvh": "bvh", ".npz": "npz", ".json": "deepmimic"}
+class MotionFormat(enum.StrEnum):
+    """The motion file formats of :func:`load_motion` and :func:`save_motion`."""
+
+    BVH = "bvh"
+    CMU = "cmu"
+    DEEPMIMIC = "deepmimic"
+    NPZ = "npz"
+
+
+_BY_SUFFIX = {".bvh": MotionFormat.BVH, ".npz": MotionFormat.NPZ, ".json": MotionFormat.DEEPMIMIC}
 _SUPPORTED = (
     ".bvh (BVH), .npz (vhuman archive), .json (DeepMimic clip), .txt (CMU exp-map or "
     "DeepMimic clip), each optionally followed by .gz"
 )
-_READERS: dict[str, Callable[[PathLike], Motion]] = {
-    "bvh": read_bvh,
-    "cmu": read_cmu,
-    "deepmimic": read_deepmimic,
-    "npz": load_npz,
+_READERS: dict[MotionFormat, Callable[[PathLike], Motion]] = {
+    MotionFormat.BVH: read_bvh,
+    MotionFormat.CMU: read_cmu,
+    MotionFormat.DEEPMIMIC: read_deepmimic,
+    MotionFormat.NPZ: load_npz,
 }
-_WRITERS: dict[str, Callable[[Motion, PathLike], None]] = {
-    "bvh": write_bvh,
-    "cmu": write_cmu,
-    "deepmimic": write_deepmimic,
-    "npz": save_npz,
+_WRITERS: dict[MotionFormat, Callable[[Motion, PathLike], None]] = {
+    MotionFormat.BVH: write_bvh,
+    MotionFormat.CMU: write_cmu,
+    MotionFormat.DEEPMIMIC: write_deepmimic,
+    MotionFormat.NPZ: save_npz,
 }
 
 
@@ -75,14 +83,14 @@ def _suffix(path: PathLike) -> str:
     return (Path(p.stem).suffix if p.suffix == ".gz" else p.suffix).lower()
 
 
-def _check_format(fmt: str) -> str:
-    if fmt not in MOTION_FORMATS:
-        raise InputError(f"format must be one of {', '.join(MOTION_FORMATS)}, got {fmt!r}")
-    return fmt
+def _check_format(fmt: MotionFormat | str) -> MotionFormat:
+    if fmt not in list(MotionFormat):
+        raise InputError(f"format must be one of {', '.join(MotionFormat)}, got {fmt!r}")
+    return MotionFormat(fmt)
 
 
-def detect_format(path: PathLike) -> str:
-    """The format of the motion file ``path``: one of :data:`MOTION_FORMATS`.
+def detect_format(path: PathLike) -> MotionFormat:
+    """The format of the motion file ``path``.
 
     ``.txt`` files are told apart by their first non-blank character.
 
@@ -103,22 +111,24 @@ def detect_format(path: PathLike) -> str:
         )
     head = read_bytes(path).lstrip()[:1]
     if head == b"{":
-        return "deepmimic"
+        return MotionFormat.DEEPMIMIC
     if head and head in b"0123456789+-.":
-        return "cmu"
+        return MotionFormat.CMU
     raise FileFormatError(
         f"{path}: cannot tell the format of this .txt file; a DeepMimic clip starts with '{{', "
         "a CMU exp-map file with a number"
     )
 
 
-def load_motion(path: PathLike, format: str | None = None, *, unit: str | None = None) -> Motion:
+def load_motion(
+    path: PathLike, format: MotionFormat | str | None = None, *, unit: str | None = None
+) -> Motion:
     """Read a motion file of any supported format.
 
     Parameters
     ----------
     path : str or Path
-    format : {"bvh", "cmu", "deepmimic", "npz"}, optional
+    format : MotionFormat or {"bvh", "cmu", "deepmimic", "npz"}, optional
         Default: from the file name and, for ``.txt``, the content (see :func:`detect_format`).
     unit : {"m", "cm", "mm", "in", "auto"}, optional
         Length unit of a BVH file (see :func:`~vhuman.io.read_bvh`; default metres).
@@ -135,18 +145,18 @@ def load_motion(path: PathLike, format: str | None = None, *, unit: str | None =
     fmt = detect_format(path) if format is None else _check_format(format)
     if unit is None:
         return _READERS[fmt](path)
-    if fmt != "bvh":
+    if fmt is not MotionFormat.BVH:
         raise InputError(
             f"{path}: a length unit applies to BVH files only; {fmt} files fix their units"
         )
     return read_bvh(path, unit=unit)
 
 
-def _txt_format(motion: Motion) -> str:
-    """``"cmu"`` or ``"deepmimic"``, from the motion's skeleton."""
-    candidates = [("cmu", cmu_skeleton)]
+def _txt_format(motion: Motion) -> MotionFormat:
+    """CMU or DeepMimic, from the motion's skeleton."""
+    candidates = [(MotionFormat.CMU, cmu_skeleton)]
     if importlib.util.find_spec("pybullet_data") is not None:
-        candidates.append(("deepmimic", deepmimic_humanoid))
+        candidates.append((MotionFormat.DEEPMIMIC, deepmimic_humanoid))
     for fmt, reference in candidates:
         try:
             on_skeleton(motion, reference(), "")
@@ -160,14 +170,14 @@ def _txt_format(motion: Motion) -> str:
     )
 
 
-def save_motion(motion: Motion, path: PathLike, format: str | None = None) -> None:
+def save_motion(motion: Motion, path: PathLike, format: MotionFormat | str | None = None) -> None:
     """Write ``motion`` in the format given by ``format`` or the file name (atomically).
 
     Parameters
     ----------
     motion : Motion
     path : str or Path
-    format : {"bvh", "cmu", "deepmimic", "npz"}, optional
+    format : MotionFormat or {"bvh", "cmu", "deepmimic", "npz"}, optional
         Default: from the file name; ``.txt`` picks CMU or DeepMimic from the
         motion's skeleton.
 

@@ -32,6 +32,7 @@ local_rotations     (T, J, 4)    local rotations (w, x, y, z)
 from __future__ import annotations
 
 import io
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -121,6 +122,13 @@ def load_npz(path: PathLike) -> Motion:
         raise FileFormatError(f"{source}: 'format' is not {NPZ_FORMAT!r}")
     if _get(data, "version", "iu", source).tolist() != _VERSION:
         raise FileFormatError(f"{source}: unsupported version {data['version']}; this reads 1")
+    # Huge values overflow in the unit-length checks, which then refuse them.
+    with np.errstate(over="ignore", invalid="ignore"):
+        return _motion(data, source)
+
+
+def _motion(data: dict[str, NDArray[Any]], source: str) -> Motion:
+    """The motion of the arrays ``data`` of archive ``source``, validated."""
     try:
         types = tuple(JointType(t) for t in _get(data, "joint_types", "U", source).tolist())
         segments = None

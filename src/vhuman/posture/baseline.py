@@ -226,7 +226,7 @@ def solve_posture_ga(
     population: int = 40,
     generations: int = 40,
     seed: int = 0,
-    side: str = "right",
+    side: Side | str = Side.RIGHT,
     position_tolerance: float = 0.005,
     orientation_tolerance_deg: float = 3.0,
     world: CollisionWorld | None = None,
@@ -243,7 +243,7 @@ def solve_posture_ga(
     population, generations : int
         NSGA-II size and length per distance.
     seed : int
-    side : {"right", "left"}
+    side : Side or {"right", "left"}
     position_tolerance, orientation_tolerance_deg : float
         Reach tolerances [m], [deg].
     world : CollisionWorld, optional

@@ -154,7 +154,7 @@ def posture_rotations(
                 raise InputError(f"{joint}.{motion}: unknown motion; allowed: {list(allowed)}")
             if isinstance(value, bool) or not isinstance(value, int | float):
                 raise InputError(f"{joint}.{motion}: expected a number of degrees, got {value!r}")
-            if not np.isfinite(value):
+            if not abs(value) <= 1e6:  # NaN, infinities and integers beyond a float fail
                 raise InputError(f"{joint}.{motion}: expected a finite angle, got {value!r}")
             rad[motion] = float(value) * scale
         if joint == "root":
@@ -322,8 +322,13 @@ def load_library(
         doc = yaml.safe_load(file.read_text(encoding="utf-8"))
     except OSError as exc:
         raise InputError(f"cannot read posture library {str(file)!r}: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise FileFormatError(f"{file}: not UTF-8 text (byte {exc.start})") from None
     except yaml.YAMLError as exc:
-        raise FileFormatError(f"{file}: not valid YAML: {exc}") from None
+        mark = getattr(exc, "problem_mark", None)
+        line = f":{mark.line + 1}" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise FileFormatError(f"{file}{line}: not valid YAML: {problem}") from None
     if skeleton.joint_types[0] is not JointType.FREE:
         raise InputError("the skeleton's root must be a free joint (the pelvis)")
     body = BodyModel.from_skeleton(skeleton, samples_per_segment=1) if body is None else body
@@ -336,7 +341,7 @@ def load_library(
         where = f"{file}: postures[{i}]"
         if not isinstance(entry, dict):
             raise FileFormatError(f"{where}: expected a mapping, got {entry!r}")
-        unknown = sorted(set(entry) - allowed)
+        unknown = sorted(set(entry) - allowed, key=str)
         if unknown:
             raise FileFormatError(
                 f"{where}.{unknown[0]}: unknown field; allowed: {sorted(allowed)}"
@@ -351,6 +356,8 @@ def load_library(
         root = entry.get("root") or {}
         if not isinstance(joints, dict) or not isinstance(root, dict):
             raise FileFormatError(f"{where}: root and joints must be mappings")
+        if not all(isinstance(k, str) for k in (*joints, *root)):
+            raise FileFormatError(f"{where}: root and joints must be mappings of names")
         try:
             rot = posture_rotations(skeleton, joints, root)
         except InputError as exc:

@@ -108,7 +108,7 @@ def worker_skeleton(worker: str) -> Skeleton:
     if worker not in WORKERS:
         raise InputError(f"unknown worker {worker!r}; workers: {', '.join(WORKERS)}")
     pct, sex = worker[1:].split("-")
-    return standard_humanoid(sex=sex, percentile=int(pct))  # type: ignore[arg-type]
+    return standard_humanoid(sex=sex, percentile=int(pct))
 
 
 @dataclass(frozen=True)
@@ -117,8 +117,8 @@ class PostureSettings:
 
     Parameters
     ----------
-    side : {"right", "left"}
-        The working arm.
+    side : Side or {"right", "left"}
+        The working arm (stored as a `Side`).
     weights : PlacementWeights
         α, β, L_S and σ of the placement cost.
     population, generations : int
@@ -144,7 +144,7 @@ class PostureSettings:
         Reach tolerance on DiffR [deg].
     """
 
-    side: str = "right"
+    side: Side = Side.RIGHT
     weights: PlacementWeights = field(default_factory=PlacementWeights)
     population: int = 40
     generations: int = 40
@@ -159,7 +159,7 @@ class PostureSettings:
     orientation_tolerance_deg: float = 3.0
 
     def __post_init__(self) -> None:
-        Side.parse(self.side)
+        object.__setattr__(self, "side", Side.parse(self.side))
         for name in ("population", "generations", "max_arm_attempts", "max_checks"):
             if int(getattr(self, name)) < 1:
                 raise InputError(f"PostureSettings.{name} must be >= 1, got {getattr(self, name)}")

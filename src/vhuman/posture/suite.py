@@ -113,7 +113,7 @@ class Witness:
                 root,
                 rot,
             )
-        except (KeyError, TypeError, ValueError) as exc:
+        except (KeyError, TypeError, ValueError, OverflowError) as exc:
             raise FileFormatError(f"{source}: bad witness ({exc})") from None
         if root.shape != (3,) or rot.ndim != 2 or rot.shape[1] != 4:
             raise FileFormatError(f"{source}: root_position_m (3,) and rotations (J, 4) expected")
@@ -132,8 +132,8 @@ class SuiteCase:
         The scene file.
     worker : str
         Worker name (see :data:`vhuman.posture.WORKERS`).
-    side : str
-        ``"right"`` or ``"left"``.
+    side : Side
+        The working arm.
     expect : str
         ``"reached"`` or ``"unreachable"``.
     reason : str
@@ -143,7 +143,7 @@ class SuiteCase:
     name: str
     path: Path
     worker: str
-    side: str
+    side: Side
     expect: str
     reason: str
 
@@ -165,7 +165,11 @@ class SuiteCase:
         """The stored witness (None when there is no file)."""
         if not self.witness_path.exists():
             return None
-        doc = json.loads(self.witness_path.read_text(encoding="utf-8"))
+        try:
+            doc = json.loads(self.witness_path.read_text(encoding="utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            reason = (str(exc).splitlines() or [type(exc).__name__])[0]
+            raise FileFormatError(f"{self.witness_path}: not a JSON witness ({reason})") from None
         return Witness.from_dict(doc, str(self.witness_path))
 
     def save_witness(self, witness: Witness) -> Path:
@@ -191,6 +195,11 @@ def load_suite(folder: str | os.PathLike[str] | None = None) -> tuple[SuiteCase,
         doc = yaml.safe_load(file.read_text(encoding="utf-8"))
     except OSError as exc:
         raise InputError(f"cannot read suite manifest {str(file)!r}: {exc.strerror}") from None
+    except (UnicodeDecodeError, yaml.YAMLError) as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = f":{mark.line + 1}" if mark is not None else ""
+        reason = getattr(exc, "problem", None) or (str(exc).splitlines() or [""])[0]
+        raise FileFormatError(f"{file}{line}: not a valid YAML suite manifest ({reason})") from None
     entries = doc.get("scenes") if isinstance(doc, dict) else None
     if not isinstance(entries, list) or not entries:
         raise FileFormatError(f"{file}: scenes: expected a non-empty list")
@@ -200,12 +209,12 @@ def load_suite(folder: str | os.PathLike[str] | None = None) -> tuple[SuiteCase,
         if not isinstance(e, dict) or not isinstance(e.get("scene"), str):
             raise FileFormatError(f"{where}.scene: expected a scene file name")
         worker = e.get("worker", "p95-male")
-        side = e.get("side", "right")
+        side = e.get("side", Side.RIGHT.value)
         expect = e.get("expect", "reached")
         reason = e.get("reason", "")
         if worker not in WORKERS:
             raise FileFormatError(f"{where}.worker: {worker!r}; workers: {', '.join(WORKERS)}")
-        if side not in ("right", "left"):
+        if side not in list(Side):
             raise FileFormatError(f"{where}.side: expected right or left, got {side!r}")
         if expect not in _EXPECT or (expect == "unreachable") != (reason in REASONS):
             raise FileFormatError(
@@ -213,12 +222,16 @@ def load_suite(folder: str | os.PathLike[str] | None = None) -> tuple[SuiteCase,
                 f"{list(REASONS)}; got {expect!r}, {reason!r}"
             )
         path = base / e["scene"]
-        cases.append(SuiteCase(path.stem, path, worker, side, expect, reason))
+        cases.append(SuiteCase(path.stem, path, worker, Side(side), expect, reason))
     return tuple(cases)
 
 
 def hand_error(
-    body: BodyModel, root_position: NDArray, local_rotations: NDArray, side: str, scene: Scene
+    body: BodyModel,
+    root_position: NDArray,
+    local_rotations: NDArray,
+    side: Side | str,
+    scene: Scene,
 ) -> tuple[float, float]:
     """Position [m] and orientation [rad] error of the working hand against the target (FK)."""
     sk = body.skeleton
@@ -266,7 +279,7 @@ def find_witness(
     library: PostureLibrary,
     body: BodyModel,
     *,
-    side: str = "right",
+    side: Side | str = Side.RIGHT,
     world: CollisionWorld | None = None,
     yaw_step_deg: float = 10.0,
     grid: float = 0.05,
@@ -295,7 +308,7 @@ def find_witness(
     setting0 = ArmSetting(body, np.zeros(3), library.postures[0].local_rotations, sd, scene.target)
     arm = setting0.segments
     trunk = [n for n in body.names if n not in arm]
-    reach = arm_length(body.skeleton, sd.value)
+    reach = arm_length(body.skeleton, sd)
     checks = 0
     queues = []
     for m, yaws, roots, dist in _placements(library, scene, sd, reach, yaw_step_deg, grid):

@@ -50,11 +50,13 @@ Cache
 Preprocessed arrays are cached as ``.npz`` (no pickle) in the user cache
 folder (``$VHUMAN_CACHE_DIR``, else ``$XDG_CACHE_HOME/vhuman``, else
 ``~/.cache/vhuman``) under ``prediction/``, keyed by the SHA-256 of the
-files' content and the preprocessing parameters.
+files' content and the preprocessing parameters. Each file holds the SHA-256
+of its arrays; a file that does not match (damaged, cut short) is rebuilt.
 """
 
 from __future__ import annotations
 
+import enum
 import hashlib
 import json
 import os
@@ -81,6 +83,7 @@ __all__ = [
     "PROTOCOL_FPS",
     "JointSets",
     "PoseSequences",
+    "Split",
     "Windows",
     "cache_dir",
     "joint_sets",
@@ -92,6 +95,15 @@ __all__ = [
     "motion_pose_arrays",
     "validation_trials",
 ]
+
+
+class Split(enum.StrEnum):
+    """Which trials of a dataset: those trained on, those held out, or every one."""
+
+    TRAIN = "train"
+    VALIDATION = "validation"
+    ALL = "all"
+
 
 CMU_DOWNSAMPLE = 2
 """The protocol keeps every second frame of the CMU files."""
@@ -107,6 +119,7 @@ N_FUTURE = 25
 """Predicted poses per window (1000 ms at 25 fps)."""
 
 _CACHE_VERSION = 1
+_DIGEST = "sha256"  # the cache file's entry holding the digest of its other arrays
 _TRIAL_NUMBER = re.compile(r"(\d+)$")
 _STATIC_M = 1e-6  # m: positions that move less are "never move"
 _STATIC_RAD = 1e-6
@@ -285,7 +298,7 @@ class PoseSequences:
             train = np.ones(len(self.positions), dtype=bool)
         return joint_sets(self.skeleton, self.positions[train], self.local_rotations[train])
 
-    def frame_mask(self, *, split: str = "all") -> NDArray[np.bool_]:
+    def frame_mask(self, *, split: Split | str = Split.ALL) -> NDArray[np.bool_]:
         """Frames ``(F,)`` of the trials of ``split`` (train, validation or all)."""
         keep = _split_trials(self.validation, split)
         lengths = np.diff(self.trial_starts)
@@ -294,7 +307,7 @@ class PoseSequences:
     def windows(
         self,
         *,
-        split: str = "all",
+        split: Split | str = Split.ALL,
         n_observed: int = N_OBSERVED,
         n_future: int = N_FUTURE,
         stride: int = 1,
@@ -348,14 +361,14 @@ class PoseSequences:
         }
 
 
-def _split_trials(validation: NDArray[np.bool_], split: str) -> NDArray[np.bool_]:
-    if split == "train":
+def _split_trials(validation: NDArray[np.bool_], split: Split | str) -> NDArray[np.bool_]:
+    if split not in list(Split):
+        raise InputError(f"split must be one of {', '.join(Split)}; got {split!r}")
+    if split == Split.TRAIN:
         return ~validation
-    if split == "validation":
+    if split == Split.VALIDATION:
         return validation.copy()
-    if split == "all":
-        return np.ones_like(validation)
-    raise InputError(f"split must be one of train, validation, all; got {split!r}")
+    return np.ones_like(validation)
 
 
 def _sequences_from_arrays(arrays: dict[str, NDArray], skeleton: Skeleton | None) -> PoseSequences:
@@ -423,6 +436,16 @@ def _assemble(
     )
 
 
+def _digest(arrays: dict[str, NDArray]) -> str:
+    """SHA-256 (hex) of ``arrays``: names, dtypes, shapes and bytes, in name order."""
+    h = hashlib.sha256()
+    for key in sorted(arrays):
+        a = np.ascontiguousarray(arrays[key])
+        h.update(f"{key}:{a.dtype.str}:{a.shape}".encode())
+        h.update(a.tobytes())
+    return h.hexdigest()
+
+
 def _cached(
     kind: str, files: Sequence[Path], params: dict, build, skeleton: Skeleton | None = None
 ) -> PoseSequences:
@@ -437,14 +460,16 @@ def _cached(
     if path.is_file():
         try:
             with np.load(path, allow_pickle=False) as data:
-                return _sequences_from_arrays({k: data[k] for k in data.files}, skeleton)
-        except (OSError, ValueError, KeyError):
-            pass  # a damaged cache file is rebuilt below
+                stored = {k: data[k] for k in data.files}
+            if str(stored.pop(_DIGEST)) == _digest(stored):
+                return _sequences_from_arrays(stored, skeleton)
+        except Exception:  # any damage to the cache file: it is rebuilt below
+            pass
     arrays = build().to_arrays()
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with atomic_path(path) as tmp, open(tmp, "wb") as fh:
-            np.savez(fh, **arrays)
+            np.savez(fh, **arrays, **{_DIGEST: np.array(_digest(arrays))})
     except (OSError, InputError):
         pass  # an unwritable cache only costs time
     # The values as stored (float32), so a first run sees what later runs read back.

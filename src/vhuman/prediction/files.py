@@ -158,7 +158,21 @@ def load_model(path: PathLike) -> tuple[MotionPredictor, ModelInfo]:
     try:
         model, info = _model_from_config(json.loads(data["config"]))
         model.load_state_dict(data["state"])
-    except (KeyError, TypeError, ValueError, RuntimeError) as exc:
-        raise FileFormatError(f"{path}: damaged prediction model ({exc})") from None
+    except (
+        KeyError,
+        TypeError,
+        ValueError,
+        RuntimeError,
+        AttributeError,
+        IndexError,
+        OverflowError,
+        MemoryError,
+    ) as exc:
+        reason = " ".join(str(exc).split()) or type(exc).__name__
+        raise FileFormatError(f"{path}: damaged prediction model ({reason[:200]})") from None
+    if not all(
+        torch.isfinite(v).all() for v in model.state_dict().values() if v.is_floating_point()
+    ):
+        raise FileFormatError(f"{path}: damaged prediction model (weights not finite)")
     model.eval()
     return model, info

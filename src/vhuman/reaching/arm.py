@@ -58,7 +58,6 @@ Robotics 24(5), 1131–1142.
 
 from __future__ import annotations
 
-import enum
 from dataclasses import dataclass
 
 import numpy as np
@@ -66,7 +65,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from vhuman.errors import InputError
 from vhuman.geometry import rotmat_to_quat
-from vhuman.skeleton import Skeleton
+from vhuman.skeleton import Side, Skeleton
 
 __all__ = [
     "DH_ALPHA",
@@ -101,28 +100,6 @@ R_SHOULDER_DH = np.array([[0.0, 0.0, 1.0], [0.0, 1.0, 0.0], [-1.0, 0.0, 0.0]])
 """Rotation from the D-H base frame 0 to the shoulder frame (x0 down, z0 forward)."""
 
 _MIRROR = np.array([1.0, -1.0, 1.0])
-
-
-class Side(enum.Enum):
-    """Which arm."""
-
-    RIGHT = "right"
-    LEFT = "left"
-
-    @classmethod
-    def parse(cls, side: Side | str) -> Side:
-        """``side`` as a `Side` ("right" or "left").
-
-        Raises
-        ------
-        InputError
-            For any other value; the message lists the allowed ones.
-        """
-        try:
-            return cls(side)
-        except ValueError:
-            allowed = [s.value for s in cls]
-            raise InputError(f"side must be one of {allowed}, got {side!r}") from None
 
 
 @dataclass(frozen=True)

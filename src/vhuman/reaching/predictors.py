@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import abc
 import hashlib
+import io
 import itertools
 import json
 from pathlib import Path
@@ -36,7 +37,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from vhuman.errors import FileFormatError, InputError
 from vhuman.io import atomic_path
-from vhuman.io.filesystem import PathLike
+from vhuman.io.filesystem import PathLike, read_bytes
 from vhuman.reaching.dataset import (
     FEATURE_NAMES,
     SwivelDataset,
@@ -183,24 +184,37 @@ class SwivelPredictor(abc.ABC):
             predictor or is of another kind than ``cls``.
         """
         p = Path(path)
+        raw = read_bytes(p)
         try:
-            with np.load(p, allow_pickle=False) as data:
+            with np.load(io.BytesIO(raw), allow_pickle=False) as data:
                 arrays = {k: np.asarray(data[k]) for k in data.files}
-        except OSError as exc:
-            raise InputError(f"cannot read {p}: {exc.strerror or exc}") from None
-        except ValueError as exc:
-            raise FileFormatError(f"{p}: not a saved swivel predictor ({exc})") from None
+        except Exception as exc:  # any failure to decode untrusted bytes is a format error
+            reason = (str(exc).splitlines() or [type(exc).__name__])[0]
+            raise FileFormatError(f"{p}: not a saved swivel predictor ({reason})") from None
         if _HEADER not in arrays:
             raise FileFormatError(f"{p}: no {_HEADER} entry; not a saved swivel predictor")
-        header = json.loads(str(arrays.pop(_HEADER)))
-        kind = header.pop("kind", None)
+        try:
+            header = json.loads(str(arrays.pop(_HEADER)))
+            kind = header.pop("kind", None)
+        except (ValueError, TypeError, AttributeError):
+            raise FileFormatError(f"{p}: {_HEADER} is not a JSON object") from None
         allowed = sorted(SwivelPredictor._registry)
-        if kind not in SwivelPredictor._registry:
+        if not isinstance(kind, str) or kind not in SwivelPredictor._registry:
             raise FileFormatError(f"{p}: predictor kind must be one of {allowed}, got {kind!r}")
         target = SwivelPredictor._registry[kind]
         if not issubclass(target, cls):
             raise FileFormatError(f"{p}: holds a {kind!r} predictor, not a {cls.kind!r} one")
-        return target._from_state(header, arrays)
+        try:
+            predictor = target._from_state(header, arrays)
+            # A hand 0.43 m from the shoulder: damaged weights fail here, not in use.
+            with np.errstate(all="ignore"):
+                probe = predictor.predict(np.full((1, len(FEATURE_NAMES)), 0.25))
+        except (ValueError, TypeError, KeyError, IndexError, AttributeError) as exc:
+            reason = (str(exc).splitlines() or [type(exc).__name__])[0]
+            raise FileFormatError(f"{p}: damaged {kind!r} predictor ({reason})") from None
+        if not np.all(np.isfinite(probe)):
+            raise FileFormatError(f"{p}: damaged {kind!r} predictor (non-finite weights)")
+        return predictor
 
 
 def load_predictor(path: PathLike) -> SwivelPredictor:

@@ -15,17 +15,17 @@ from vhuman.scene.files import (
     save_scene,
     scene_from_dict,
 )
-from vhuman.scene.octree import STATES, FreeSpace, arm_length, free_space
+from vhuman.scene.octree import CellState, FreeSpace, arm_length, free_space
 from vhuman.scene.reachable import ReachableSpace, reachable_space
 from vhuman.scene.scene import Scene, SceneObject, Target
 from vhuman.scene.shapes import Box, Capsule, Cylinder, Mesh, Shape, Sphere, capsule_mesh
 
 __all__ = [
     "SCENE_SUFFIXES",
-    "STATES",
     "BodyModel",
     "Box",
     "Capsule",
+    "CellState",
     "CollisionReport",
     "CollisionWorld",
     "Contact",

@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -64,6 +65,19 @@ SCENE_SUFFIXES: tuple[str, ...] = (".yaml", ".yml", ".json")
 """File name endings of scene files."""
 
 _UNITS = {"m": 1.0, "mm": 0.001}
+_MAX_MAGNITUDE = 1e6  # largest number in a scene file (1 km in mm): more is damage
+
+
+def _finite(value: Any) -> bool:
+    """Whether ``value`` is a number (not a bool) that is finite as a float."""
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:  # an integer beyond the float range
+        return False
+
+
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when PyYAML has it
 _TOP_FIELDS = ("name", "description", "units", "floor", "ceiling", "target", "objects")
 _POSE_FIELDS = ("position", "rpy", "quaternion")
@@ -160,19 +174,21 @@ class _Reader:
         return value
 
     def number(self, value: Any, where: str, *, positive: bool = False) -> float:
-        ok = isinstance(value, int | float) and not isinstance(value, bool)
-        if ok and np.isfinite(value) and (not positive or value > 0):
+        if _finite(value) and (not positive or value > 0):
+            if abs(value) > _MAX_MAGNITUDE:
+                raise self.fail(where, f"expected at most {_MAX_MAGNITUDE:g}, got {value!r}")
             return float(value)
         kind = "a positive number" if positive else "a finite number"
         raise self.fail(where, f"expected {kind}, got {value!r}")
 
     def numbers(self, value: Any, where: str, n: int, *, positive: bool = False) -> list[float]:
         ok = isinstance(value, list | tuple) and len(value) == n
-        ok = ok and all(isinstance(v, int | float) and not isinstance(v, bool) for v in value)
-        ok = ok and all(np.isfinite(v) and (not positive or v > 0) for v in value)
+        ok = ok and all(_finite(v) and (not positive or v > 0) for v in value)
         if not ok:
             kind = "positive numbers" if positive else "finite numbers"
             raise self.fail(where, f"expected {n} {kind}, got {value!r}")
+        if any(abs(v) > _MAX_MAGNITUDE for v in value):
+            raise self.fail(where, f"expected numbers of at most {_MAX_MAGNITUDE:g}, got {value!r}")
         return [float(v) for v in value]
 
     def text(self, value: Any, where: str) -> str:
@@ -247,7 +263,7 @@ class _Reader:
 
     def scene_object(self, value: Any, where: str) -> SceneObject:
         kind = value.get("type") if isinstance(value, Mapping) else None
-        if kind not in _SHAPE_FIELDS:
+        if not isinstance(kind, str) or kind not in _SHAPE_FIELDS:
             if not isinstance(value, Mapping):
                 raise self.fail(where, f"expected a mapping of fields, got {value!r}")
             raise self.fail(
@@ -287,7 +303,7 @@ class _Reader:
     def scene(self, doc: Any) -> Scene:
         fields = self.mapping(doc, "", _TOP_FIELDS)
         units = fields.get("units", "m")
-        if units not in _UNITS:
+        if not isinstance(units, str) or units not in _UNITS:
             raise self.fail("units", f"expected one of {', '.join(_UNITS)}, got {units!r}")
         self.factor = _UNITS[units]
         if "name" not in fields:

@@ -16,24 +16,44 @@ section 2.1 and figures 9-10.
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from vhuman.errors import InputError
 from vhuman.scene.collision import CollisionWorld
-from vhuman.skeleton import Skeleton
+from vhuman.skeleton import Side, Skeleton
 
-__all__ = ["STATES", "FreeSpace", "arm_length", "free_space"]
+__all__ = ["CellState", "FreeSpace", "arm_length", "free_space"]
 
 _CHILDREN = np.array([[x, y, z] for x in (0, 1) for y in (0, 1) for z in (0, 1)], np.int64)
-STATES: tuple[str, ...] = ("free", "occupied", "mixed")
-"""Cell state names by code (0, 1, 2)."""
 
 
-def arm_length(skeleton: Skeleton, side: Literal["left", "right"] = "right") -> float:
+class CellState(enum.StrEnum):
+    """What a leaf of the octree holds; stored in `FreeSpace.state` by its `code`."""
+
+    FREE = "free"
+    OCCUPIED = "occupied"
+    MIXED = "mixed"
+    """Both (only at the deepest level)."""
+
+    @property
+    def code(self) -> int:
+        """The state's number in `FreeSpace.state`: 0 free, 1 occupied, 2 mixed."""
+        return list(CellState).index(self)
+
+    @classmethod
+    def parse(cls, state: CellState | str) -> CellState:
+        """``state`` as a `CellState`; `InputError` names the allowed ones otherwise."""
+        if state not in list(cls):
+            raise InputError(f"unknown cell state {state!r}; use some of {', '.join(cls)}")
+        return cls(state)
+
+
+def arm_length(skeleton: Skeleton, side: Side | str = Side.RIGHT) -> float:
     """L_arm: upper arm + forearm + hand length [m] of a `standard_humanoid` skeleton.
 
     The distances shoulder→elbow, elbow→wrist and wrist→hand end site.
@@ -43,9 +63,7 @@ def arm_length(skeleton: Skeleton, side: Literal["left", "right"] = "right") -> 
     InputError
         For another ``side``; `UnknownJointError` if the skeleton lacks the arm joints.
     """
-    if side not in ("left", "right"):
-        raise InputError(f"side must be 'left' or 'right', got {side!r}")
-    p = side[0]
+    p = "r" if Side.parse(side) is Side.RIGHT else "l"
     idx = skeleton.indices([f"{p}_elbow", f"{p}_wrist", f"{p}_hand"])
     return float(np.sum(skeleton.bone_lengths[idx]))
 
@@ -69,7 +87,7 @@ class FreeSpace:
     depth : ndarray of int, shape (n,)
         Depth of each leaf (0 = the whole block).
     state : ndarray of int8, shape (n,)
-        0 free, 1 occupied, 2 mixed (only at ``max_depth``); see :data:`STATES`.
+        0 free, 1 occupied, 2 mixed (only at ``max_depth``); see `CellState.code`.
     """
 
     origin: NDArray[np.float64]
@@ -90,15 +108,15 @@ class FreeSpace:
         """Centre of each leaf ``(n, 3)`` [m]."""
         return self.origin + (self.index + 0.5) * self.sizes[:, None]
 
-    def volume(self, state: Literal["free", "occupied", "mixed"] = "free") -> float:
+    def volume(self, state: CellState | str = CellState.FREE) -> float:
         """Total volume of the leaves in ``state`` [m³]."""
-        code = STATES.index(state)
+        code = CellState.parse(state).code
         return float(np.sum(self.sizes[self.state == code] ** 3))
 
     @property
     def free_volume(self) -> float:
         """Volume of the free cells [m³]."""
-        return self.volume("free")
+        return self.volume(CellState.FREE)
 
     @property
     def candidates(self) -> NDArray[np.float64]:
@@ -150,9 +168,9 @@ class FreeSpace:
             "side_m": self.side,
             "max_depth": self.max_depth,
             "free_volume_m3": self.free_volume,
-            "occupied_volume_m3": self.volume("occupied"),
-            "mixed_volume_m3": self.volume("mixed"),
-            "cells": {s: int(np.sum(self.state == i)) for i, s in enumerate(STATES)},
+            "occupied_volume_m3": self.volume(CellState.OCCUPIED),
+            "mixed_volume_m3": self.volume(CellState.MIXED),
+            "cells": {s.value: int(np.sum(self.state == s.code)) for s in CellState},
             "free_cells": [
                 {"centre_m": c.tolist(), "size_m": float(s)}
                 for c, s in zip(

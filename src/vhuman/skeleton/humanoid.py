@@ -9,8 +9,8 @@ hanging along −z the local axes mean: y flexion/extension, x ab/adduction
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass
-from typing import Literal
 
 import numpy as np
 
@@ -26,7 +26,45 @@ from vhuman.skeleton.anthropometry import (
 )
 from vhuman.skeleton.skeleton import JointType, Segment, Skeleton
 
-__all__ = ["HUMANOID_JOINTS", "standard_humanoid"]
+__all__ = ["HUMANOID_JOINTS", "Sex", "Side", "standard_humanoid"]
+
+
+class Sex(enum.StrEnum):
+    """Which GB/T 10000 row and de Leva (1996) mass fractions scale the body."""
+
+    MALE = "male"
+    FEMALE = "female"
+
+    @classmethod
+    def parse(cls, sex: Sex | str) -> Sex:
+        """``sex`` as a `Sex`; `InputError` lists the allowed values otherwise."""
+        try:
+            return cls(sex)
+        except ValueError:
+            raise InputError(f"sex must be one of {[s.value for s in cls]}, got {sex!r}") from None
+
+
+class Side(enum.StrEnum):
+    """Which side of the body (which arm, which leg)."""
+
+    RIGHT = "right"
+    LEFT = "left"
+
+    @classmethod
+    def parse(cls, side: Side | str) -> Side:
+        """``side`` as a `Side` ("right" or "left").
+
+        Raises
+        ------
+        InputError
+            For any other value; the message lists the allowed ones.
+        """
+        try:
+            return cls(side)
+        except ValueError:
+            allowed = [s.value for s in cls]
+            raise InputError(f"side must be one of {allowed}, got {side!r}") from None
+
 
 HUMANOID_JOINTS: tuple[str, ...] = (
     "pelvis",
@@ -308,7 +346,7 @@ _MASS_KEY = {
 de Leva counts them in the head, upper trunk and foot."""
 
 
-def _segment(name: str, h: float, mass: float, sex: str, right: bool) -> Segment:
+def _segment(name: str, h: float, mass: float, sex: Sex, right: bool) -> Segment:
     start, end, radius = _segment_geometry(name, h)
     if right:
         start, end = start * [1.0, -1.0, 1.0], end * [1.0, -1.0, 1.0]
@@ -316,7 +354,7 @@ def _segment(name: str, h: float, mass: float, sex: str, right: bool) -> Segment
     if key is None:
         return Segment(start, end, radius, 0.0, (start + end) / 2.0)
     pct_m, pct_f, com_m, com_f = DE_LEVA[key]
-    pct, com = (pct_m, com_m) if sex == "male" else (pct_f, com_f)
+    pct, com = (pct_m, com_m) if sex is Sex.MALE else (pct_f, com_f)
     frac = com / 100.0
     # de Leva measures head and trunk parts from their upper end; ours run upward.
     if name in ("head", "spine", "chest"):
@@ -329,13 +367,13 @@ def _segment(name: str, h: float, mass: float, sex: str, right: bool) -> Segment
     return Segment(start, end, radius, pct / 100.0 * mass, com_point)
 
 
-def _lookup(table: dict[str, tuple[int, ...]], sex: str, percentile: int) -> float:
+def _lookup(table: dict[str, tuple[int, ...]], sex: Sex, percentile: int) -> float:
     return float(table[sex][GBT10000_PERCENTILES.index(percentile)])
 
 
 def standard_humanoid(
     stature: float | None = None,
-    sex: Literal["male", "female"] = "male",
+    sex: Sex | str = Sex.MALE,
     percentile: int = 50,
     *,
     mass: float | None = None,
@@ -351,7 +389,7 @@ def standard_humanoid(
     ----------
     stature : float, optional
         Standing height [m]; default: the GB/T 10000 value for ``sex`` and ``percentile``.
-    sex : {"male", "female"}
+    sex : Sex or {"male", "female"}
         Selects the GB/T 10000 row and the de Leva mass fractions.
     percentile : {1, 5, 10, 50, 90, 95, 99}
         GB/T 10000 percentile for the default stature and mass.
@@ -374,8 +412,7 @@ def standard_humanoid(
     >>> round(float(sk.rest_positions()[:, 2].max() + 0.130 * 1.775), 3)  # head top
     1.775
     """
-    if sex not in GBT10000_STATURE_MM:
-        raise InputError(f"sex must be one of {sorted(GBT10000_STATURE_MM)}, got {sex!r}")
+    sex = Sex.parse(sex)
     if percentile not in GBT10000_PERCENTILES:
         raise InputError(
             f"percentile must be one of {list(GBT10000_PERCENTILES)} (GB/T 10000), got {percentile}"

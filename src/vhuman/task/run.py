@@ -24,7 +24,7 @@ from vhuman.ergonomics import (
     assess_reba,
     assess_rula,
 )
-from vhuman.errors import InputError
+from vhuman.errors import FileFormatError, InputError
 from vhuman.geometry import quat_angle
 from vhuman.io.checkpoint import read_checkpoint, write_checkpoint
 from vhuman.io.filesystem import PathLike
@@ -117,7 +117,11 @@ def load_task(name_or_path: str | Path) -> TaskSpec:
             )
     if not path.is_file():
         raise InputError(f"{path}: no such task file")
-    return parse_task(path.read_text(encoding="utf-8"), source=str(path), folder=path.parent)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise FileFormatError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+    return parse_task(text, source=str(path), folder=path.parent)
 
 
 @dataclass(frozen=True)

@@ -37,6 +37,7 @@ import yaml
 from numpy.typing import NDArray
 
 from vhuman.errors import FileFormatError
+from vhuman.skeleton import Side
 
 __all__ = [
     "STEP_KINDS",
@@ -152,7 +153,7 @@ class TaskSpec:
         Built-in scene name or a scene file path (resolved against the task file).
     worker : str
         ``p<percentile>-<male|female>``.
-    side : str
+    side : Side
         The working arm.
     fps : float
     start_position : ndarray, shape (2,)
@@ -168,7 +169,7 @@ class TaskSpec:
     description: str
     scene: str
     worker: str
-    side: str
+    side: Side
     fps: float
     start_position: NDArray[np.float64]
     start_heading: float
@@ -230,14 +231,14 @@ class _Reader:
 
     def number(self, value: Any, path: str, lo: float, hi: float, unit: str) -> float:
         ok = isinstance(value, (int, float)) and not isinstance(value, bool)
-        if not ok or not math.isfinite(value) or not lo <= value <= hi:
+        if not ok or not lo <= value <= hi or not math.isfinite(value):
             raise self.fail(path, f"expected a number in [{lo:g}, {hi:g}] {unit}, got {value!r}")
         return float(value)
 
     def vector(self, value: Any, path: str, n: int, limit: float = 100.0) -> NDArray[np.float64]:
         ok = isinstance(value, list) and len(value) == n
         ok = ok and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value)
-        if not ok or not all(math.isfinite(v) and abs(v) <= limit for v in value):
+        if not ok or not all(abs(v) <= limit and math.isfinite(v) for v in value):
             raise self.fail(path, f"expected {n} numbers within ±{limit:g} m, got {value!r}")
         return np.array(value, dtype=np.float64)
 
@@ -336,7 +337,7 @@ class _Reader:
         if worker not in WORKERS:
             raise self.fail("worker", f"unknown worker {worker!r}; workers: {', '.join(WORKERS)}")
         side = doc.get("side", "right")
-        if side not in ("right", "left"):
+        if side not in list(Side):
             raise self.fail("side", f"expected right or left, got {side!r}")
         start = self.mapping(doc.get("start"), "start", ("position", "heading"))
         steps = doc["steps"]
@@ -349,7 +350,7 @@ class _Reader:
             description=str(doc.get("description", "") or "").strip(),
             scene=scene,
             worker=worker,
-            side=side,
+            side=Side(side),
             fps=fps,
             start_position=self.vector(start.get("position", [0, 0]), "start.position", 2),
             start_heading=math.radians(

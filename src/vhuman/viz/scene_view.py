@@ -16,7 +16,7 @@ import plotly.graph_objects as go
 from numpy.typing import ArrayLike, NDArray
 
 from vhuman.errors import InputError
-from vhuman.scene import STATES, BodyModel, FreeSpace, Scene
+from vhuman.scene import BodyModel, CellState, FreeSpace, Scene
 from vhuman.scene.shapes import CUBE_FACES
 from vhuman.viz._drawing import view_box
 from vhuman.viz.scene_mesh import SceneMesh
@@ -173,7 +173,10 @@ def body_traces(
 
 
 def octree_traces(
-    space: FreeSpace, *, states: tuple[str, ...] = ("free",), opacity: float = 0.25
+    space: FreeSpace,
+    *,
+    states: tuple[CellState | str, ...] = (CellState.FREE,),
+    opacity: float = 0.25,
 ) -> list[go.BaseTraceType]:
     """One Mesh3d of cubes per cell state asked for (free green, occupied grey, mixed orange).
 
@@ -181,7 +184,7 @@ def octree_traces(
     ----------
     space : FreeSpace
         The octree.
-    states : tuple of str, optional
+    states : tuple of CellState or str, optional
         Any of ``"free"``, ``"occupied"``, ``"mixed"``; states without cells are skipped.
     opacity : float, optional
         Cube opacity.
@@ -196,13 +199,11 @@ def octree_traces(
     InputError
         For an unknown state.
     """
-    bad = [s for s in states if s not in STATES]
-    if bad:
-        raise InputError(f"unknown cell state {bad[0]!r}; use some of {', '.join(STATES)}")
+    chosen = [CellState.parse(s) for s in states]
     sizes, centres = space.sizes, space.centres
     traces: list[go.BaseTraceType] = []
-    for s in states:
-        sel = space.state == STATES.index(s)
+    for s in chosen:
+        sel = space.state == s.code
         n = int(sel.sum())
         if not n:
             continue
