@@ -145,7 +145,7 @@ def _matmul_batch_last(g: torch.Tensor, r: torch.Tensor) -> torch.Tensor:
     return (
         g[:, :, 0, None] * r[:, None, 0]
         + g[:, :, 1, None] * r[:, None, 1]
-        + (g[:, :, 2, None] * r[:, None, 2])
+        + g[:, :, 2, None] * r[:, None, 2]
     )
 
 
