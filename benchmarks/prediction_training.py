@@ -83,6 +83,13 @@ def load(data: str) -> Any:
     return load_cmu_sequences(data)
 
 
+def transformer_kind() -> str:
+    """The Lie-algebra Transformer's kind in the imported version (``seed`` before its renaming)."""
+    from vhuman.prediction.models import MODEL_KINDS
+
+    return "lie-transformer" if "lie-transformer" in MODEL_KINDS else "seed"
+
+
 def throughput(
     data: str, variant: str, batch: int, device: str, steps: int, warmup: int, every: int
 ) -> dict[str, Any]:
@@ -91,7 +98,7 @@ def throughput(
 
     sequences = load(data)
     config = TrainConfig(
-        kind="lie-transformer", steps=warmup + steps, batch_size=batch, seed=0,
+        kind=transformer_kind(), steps=warmup + steps, batch_size=batch, seed=0,
         options=VARIANTS[variant], **RECIPE,
     )  # fmt: skip
     marks: list[tuple[int, float, float, float]] = []

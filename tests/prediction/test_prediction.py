@@ -25,7 +25,12 @@ from vhuman.prediction import (
     train,
 )
 from vhuman.prediction.data import mirror_joints
-from vhuman.prediction.kinematics import quat_multiply_t, quat_to_rotvec_t, rotvec_to_quat_t
+from vhuman.prediction.kinematics import (
+    norm3_t,
+    quat_multiply_t,
+    quat_to_rotvec_t,
+    rotvec_to_quat_t,
+)
 from vhuman.prediction.sampling import WindowSampler, batch_tensors, epoch_order, mirror_rotations
 from vhuman.prediction.schedule import lr_at
 from vhuman.skeleton import Motion, Skeleton, forward_kinematics, standard_humanoid
@@ -59,6 +64,30 @@ def test_torch_fk_equals_numpy_fk():
     fk = TorchFK(sk.parents, sk.offsets).double()
     p_t = fk(torch.tensor(q), torch.tensor(root)).numpy()
     np.testing.assert_allclose(p_t, p_np, atol=1e-6)
+
+
+def test_norm3_equals_vector_norm_with_a_zero_gradient_at_zero():
+    v = torch.randn(4, 6, 3, dtype=torch.float64, generator=torch.Generator().manual_seed(0))
+    v[1, 2] = 0.0
+    v.requires_grad_()
+    got, want = norm3_t(v), torch.linalg.vector_norm(v, dim=-1)
+    torch.testing.assert_close(got, want, rtol=1e-14, atol=0.0)
+    (g_got,) = torch.autograd.grad(got.sum(), v)
+    (g_want,) = torch.autograd.grad(want.sum(), v)
+    torch.testing.assert_close(g_got, g_want, rtol=1e-14, atol=0.0)
+    assert torch.equal(g_got[1, 2], torch.zeros(3, dtype=torch.float64))
+
+
+def test_torch_fk_output_is_batch_first_and_contiguous():
+    sk = standard_humanoid()
+    fk = TorchFK(sk.parents, sk.offsets)
+    q = torch.nn.functional.normalize(torch.randn(5, 3, sk.n_joints, 4), dim=-1)
+    pos, mats = fk.frames(q)
+    assert pos.shape == (5, 3, sk.n_joints, 3)
+    assert pos.is_contiguous()
+    assert mats.shape == (5, 3, sk.n_joints, 3, 3)
+    assert mats.is_contiguous()
+    torch.testing.assert_close(fk(q), pos, rtol=0.0, atol=0.0)
 
 
 def test_torch_fk_jacobian_equals_finite_differences():

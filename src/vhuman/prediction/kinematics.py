@@ -15,6 +15,7 @@ from numpy.typing import ArrayLike
 
 __all__ = [
     "TorchFK",
+    "norm3_t",
     "quat_conjugate_t",
     "quat_multiply_t",
     "quat_to_rotmat_t",
@@ -23,6 +24,25 @@ __all__ = [
 ]
 
 _SMALL = 1e-6
+
+
+def _squared_norm3(v: torch.Tensor) -> torch.Tensor:
+    """``x² + y² + z²`` of vectors ``(..., 3)`` as ``(..., 1)``, written out: a reduction over
+    an axis of 3 is several times slower on a CPU than these elementwise operations."""
+    x, y, z = v[..., 0:1], v[..., 1:2], v[..., 2:3]
+    return x * x + y * y + z * z
+
+
+def norm3_t(v: torch.Tensor) -> torch.Tensor:
+    """Euclidean norms ``(...)`` of vectors ``(..., 3)``, with a zero gradient at zero.
+
+    The values and gradients of ``torch.linalg.vector_norm(v, dim=-1)`` (up
+    to rounding), written out as elementwise operations (see
+    :func:`_squared_norm3`).
+    """
+    s2 = _squared_norm3(v)[..., 0]
+    positive = s2 > 0.0
+    return torch.where(positive, torch.where(positive, s2, 1.0).sqrt(), 0.0)
 
 
 def quat_multiply_t(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
@@ -42,7 +62,7 @@ def quat_multiply_t(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
 
 def quat_conjugate_t(q: torch.Tensor) -> torch.Tensor:
     """Conjugates ``(w, −x, −y, −z)``: the inverse rotations of unit quaternions ``(..., 4)``."""
-    return torch.cat([q[..., :1], -q[..., 1:]], dim=-1)
+    return q * q.new_tensor([1.0, -1.0, -1.0, -1.0])
 
 
 def rotvec_to_quat_t(r: torch.Tensor) -> torch.Tensor:
@@ -50,7 +70,7 @@ def rotvec_to_quat_t(r: torch.Tensor) -> torch.Tensor:
 
     Differentiable at 0: ``sin(θ/2)/θ`` uses its Taylor series below θ = 1e-6.
     """
-    theta2 = (r * r).sum(-1, keepdim=True)
+    theta2 = _squared_norm3(r)
     small = theta2 < _SMALL**2
     theta = torch.sqrt(torch.where(small, torch.ones_like(theta2), theta2))
     scale = torch.where(small, 0.5 - theta2 / 48.0, torch.sin(0.5 * theta) / theta)
@@ -62,7 +82,7 @@ def quat_to_rotvec_t(q: torch.Tensor) -> torch.Tensor:
     """Rotation vectors ``(..., 3)`` with angle in [0, π] of unit quaternions ``(..., 4)`` (log)."""
     q = torch.where(q[..., :1] < 0.0, -q, q)
     w, v = q[..., :1], q[..., 1:]
-    s2 = (v * v).sum(-1, keepdim=True)
+    s2 = _squared_norm3(v)
     small = s2 < _SMALL**2
     s = torch.sqrt(torch.where(small, torch.ones_like(s2), s2))
     # θ/s = 2 atan2(s, w)/s → (2/w)(1 − s²/(3w²)) as s → 0.
@@ -90,22 +110,43 @@ def quat_to_rotmat_t(q: torch.Tensor) -> torch.Tensor:
 
 
 def _rotmat_batch_last(q: torch.Tensor) -> torch.Tensor:
-    """Rotation matrices ``(J, 3, 3, N)`` of unit quaternions ``(J, 4, N)`` (batch last)."""
+    """Rotation matrices ``(J, 3, 3, N)`` of unit quaternions ``(J, 4, N)`` (batch last).
+
+    The entries of :func:`quat_to_rotmat_t` from the nine products ``2 a b``
+    of the components, each computed once.
+    """
     w, x, y, z = q.unbind(1)
+    x2, y2, z2 = 2.0 * x, 2.0 * y, 2.0 * z
+    xx, yy, zz = x * x2, y * y2, z * z2
+    xy, xz, yz = x * y2, x * z2, y * z2
+    wx, wy, wz = w * x2, w * y2, w * z2
     return torch.stack(
         [
-            1 - 2 * (y * y + z * z),
-            2 * (x * y - w * z),
-            2 * (x * z + w * y),
-            2 * (x * y + w * z),
-            1 - 2 * (x * x + z * z),
-            2 * (y * z - w * x),
-            2 * (x * z - w * y),
-            2 * (y * z + w * x),
-            1 - 2 * (x * x + y * y),
+            1 - (yy + zz),
+            xy - wz,
+            xz + wy,
+            xy + wz,
+            1 - (xx + zz),
+            yz - wx,
+            xz - wy,
+            yz + wx,
+            1 - (xx + yy),
         ],
         dim=1,
     ).unflatten(1, (3, 3))
+
+
+def _matmul_batch_last(g: torch.Tensor, r: torch.Tensor) -> torch.Tensor:
+    """Products ``g r`` of matrices ``g`` (n, 3, 3, N) and ``r`` (n, 3, m, N or 1), batch last.
+
+    Written out as three elementwise products over the batch rows (no
+    (n, 3, 3, m, N) intermediate): ``(n, 3, m, N)``.
+    """
+    return (
+        g[:, :, 0, None] * r[:, None, 0]
+        + g[:, :, 1, None] * r[:, None, 1]
+        + g[:, :, 2, None] * r[:, None, 2]
+    )
 
 
 class TorchFK(torch.nn.Module):
@@ -139,12 +180,12 @@ class TorchFK(torch.nn.Module):
         levels = [[j for j in range(len(depth)) if depth[j] == d] for d in range(max(depth) + 1)]
         place = {j: i for level in levels for i, j in enumerate(level)}
         order = [j for level in levels for j in level]
+        self.level_sizes = [len(level) for level in levels]
         # Index buffers (not saved: derived from the parents) so that they follow .to(device).
-        for d, level in enumerate(levels):
-            self.register_buffer(f"_level{d}", torch.tensor(level), persistent=False)
-            if d:
-                slots = [place[self.parents[j]] for j in level]
-                self.register_buffer(f"_slot{d}", torch.tensor(slots), persistent=False)
+        self.register_buffer("_order", torch.tensor(order), persistent=False)
+        for d, level in enumerate(levels[1:], start=1):
+            slots = [place[self.parents[j]] for j in level]
+            self.register_buffer(f"_slot{d}", torch.tensor(slots), persistent=False)
         self.n_levels = len(levels)
         self.register_buffer(
             "_parent", torch.tensor([max(p, 0) for p in self.parents]), persistent=False
@@ -183,28 +224,32 @@ class TorchFK(torch.nn.Module):
         lead = local_rotations.shape[:-2]
         n_joints = local_rotations.shape[-2]
         q = local_rotations.reshape(-1, n_joints, 4).permute(1, 2, 0)  # (J, 4, N)
-        rot = _rotmat_batch_last(q)  # (J, 3, 3, N)
-        offsets = self.offsets.to(rot.dtype)
-        n = rot.shape[-1]
+        # One gather into level order, then contiguous per-level pieces: their gradients are
+        # concatenated, not scattered into a zero tensor of every joint once per level.
+        rots = _rotmat_batch_last(q[self._order]).split(self.level_sizes)  # (n_level, 3, 3, N)
+        offsets = self.offsets.to(rots[0].dtype)[self._order].split(self.level_sizes)
+        n = q.shape[-1]
         root = (
-            rot.new_zeros((1, 3, n))
+            q.new_zeros((1, 3, n))
             if root_positions is None
-            else root_positions.expand(*lead, 3).reshape(n, 3).T.to(rot.dtype)[None]
+            else root_positions.expand(*lead, 3).reshape(n, 3).T.to(q.dtype)[None]
         )
-        glob = rot[:1]
+        glob = rots[0]
         pos, mats = [root], [glob]
         for d in range(1, self.n_levels):
-            level, slots = getattr(self, f"_level{d}"), getattr(self, f"_slot{d}")
+            slots = getattr(self, f"_slot{d}")
             g_par = glob[slots]  # (n_level, 3, 3, N)
-            p = pos[-1][slots] + (g_par * offsets[level][:, None, :, None]).sum(2)
-            glob = (g_par[:, :, :, None] * rot[level][:, None]).sum(2)
+            p = pos[-1][slots] + _matmul_batch_last(g_par, offsets[d][:, :, None, None])[:, :, 0]
+            glob = _matmul_batch_last(g_par, rots[d])
             pos.append(p)
             mats.append(glob)
-        out = torch.cat(pos)[self._unsort].permute(2, 0, 1).reshape(*lead, n_joints, 3)
+        # Back to the batch first, contiguous: reductions over the last axis of a batch-last
+        # layout (e.g. a loss's distances) would run with the batch's stride.
+        out = torch.cat(pos)[self._unsort].permute(2, 0, 1).contiguous()
         if not matrices:
-            return out, None
-        m = torch.cat(mats)[self._unsort].permute(3, 0, 1, 2).reshape(*lead, n_joints, 3, 3)
-        return out, m
+            return out.view(*lead, n_joints, 3), None
+        m = torch.cat(mats)[self._unsort].permute(3, 0, 1, 2).contiguous()
+        return out.view(*lead, n_joints, 3), m.view(*lead, n_joints, 3, 3)
 
     def jacobian(
         self,
@@ -229,22 +274,29 @@ class TorchFK(torch.nn.Module):
         position_joints, angle_joints : list of int or Tensor of int64
             Joint indices (tensors on the module's device need no host copy).
 
+        Returns
+        -------
+        Tensor, shape (..., 3P, 3A)
+            The transpose of a contiguous ``(..., 3A, 3P)`` array (``Jᵀ``, as
+            the normal equations use it).
+
         Notes
         -----
         Column ``c`` of joint ``a``'s block is ``e_c' × (p_i − p_a)`` with
         ``e_c'`` column ``c`` of ``R_parent(a)``: one batched cross product
-        over all (A, P, 3) blocks, not A · P small matrix products.
+        over all (A, P, 3) blocks, not A · P small matrix products, each of
+        its three coordinates a product over rows of the P levers.
         """
         pos, mats = self.frames(local_rotations)
-        lever = pos[..., None, position_joints, :] - pos[..., angle_joints, None, :]  # (…, A, P, 3)
-        axes = mats[..., self._parent[angle_joints], :, :].transpose(-1, -2)
-        # e × l = e[yzx] l[zxy] − e[zxy] l[yzx], written out: faster than linalg.cross when
-        # broadcasting (A, 3 axes) against (A, P levers)
-        e, lev = axes[..., :, None, :, :], lever[..., None, :]
-        yzx, zxy = [1, 2, 0], [2, 0, 1]
-        block = e[..., yzx] * lev[..., zxy] - e[..., zxy] * lev[..., yzx]
-        below = self._ancestor[angle_joints][:, position_joints]  # (A, P)
-        block = block * below[..., None, None].to(pos.dtype)  # (…, A, P, 3 columns, 3 rows)
-        lead = block.shape[:-4]
+        below = self._ancestor[angle_joints][:, position_joints].to(pos.dtype)  # (A, P)
+        pt = pos.transpose(-1, -2)  # (…, 3, J)
+        # levers p_i − p_a, zero where i is not below a: (…, A, 3 xyz, P)
+        at_a = pt[..., angle_joints].transpose(-1, -2)[..., None]  # (…, A, 3, 1)
+        lever = pt[..., None, :, position_joints] - at_a
+        lx, ly, lz = (lever * below[:, None]).unsqueeze(-3).unbind(-2)  # each (…, A, 1, P)
+        axes = mats[..., self._parent[angle_joints], :, :]  # (…, A, 3 xyz, 3 c)
+        ex, ey, ez = axes.unsqueeze(-1).unbind(-3)  # each (…, A, 3 c, 1)
+        # e × l = (e_y l_z − e_z l_y, e_z l_x − e_x l_z, e_x l_y − e_y l_x), laid out as Jᵀ
+        jt = torch.stack([ey * lz - ez * ly, ez * lx - ex * lz, ex * ly - ey * lx], dim=-1)
         n_a, n_p = len(angle_joints), len(position_joints)
-        return block.permute(*range(len(lead)), -3, -1, -4, -2).reshape(*lead, n_p * 3, n_a * 3)
+        return jt.reshape(*jt.shape[:-4], n_a * 3, n_p * 3).transpose(-1, -2)

@@ -40,6 +40,7 @@ from torch import nn
 from vhuman.errors import InputError
 from vhuman.prediction.kinematics import (
     TorchFK,
+    norm3_t,
     quat_conjugate_t,
     quat_multiply_t,
     quat_to_rotvec_t,
@@ -137,8 +138,9 @@ class MotionPredictor(nn.Module):
 
     def loss(self, pred: Prediction, q_true: torch.Tensor, p_true: torch.Tensor) -> torch.Tensor:
         """Training loss: mean per-joint position error [m] over position joints and frames."""
-        j = self.position_index
-        return (pred.positions[..., j, :] - p_true[..., j, :]).norm(dim=-1).mean()
+        # distances of all joints, then those of the position joints: a gather of a third
+        # of the numbers that a gather of the positions would move
+        return norm3_t(pred.positions - p_true)[..., self.position_index].mean()
 
     def _hold(self, q_last: torch.Tensor) -> torch.Tensor:
         return q_last[:, None].expand(-1, self.n_future, -1, -1)
@@ -225,12 +227,13 @@ class _TemporalAttention(nn.Module):
         # q_i·W φ(i − j) = q_i·R_ij with R = W φ, the relative keys (Shaw et al. 2018)
         rel = torch.einsum("hdk,ijk->hdij", self.rpe, self.phi)
         logits = torch.einsum("hdis,hdij->hijs", q, rel)  # (heads, L, L, S)
-        qs = q * c**-0.5
-        for i in range(c):  # one channel at a time: no (heads, d, L, L, S) intermediate
-            logits = logits + qs[:, i, :, None] * k[:, i, None]
+        # One channel at a time (no (heads, d, L, L, S) intermediate), the channels taken by
+        # unbind: their gradients are stacked, not each scattered into a zero tensor.
+        for qi, ki in zip((q * c**-0.5).unbind(1), k.unbind(1), strict=True):
+            logits = logits + qi[:, :, None] * ki[:, None]
         e = (logits - logits.detach().amax(2, keepdim=True)).exp()
         weights = e / e.sum(2, keepdim=True)
-        y = torch.stack([(weights * v[:, i, None]).sum(2) for i in range(c)], 1)  # (h, d, L, S)
+        y = torch.stack([(weights * vi[:, None]).sum(2) for vi in v.unbind(1)], 1)  # (h, d, L, S)
         out = torch.addmm(self.out.bias[:, None], self.out.weight, y.reshape(d, n * b * j))
         return out.view(d, n, b, j).permute(2, 1, 3, 0)
 
@@ -442,7 +445,7 @@ class LieTransformer(MotionPredictor):
         """
         b, n = dp.shape[:2]
         with torch.no_grad():  # a feature of the input pose: nothing to learn through it
-            jac = self.fk.jacobian(q_last, self.position_index, self.angle_index)
+            jac = self.fk.jacobian(q_last, self.position_index, self.angle_index).contiguous()
             normal = jac.transpose(-1, -2) @ jac
             normal.diagonal(dim1=-2, dim2=-1).add_(self.JACOBIAN_DAMPING)
             # JᵀJ + λI is symmetric positive definite: a Cholesky solve with the window's
@@ -502,16 +505,11 @@ class LieTransformer(MotionPredictor):
         if pred.rotations is None:
             return super().loss(pred, q_true, p_true)
         err = quat_multiply_t(pred.rotations[:, :, aj], quat_conjugate_t(q_true[:, :, aj]))
-        angle = quat_to_rotvec_t(err).norm(dim=-1).mean()
+        angle = norm3_t(quat_to_rotvec_t(err)).mean()
         loss = super().loss(pred, q_true, p_true) + self.angle_weight * angle
         if self.velocity_weight:
-            j = self.position_index
-            v_hat = torch.diff(pred.positions[..., j, :], dim=1)
-            loss = (
-                loss
-                + self.velocity_weight
-                * (v_hat - torch.diff(p_true[..., j, :], dim=1)).norm(dim=-1).mean()
-            )
+            v_err = torch.diff(pred.positions, dim=1) - torch.diff(p_true, dim=1)
+            loss = loss + self.velocity_weight * norm3_t(v_err)[..., self.position_index].mean()
         return loss
 
 
