@@ -101,6 +101,12 @@ peak than a third of the cycle would keep the trailing hip too high for its foot
 planted until toe-off."""
 _KEYS_PER_CYCLE = 8
 _FLATTEST_LANDING = 0.4  # share of heel_strike that the shortest steps land with
+_SETTLE = 0.3  # share of the swing over which the foot comes to rest (:func:`_settle`)
+_HEEL_GLIDE = 10.0
+"""Least height of the landing heel above the floor per metre of horizontal travel it has
+left before heel strike: within 5 mm of the floor it has less than 0.6 mm to go."""
+_HEEL_HOVER = 0.02  # [m]: the landing heel's least height saturates at 2 cm
+_HEEL_SOFT = 0.001  # [m]: width of the smooth maximum that lifts the landing heel
 _CCD_TOLERANCE = 5e-4  # [m]: contacts within 0.5 mm when the legs are solved by CCD
 _CCD_SWEEPS = 500  # CCD crawls on a nearly straight leg (heel strike): up to 500 sweeps
 _UPPER_BODY = (
@@ -226,6 +232,7 @@ class _Body:
     hip_offset: NDArray[np.float64]  # left hip in the pelvis frame (3,)
     toe_offset: NDArray[np.float64]  # ball of the foot in the ankle frame (3,)
     heel: NDArray[np.float64]  # centre of the heel's sphere in the ankle frame (3,)
+    heel_radius: float  # radius of the heel's sphere [m]
     ankle_height: float  # ankle above the floor when the foot is flat [m]
     toe_extension: float  # the toe joint's largest extension: the steepest heel rise [rad]
     stature: float  # top of the head over the soles in the rest pose [m]
@@ -275,6 +282,7 @@ class _Body:
             hip_offset=sk.offsets[idx["l_hip"]].copy(),
             toe_offset=toe.copy(),
             heel=heel.copy(),
+            heel_radius=float(foot.radius),
             ankle_height=-float(min(lowest)),
             toe_extension=float(min(limits[0, 1], np.pi / 2.0)),
             stature=stature,
@@ -543,7 +551,7 @@ def _swing(foot: _Foot, t: NDArray, p: GaitParameters, body: _Body) -> _Foot:
         end, _, pitch_on = _stance_pose(
             np.zeros(1), flat[None], foot.yaw[b : b + 1], foot.landing[b : b + 1], body
         )
-        path = _hermite(s[:, None], start, h * velocity, end, 0.0)
+        path = _hermite(_settle(s)[:, None], start, h * velocity, end, 0.0)
         level = np.clip(s / _LEVEL, 0.0, 1.0)
         toes_up = ease(Easing.MINIMUM_JERK, (s - 1.0 + _LEVEL) / _LEVEL)
         # s (1 − s / _LEVEL)³ peaks at 27 _LEVEL / 256: keep the toes within their range.
@@ -558,6 +566,22 @@ def _swing(foot: _Foot, t: NDArray, p: GaitParameters, body: _Body) -> _Foot:
         pitch[a:b] = heel_up + pitch_on * toes_up
         rotation[a:b] = quat_multiply(_qz(yaw), _qaxis(np.array([0.0, 1.0, 0.0]), pitch[a:b]))
     return replace(foot, ankle=ankle, rotation=rotation, toes=toes, pitch=pitch)
+
+
+def _settle(s: NDArray) -> NDArray[np.float64]:
+    """Swing time ``s (N,)`` in [0, 1] warped so the foot comes to rest gently: unchanged up to
+    ``1 − _SETTLE``, then a cubic from slope 1 to slope 0 at 1 (``σ + σ² − σ³`` of the
+    share σ of that stretch).
+
+    A path at rest at ``s = 1`` that follows the warped time has its remaining
+    travel falling as ``(1 − s)⁴`` rather than ``(1 − s)²``: the swinging foot
+    decelerates through terminal swing and reaches its footprint with almost no
+    horizontal speed (Winter 1992: the heel's horizontal velocity at heel contact
+    is small).
+    """
+    start = 1.0 - _SETTLE
+    u = np.clip((s - start) / _SETTLE, 0.0, 1.0)
+    return np.where(s <= start, s, start + _SETTLE * (u + u * u - u * u * u))
 
 
 def _leg(hip: NDArray, ankle: NDArray, forward: NDArray, body: _Body) -> tuple[NDArray, NDArray]:
@@ -750,22 +774,52 @@ def _swing_knee(knee: NDArray, profile: NDArray, t: NDArray, swing: NDArray) -> 
     return out
 
 
-def _swing_ankles(hip: NDArray, foot: _Foot, knee: NDArray, body: _Body) -> NDArray[np.float64]:
+def _landing_clearance(foot: _Foot, body: _Body) -> NDArray[np.float64]:
+    """Least height ``(N,)`` [m] of the heel sphere's lowest point above the floor in swing.
+
+    The landing heel comes down onto its footprint as it stops: its least
+    height grows with the horizontal travel it has left before heel strike
+    (``_HEEL_GLIDE`` per metre), saturating at ``_HEEL_HOVER``
+    (``H (1 − exp(−x / H))``). So the heel is within 5 mm of the floor only
+    where it has less than 0.6 mm to travel: it does not skim the floor (the
+    foot-skate of Kovar, Schreiner & Gleicher 2002). Zero in stance and in
+    swings cut by the end of the time line.
+    """
+    heel = foot.ankle[:, :2] + quat_apply(foot.rotation, body.heel)[:, :2]
+    left = np.zeros(len(heel))
+    covered = np.zeros(len(heel), dtype=bool)
+    edges = np.diff(np.concatenate([[0], (~foot.stance).astype(np.int8), [0]]))
+    for a, b in zip(np.flatnonzero(edges == 1), np.flatnonzero(edges == -1), strict=True):
+        if b < len(heel):
+            left[a:b] = np.linalg.norm(heel[a:b] - heel[b], axis=-1)
+            covered[a:b] = True
+    approach = _HEEL_GLIDE * left
+    return np.where(covered, -_HEEL_HOVER * np.expm1(-approach / _HEEL_HOVER), 0.0)
+
+
+def _swing_ankles(
+    hip: NDArray, foot: _Foot, knee: NDArray, body: _Body, p: GaitParameters
+) -> NDArray[np.float64]:
     """Ankle positions ``(N, 3)``: planted ones as they are, swinging ones at the knee's reach.
 
     A swinging ankle keeps its horizontal path; its height is the one at which
     the hip-ankle distance is the leg length for the knee flexion ``knee (N,)``,
     raised where that would put the foot (turned as ``foot.rotation``, toes bent
-    by ``foot.toes``) below the floor. The knee extends to its heel-strike
-    flexion in terminal swing; where the pelvis is still rising to its height at
-    heel strike then (slow and slowing steps, short enough that the leading leg
-    stands nearly upright), the knee's reach alone would take the heel below
-    the floor just before it lands.
+    by ``foot.toes``) below the floor, and raised (by a smooth maximum over
+    ``_HEEL_SOFT``) where the heel would come nearer the floor than
+    :func:`_landing_clearance`. The knee extends to its heel-strike flexion in
+    terminal swing; where the pelvis is still rising to its height at heel
+    strike then (slow and slowing steps, short enough that the leading leg
+    stands nearly upright), the knee's reach alone would take the heel onto
+    the floor before it lands, sliding along it.
     """
     length = body.leg_length(knee)
     horizontal = np.linalg.norm(foot.ankle[:, :2] - hip[:, :2], axis=-1)
     z = hip[:, 2] - np.sqrt(np.maximum(length**2 - horizontal**2, 0.0))
     z = np.maximum(z, -body.sole_height(foot.rotation, foot.toes))
+    heel = quat_apply(foot.rotation, body.heel)[:, 2] - body.heel_radius
+    least = _landing_clearance(foot, body) - heel
+    z = _HEEL_SOFT * np.logaddexp(z / _HEEL_SOFT, least / _HEEL_SOFT)
     swing = np.concatenate([foot.ankle[:, :2], z[:, None]], axis=-1)
     return np.where(foot.stance[:, None], foot.ankle, swing)
 
@@ -903,7 +957,7 @@ def generate_walk(
         foot = _swing(foot, t, p, body)
         forward = quat_apply(foot.rotation, [1.0, 0.0, 0.0])
         forward[:, 2] = 0.0
-        ankle = _swing_ankles(hips[side], foot, knee, body)[keep]
+        ankle = _swing_ankles(hips[side], foot, knee, body, p)[keep]
         g_thigh, knee = _leg(hips[side][keep], ankle, forward[keep], body)
         knee_j = sk.index(f"{prefix}_knee")
         local[:, sk.index(f"{prefix}_hip")] = quat_multiply(quat_conjugate(q_pelvis[keep]), g_thigh)
