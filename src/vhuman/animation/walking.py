@@ -797,9 +797,7 @@ def _landing_clearance(foot: _Foot, body: _Body) -> NDArray[np.float64]:
     return np.where(covered, -_HEEL_HOVER * np.expm1(-approach / _HEEL_HOVER), 0.0)
 
 
-def _swing_ankles(
-    hip: NDArray, foot: _Foot, knee: NDArray, body: _Body, p: GaitParameters
-) -> NDArray[np.float64]:
+def _swing_ankles(hip: NDArray, foot: _Foot, knee: NDArray, body: _Body) -> NDArray[np.float64]:
     """Ankle positions ``(N, 3)``: planted ones as they are, swinging ones at the knee's reach.
 
     A swinging ankle keeps its horizontal path; its height is the one at which
@@ -957,7 +955,7 @@ def generate_walk(
         foot = _swing(foot, t, p, body)
         forward = quat_apply(foot.rotation, [1.0, 0.0, 0.0])
         forward[:, 2] = 0.0
-        ankle = _swing_ankles(hips[side], foot, knee, body, p)[keep]
+        ankle = _swing_ankles(hips[side], foot, knee, body)[keep]
         g_thigh, knee = _leg(hips[side][keep], ankle, forward[keep], body)
         knee_j = sk.index(f"{prefix}_knee")
         local[:, sk.index(f"{prefix}_hip")] = quat_multiply(quat_conjugate(q_pelvis[keep]), g_thigh)
