@@ -101,11 +101,10 @@ peak than a third of the cycle would keep the trailing hip too high for its foot
 planted until toe-off."""
 _KEYS_PER_CYCLE = 8
 _FLATTEST_LANDING = 0.4  # share of heel_strike that the shortest steps land with
-_SETTLE = 0.3  # share of the swing over which the foot comes to rest (:func:`_settle`)
-_HEEL_GLIDE = 10.0
+_HEEL_GLIDE = 12.0
 """Least height of the landing heel above the floor per metre of horizontal travel it has
-left before heel strike: within 5 mm of the floor it has less than 0.6 mm to go."""
-_HEEL_HOVER = 0.02  # [m]: the landing heel's least height saturates at 2 cm
+left before heel strike: within 5 mm of the floor it has less than 0.7 mm to go."""
+_HEEL_HOVER = 0.008  # [m]: the landing heel's least height saturates at 8 mm
 _HEEL_SOFT = 0.001  # [m]: width of the smooth maximum that lifts the landing heel
 _CCD_TOLERANCE = 5e-4  # [m]: contacts within 0.5 mm when the legs are solved by CCD
 _CCD_SWEEPS = 500  # CCD crawls on a nearly straight leg (heel strike): up to 500 sweeps
@@ -551,7 +550,7 @@ def _swing(foot: _Foot, t: NDArray, p: GaitParameters, body: _Body) -> _Foot:
         end, _, pitch_on = _stance_pose(
             np.zeros(1), flat[None], foot.yaw[b : b + 1], foot.landing[b : b + 1], body
         )
-        path = _hermite(_settle(s)[:, None], start, h * velocity, end, 0.0)
+        path = _hermite(s[:, None], start, h * velocity, end, 0.0)
         level = np.clip(s / _LEVEL, 0.0, 1.0)
         toes_up = ease(Easing.MINIMUM_JERK, (s - 1.0 + _LEVEL) / _LEVEL)
         # s (1 − s / _LEVEL)³ peaks at 27 _LEVEL / 256: keep the toes within their range.
@@ -566,22 +565,6 @@ def _swing(foot: _Foot, t: NDArray, p: GaitParameters, body: _Body) -> _Foot:
         pitch[a:b] = heel_up + pitch_on * toes_up
         rotation[a:b] = quat_multiply(_qz(yaw), _qaxis(np.array([0.0, 1.0, 0.0]), pitch[a:b]))
     return replace(foot, ankle=ankle, rotation=rotation, toes=toes, pitch=pitch)
-
-
-def _settle(s: NDArray) -> NDArray[np.float64]:
-    """Swing time ``s (N,)`` in [0, 1] warped so the foot comes to rest gently: unchanged up to
-    ``1 − _SETTLE``, then a cubic from slope 1 to slope 0 at 1 (``σ + σ² − σ³`` of the
-    share σ of that stretch).
-
-    A path at rest at ``s = 1`` that follows the warped time has its remaining
-    travel falling as ``(1 − s)⁴`` rather than ``(1 − s)²``: the swinging foot
-    decelerates through terminal swing and reaches its footprint with almost no
-    horizontal speed (Winter 1992: the heel's horizontal velocity at heel contact
-    is small).
-    """
-    start = 1.0 - _SETTLE
-    u = np.clip((s - start) / _SETTLE, 0.0, 1.0)
-    return np.where(s <= start, s, start + _SETTLE * (u + u * u - u * u * u))
 
 
 def _leg(hip: NDArray, ankle: NDArray, forward: NDArray, body: _Body) -> tuple[NDArray, NDArray]:
@@ -781,7 +764,7 @@ def _landing_clearance(foot: _Foot, body: _Body) -> NDArray[np.float64]:
     height grows with the horizontal travel it has left before heel strike
     (``_HEEL_GLIDE`` per metre), saturating at ``_HEEL_HOVER``
     (``H (1 − exp(−x / H))``). So the heel is within 5 mm of the floor only
-    where it has less than 0.6 mm to travel: it does not skim the floor (the
+    where it has less than 0.7 mm to travel: it does not skim the floor (the
     foot-skate of Kovar, Schreiner & Gleicher 2002). Zero in stance and in
     swings cut by the end of the time line.
     """
