@@ -20,6 +20,9 @@ keeps contacts clean and the knees human:
   terminal stance, then rises once to the swing peak; in late stance the heel
   rises about the ball of the foot as far as that flexion needs, in swing the
   ankle's height follows from it;
+- the landing heel comes down onto its footprint as it stops: it keeps off the
+  floor while it still moves forward (:func:`_landing_clearance`), so no
+  foot point skims the floor before heel strike;
 - step length and stance share follow from speed when not given
   (:func:`~vhuman.animation.gait.default_step_length`), the pelvis sways less
   and its hips tilt (obliquity) as people's do.
