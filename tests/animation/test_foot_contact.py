@@ -50,8 +50,9 @@ def _stop_and_go(step: float, speed: float) -> GaitParameters:
         _stop_and_go(0.5, 1.0),
     ],
     ids=lambda p: (
-        f"{p.speed}m/s-{p.step_length or 'default-'}m-{np.degrees(p.turn_rate):.0f}deg/s"
-        f"-{p.fps:.0f}fps{'-stop-and-go' if p.path is not None else ''}"
+        f"{p.speed}m/s-{f'{p.step_length}m' if p.step_length else 'default-step'}"
+        f"-{np.degrees(p.turn_rate):.0f}deg/s-{p.fps:.0f}fps"
+        f"{'-stop-and-go' if p.path is not None else ''}"
     ),
 )
 def test_no_foot_point_slides_near_the_floor(params: GaitParameters) -> None:
