@@ -20,6 +20,9 @@ keeps contacts clean and the knees human:
   terminal stance, then rises once to the swing peak; in late stance the heel
   rises about the ball of the foot as far as that flexion needs, in swing the
   ankle's height follows from it;
+- the landing heel comes down onto its footprint as it stops: it keeps off the
+  floor while it still moves forward (:func:`_landing_clearance`), so no
+  foot point skims the floor before heel strike;
 - step length and stance share follow from speed when not given
   (:func:`~vhuman.animation.gait.default_step_length`), the pelvis sways less
   and its hips tilt (obliquity) as people's do.
@@ -101,6 +104,11 @@ peak than a third of the cycle would keep the trailing hip too high for its foot
 planted until toe-off."""
 _KEYS_PER_CYCLE = 8
 _FLATTEST_LANDING = 0.4  # share of heel_strike that the shortest steps land with
+_HEEL_GLIDE = 12.0
+"""Least height of the landing heel above the floor per metre of horizontal travel it has
+left before heel strike: within 5 mm of the floor it has less than 0.7 mm to go."""
+_HEEL_HOVER = 0.008  # [m]: the landing heel's least height saturates at 8 mm
+_HEEL_SOFT = 0.001  # [m]: width of the smooth maximum that lifts the landing heel
 _CCD_TOLERANCE = 5e-4  # [m]: contacts within 0.5 mm when the legs are solved by CCD
 _CCD_SWEEPS = 500  # CCD crawls on a nearly straight leg (heel strike): up to 500 sweeps
 _UPPER_BODY = (
@@ -226,6 +234,7 @@ class _Body:
     hip_offset: NDArray[np.float64]  # left hip in the pelvis frame (3,)
     toe_offset: NDArray[np.float64]  # ball of the foot in the ankle frame (3,)
     heel: NDArray[np.float64]  # centre of the heel's sphere in the ankle frame (3,)
+    heel_radius: float  # radius of the heel's sphere [m]
     ankle_height: float  # ankle above the floor when the foot is flat [m]
     toe_extension: float  # the toe joint's largest extension: the steepest heel rise [rad]
     stature: float  # top of the head over the soles in the rest pose [m]
@@ -275,6 +284,7 @@ class _Body:
             hip_offset=sk.offsets[idx["l_hip"]].copy(),
             toe_offset=toe.copy(),
             heel=heel.copy(),
+            heel_radius=float(foot.radius),
             ankle_height=-float(min(lowest)),
             toe_extension=float(min(limits[0, 1], np.pi / 2.0)),
             stature=stature,
@@ -750,22 +760,50 @@ def _swing_knee(knee: NDArray, profile: NDArray, t: NDArray, swing: NDArray) -> 
     return out
 
 
+def _landing_clearance(foot: _Foot, body: _Body) -> NDArray[np.float64]:
+    """Least height ``(N,)`` [m] of the heel sphere's lowest point above the floor in swing.
+
+    The landing heel comes down onto its footprint as it stops: its least
+    height grows with the horizontal travel it has left before heel strike
+    (``_HEEL_GLIDE`` per metre), saturating at ``_HEEL_HOVER``
+    (``H (1 − exp(−x / H))``). So the heel is within 5 mm of the floor only
+    where it has less than 0.7 mm to travel: it does not skim the floor (the
+    foot-skate of Kovar, Schreiner & Gleicher 2002). Zero in stance and in
+    swings cut by the end of the time line.
+    """
+    heel = foot.ankle[:, :2] + quat_apply(foot.rotation, body.heel)[:, :2]
+    left = np.zeros(len(heel))
+    covered = np.zeros(len(heel), dtype=bool)
+    edges = np.diff(np.concatenate([[0], (~foot.stance).astype(np.int8), [0]]))
+    for a, b in zip(np.flatnonzero(edges == 1), np.flatnonzero(edges == -1), strict=True):
+        if b < len(heel):
+            left[a:b] = np.linalg.norm(heel[a:b] - heel[b], axis=-1)
+            covered[a:b] = True
+    approach = _HEEL_GLIDE * left
+    return np.where(covered, -_HEEL_HOVER * np.expm1(-approach / _HEEL_HOVER), 0.0)
+
+
 def _swing_ankles(hip: NDArray, foot: _Foot, knee: NDArray, body: _Body) -> NDArray[np.float64]:
     """Ankle positions ``(N, 3)``: planted ones as they are, swinging ones at the knee's reach.
 
     A swinging ankle keeps its horizontal path; its height is the one at which
     the hip-ankle distance is the leg length for the knee flexion ``knee (N,)``,
     raised where that would put the foot (turned as ``foot.rotation``, toes bent
-    by ``foot.toes``) below the floor. The knee extends to its heel-strike
-    flexion in terminal swing; where the pelvis is still rising to its height at
-    heel strike then (slow and slowing steps, short enough that the leading leg
-    stands nearly upright), the knee's reach alone would take the heel below
-    the floor just before it lands.
+    by ``foot.toes``) below the floor, and raised (by a smooth maximum over
+    ``_HEEL_SOFT``) where the heel would come nearer the floor than
+    :func:`_landing_clearance`. The knee extends to its heel-strike flexion in
+    terminal swing; where the pelvis is still rising to its height at heel
+    strike then (slow and slowing steps, short enough that the leading leg
+    stands nearly upright), the knee's reach alone would take the heel onto
+    the floor before it lands, sliding along it.
     """
     length = body.leg_length(knee)
     horizontal = np.linalg.norm(foot.ankle[:, :2] - hip[:, :2], axis=-1)
     z = hip[:, 2] - np.sqrt(np.maximum(length**2 - horizontal**2, 0.0))
     z = np.maximum(z, -body.sole_height(foot.rotation, foot.toes))
+    heel = quat_apply(foot.rotation, body.heel)[:, 2] - body.heel_radius
+    least = _landing_clearance(foot, body) - heel
+    z = _HEEL_SOFT * np.logaddexp(z / _HEEL_SOFT, least / _HEEL_SOFT)
     swing = np.concatenate([foot.ankle[:, :2], z[:, None]], axis=-1)
     return np.where(foot.stance[:, None], foot.ankle, swing)
 

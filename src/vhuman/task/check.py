@@ -1,13 +1,5 @@
 """Every frame of a task motion checked: body–scene contacts, joint limits, static balance,
-feet sliding on the floor.
-
-A foot slides where a point of it rests on the floor in two consecutive frames
-and moves horizontally between them. The points are the centres of the end
-spheres of the foot's capsules (heel, ball, toe tip); one rests on the floor
-when its sphere's lowest point lies within :data:`CONTACT_HEIGHT` of it. A
-sphere rolling on the floor about its centre does not move it, so this counts
-sliding and not the foot's roll (the foot-skate of Kovar, Schreiner and
-Gleicher, "Footskate cleanup for motion capture editing", SCA 2002).
+feet sliding on the floor (:func:`vhuman.skeleton.footskate.foot_slide`).
 """
 
 from __future__ import annotations
@@ -21,15 +13,9 @@ from numpy.typing import NDArray
 from vhuman.posture.check import static_balance
 from vhuman.scene import BodyModel, CollisionWorld
 from vhuman.skeleton import Motion
+from vhuman.skeleton.footskate import SLIDE_TOLERANCE, foot_slide
 
-__all__ = ["CONTACT_HEIGHT", "SLIDE_TOLERANCE", "MotionCheck", "check_motion", "foot_slide"]
-
-CONTACT_HEIGHT = 0.005
-"""Height [m] above the floor within which a foot sphere's lowest point rests on it."""
-SLIDE_TOLERANCE = 0.001
-"""Horizontal travel [m] per frame above which a foot point on the floor slides."""
-FOOT_SEGMENTS = ("l_ankle", "l_toe", "r_ankle", "r_toe")
-"""Segments whose capsules make the feet (foot from the ankle, toes)."""
+__all__ = ["MotionCheck", "check_motion"]
 
 
 @dataclass(frozen=True)
@@ -106,38 +92,6 @@ def _max_mm(slide: NDArray[np.float64]) -> float:
     return float(1e3 * slide.max()) if len(slide) else 0.0
 
 
-def foot_slide(body: BodyModel, motion: Motion, floor: float) -> NDArray[np.float64]:
-    """Horizontal travel ``(N,)`` [m] from each frame to the next of the foot points on the floor.
-
-    Parameters
-    ----------
-    body : BodyModel
-        The capsules of ``motion``'s skeleton (those of :data:`FOOT_SEGMENTS` count).
-    motion : Motion
-        N frames.
-    floor : float
-        Floor height [m].
-
-    Returns
-    -------
-    ndarray, shape (N,)
-        The largest travel of a foot capsule's end-sphere centre whose lowest
-        point lies within :data:`CONTACT_HEIGHT` of the floor in both frames; 0
-        where none does, and at the last frame.
-    """
-    names = np.asarray(motion.skeleton.names)[body.joints]
-    feet = np.flatnonzero(np.isin(names, FOOT_SEGMENTS))
-    a, b = body.capsules(motion.root_positions, motion.local_rotations)
-    centres = np.concatenate([a[:, feet], b[:, feet]], axis=1)  # (N, P, 3)
-    radii = np.concatenate([body.radii[feet], body.radii[feet]])
-    down = centres[..., 2] - radii - floor <= CONTACT_HEIGHT
-    both = down[:-1] & down[1:]
-    travel = np.linalg.norm(np.diff(centres[..., :2], axis=0), axis=-1)
-    out = np.zeros(motion.n_frames)
-    out[:-1] = np.where(both, travel, 0.0).max(axis=-1, initial=0.0)
-    return out
-
-
 def check_motion(
     world: CollisionWorld, body: BodyModel, motion: Motion, static: NDArray[np.bool_]
 ) -> MotionCheck:
@@ -180,5 +134,5 @@ def check_motion(
         if static[k]:
             margin[k] = static_balance(world, body, roots[k], local[k]).margin
     limits = motion.skeleton.limit_violation(local).max(axis=-1)
-    slide = foot_slide(body, motion, world.scene.floor)
+    slide = foot_slide(motion, world.scene.floor)
     return MotionCheck(contacts, clearance, first, limits, margin, np.asarray(static, bool), slide)
