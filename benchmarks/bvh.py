@@ -47,7 +47,7 @@ import numpy as np
 from rich.console import Console
 from rich.table import Table
 
-from headline import figure
+from headline import figure, run_script
 from vhuman.geometry import euler_to_quat
 from vhuman.io import cmu_skeleton, read_bvh, write_bvh
 from vhuman.skeleton import Motion
@@ -258,4 +258,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

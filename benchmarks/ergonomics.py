@@ -26,7 +26,7 @@ import numpy as np
 from rich.console import Console
 from rich.table import Table
 
-from headline import figure
+from headline import figure, run_script
 from vhuman.ergonomics import WorkFactors, assess_motion, body_angles
 from vhuman.ergonomics.validation import check_case, published_cases
 from vhuman.io import cmu_walking_example
@@ -196,4 +196,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

@@ -26,7 +26,7 @@ import numpy as np
 from rich.console import Console
 from rich.table import Table
 
-from headline import figure
+from headline import figure, run_script
 from vhuman.geometry import euler_to_quat, quat_to_rotmat
 from vhuman.io import read_bvh, write_bvh
 from vhuman.skeleton import Motion, forward_kinematics, standard_humanoid
@@ -233,4 +233,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

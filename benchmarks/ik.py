@@ -49,7 +49,7 @@ from numpy.typing import NDArray
 from rich.console import Console
 from rich.table import Table
 
-from headline import figure
+from headline import figure, run_script
 from vhuman.cli.tables import print_table
 from vhuman.geometry.so3 import rotvec_to_quat
 from vhuman.ik.ccd import CCD
@@ -406,4 +406,4 @@ def headline(result: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

@@ -44,7 +44,7 @@ import numpy as np
 from rich.console import Console
 from rich.table import Table
 
-from headline import figure
+from headline import figure, run_script
 from vhuman.control.controller import default_controller_path, load_controller
 from vhuman.control.evolution import EvolutionConfig, evolve
 from vhuman.control.optimize import (
@@ -430,4 +430,4 @@ def headline(results: dict) -> list[dict]:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

@@ -35,6 +35,7 @@ import numpy as np
 from rich.console import Console
 from rich.table import Table
 
+from headline import run_script
 from physics import PUSH_PHASES, push_times
 from vhuman.control.controller import (
     Controller,
@@ -239,4 +240,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

@@ -33,7 +33,8 @@ import time
 
 import numpy as np
 
-from headline import figure
+from headline import figure, run_script
+from vhuman.io import atomic_write, check_writable
 from vhuman.posture import PostureSettings, solve_posture, solve_posture_ga, worker_skeleton
 from vhuman.posture.check import check_posture
 from vhuman.posture.suite import hand_error, load_suite
@@ -66,6 +67,8 @@ def main() -> None:
         help="instead time a scene with each of these numbers of extra objects (growth)",
     )
     args = ap.parse_args()
+    if args.json:
+        check_writable(args.json, "--json")
     if args.clutter:
         grown = [_cluttered(n, args.seed) for n in args.clutter]
         print(json.dumps({"benchmark": "posture", "clutter": grown, "headline": _grown(grown)}))
@@ -127,8 +130,7 @@ def main() -> None:
            "headline": _headline(summary)}  # fmt: skip
     print(json.dumps(out))
     if args.json:
-        with open(args.json, "w", encoding="utf-8") as fh:
-            json.dump(out, fh, indent=1)
+        atomic_write(args.json, json.dumps(out, indent=1))
 
 
 def _headline(summary: dict) -> list[dict]:
@@ -208,4 +210,4 @@ def _line(r: dict) -> str:
 
 if __name__ == "__main__":
     print(" | ".join(f"{h:>9s}" for h in _HEAD))
-    main()
+    run_script(main)

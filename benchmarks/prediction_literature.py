@@ -27,7 +27,7 @@ import torch
 from rich.console import Console
 from rich.table import Table
 
-from headline import figure
+from headline import figure, run_script
 from vhuman.prediction import build_model, load_cmu_sequences, load_model
 from vhuman.prediction.data import mirror_joints
 from vhuman.prediction.literature import PUBLISHED_MPJPE_MM, WindowRule, evaluate_literature
@@ -113,4 +113,4 @@ def headline(result: dict) -> list[dict]:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

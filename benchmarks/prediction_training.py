@@ -60,6 +60,8 @@ import torch
 from rich.console import Console
 from rich.table import Table
 
+from headline import run_script
+
 CMU = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "cmu_mocap"
 RECIPE = {"lr": 0.003, "mirror": True, "reverse": True, "ema": 0.999, "speed": 0.2, "warmup": 500}
 """The shipped model's training options (``data/models/README.md``)."""
@@ -409,6 +411,10 @@ def main() -> None:
     if args.worker:
         _worker(args)
         return
+    if args.out:
+        from vhuman.io import check_writable
+
+        check_writable(args.out, "--out")
     if args.device == "cuda" and not torch.cuda.is_available():
         if not args.allow_cpu:
             raise SystemExit(
@@ -550,9 +556,11 @@ def main() -> None:
     result["load_after"] = os.getloadavg()
     text = json.dumps(result)
     if args.out:
-        args.out.write_text(text)
+        from vhuman.io import atomic_write
+
+        atomic_write(args.out, text)
     print(text)
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

@@ -45,7 +45,7 @@ from rich.console import Console
 from rich.table import Table
 from scipy.spatial.transform import Rotation
 
-from headline import figure
+from headline import figure, run_script
 from vhuman.animation.easing import Easing, ease
 from vhuman.errors import InputError
 from vhuman.geometry import quat_angle, quat_slerp, quat_to_rotmat, rotmat_to_quat
@@ -450,4 +450,4 @@ def headline(result: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

@@ -74,6 +74,8 @@ from numpy.typing import NDArray
 from rich.console import Console
 from rich.table import Table
 
+from headline import run_script
+from vhuman.io import check_writable
 from vhuman.reaching import (
     EnsemblePredictor,
     GradientBoostingPredictor,
@@ -307,6 +309,9 @@ def main() -> None:
     args = parser.parse_args()
     if not (args.data / "train").is_dir():
         parser.error(f"--data must be the CMU data folder holding train/, got {args.data}")
+    for path, what in ((args.save, "--save"), (args.save_shape, "--save-shape")):
+        if path is not None:
+            check_writable(path, what)
     for path, kind in ((args.save, "ensemble"), (args.save_shape, "shape")):
         if path is not None:
             saved = save_predictor(args.data, path, kind)
@@ -365,4 +370,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

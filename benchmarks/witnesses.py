@@ -15,6 +15,7 @@ import argparse
 import json
 import time
 
+from headline import run_script
 from vhuman.posture import load_library, worker_skeleton
 from vhuman.posture.suite import find_witness, load_suite
 from vhuman.scene import BodyModel, CollisionWorld
@@ -55,4 +56,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)
