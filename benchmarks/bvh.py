@@ -116,7 +116,12 @@ def repeats_for(n_frames: int, repeats: int) -> int:
 def measure(n_frames: int, repeats: int, bvhio_max: int, tmp: Path) -> dict:
     """Read, write and memory figures for one file size (``repeats`` as :func:`repeats_for`)."""
     repeats = repeats_for(n_frames, repeats)
-    import bvhio
+    with warnings.catch_warnings():
+        # bvhio imports PyGLM by its old name, which PyGLM marks as pending deprecation.
+        warnings.filterwarnings(
+            "ignore", 'Importing PyGLM via "import glm"', PendingDeprecationWarning
+        )
+        import bvhio
     import pybvh
 
     motion = cmu_like_motion(n_frames)
@@ -127,27 +132,25 @@ def measure(n_frames: int, repeats: int, bvhio_max: int, tmp: Path) -> dict:
     n_channels = len(path.read_text().splitlines()[-1].split())
     run_bvhio = n_frames <= bvhio_max
 
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # pybvh and bvhio deprecation chatter
-        reads: dict[str, Callable[[], object]] = {
-            "vhuman": lambda: read_bvh(path, unit="cm"),
-            "pybvh": lambda: pybvh.read_bvh_file(path),
-            "pybvh+quat": lambda: pybvh.read_bvh_file(path).to_quat(),
-        }
-        if run_bvhio:
-            reads["bvhio"] = lambda: bvhio.readAsBvh(str(path))
-        read, read_cpu = interleaved_best(reads, repeats)
-        peer_bvh = pybvh.read_bvh_file(path)
-        writes: dict[str, Callable[[], object]] = {
-            "vhuman": lambda: write_bvh(ours, tmp / "out_vhuman.bvh", unit="cm"),
-            "pybvh": lambda: pybvh.write_bvh_file(peer_bvh, tmp / "out_pybvh.bvh"),
-        }
-        if run_bvhio:
-            container = bvhio.readAsBvh(str(path))
-            writes["bvhio"] = lambda: bvhio.writeBvh(str(tmp / "out_bvhio.bvh"), container, 6)
-        for name in [k for k in writes if k != "vhuman"]:
-            writes[f"{name} synced"] = synced(writes[name], tmp / f"out_{name}.bvh")
-        write, write_cpu = interleaved_best(writes, repeats)
+    reads: dict[str, Callable[[], object]] = {
+        "vhuman": lambda: read_bvh(path, unit="cm"),
+        "pybvh": lambda: pybvh.read_bvh_file(path),
+        "pybvh+quat": lambda: pybvh.read_bvh_file(path).to_quat(),
+    }
+    if run_bvhio:
+        reads["bvhio"] = lambda: bvhio.readAsBvh(str(path))
+    read, read_cpu = interleaved_best(reads, repeats)
+    peer_bvh = pybvh.read_bvh_file(path)
+    writes: dict[str, Callable[[], object]] = {
+        "vhuman": lambda: write_bvh(ours, tmp / "out_vhuman.bvh", unit="cm"),
+        "pybvh": lambda: pybvh.write_bvh_file(peer_bvh, tmp / "out_pybvh.bvh"),
+    }
+    if run_bvhio:
+        container = bvhio.readAsBvh(str(path))
+        writes["bvhio"] = lambda: bvhio.writeBvh(str(tmp / "out_bvhio.bvh"), container, 6)
+    for name in [k for k in writes if k != "vhuman"]:
+        writes[f"{name} synced"] = synced(writes[name], tmp / f"out_{name}.bvh")
+    write, write_cpu = interleaved_best(writes, repeats)
     peers_read = [v for k, v in read.items() if k in ("pybvh", "bvhio")]
     peers_write = [v for k, v in write.items() if k in ("pybvh", "bvhio")]
     peers_synced = [v for k, v in write.items() if k.endswith(" synced")]

@@ -143,11 +143,23 @@ def _estimator(name: str) -> Any:
     }[name]()
 
 
+def _ignore_convergence() -> None:
+    """Ignore sklearn's ``ConvergenceWarning``, in a ``warnings.catch_warnings`` block.
+
+    An MLP stops at ``max_iter`` epochs when early stopping has not ended it
+    sooner, and sklearn then warns that its tolerance was not met; the
+    cross-validated and held-out errors, not that tolerance, judge the fit.
+    """
+    from sklearn.exceptions import ConvergenceWarning
+
+    warnings.simplefilter("ignore", ConvergenceWarning)
+
+
 def fit_units(model: str, x_fit: NDArray, phi_fit: NDArray, x_new: NDArray) -> NDArray[np.float64]:
     """Unit vectors (sin φ, cos φ) (N, 2) of ``x_new`` from a base ``model`` fit on ``x_fit``."""
     est = _estimator(model)
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # MLP convergence notes
+        _ignore_convergence()
         est.fit(x_fit, _unit(phi_fit))
         u = est.predict(x_new)
     return u / np.maximum(np.linalg.norm(u, axis=1, keepdims=True), 1e-12)
@@ -270,7 +282,7 @@ def save_predictor(data: Path, path: Path, kind: str) -> dict[str, Any]:
     rotation = "wrist" if kind == "ensemble" else "shape"
     est = _estimator("mlp")
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+        _ignore_convergence()
         est.fit(features(train.features, rotation), _unit(train.swivel))
     predictor: SwivelPredictor = _as_mlp_predictor(est, rotation)
     if kind == "ensemble":
