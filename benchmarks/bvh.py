@@ -222,8 +222,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--frames", type=int, nargs="+", default=[500, 5000, 20_000, 100_000])
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--bvhio-max", type=int, default=20_000,
-                        help="Largest file (frames) bvhio reads; it is pure Python.")  # fmt: skip
+    parser.add_argument(
+        "--bvhio-max",
+        type=int,
+        default=20_000,
+        help="Largest file (frames) bvhio reads; it is pure Python.",
+    )
     parser.add_argument("--quick", action="store_true", help="500, 5000 and 20,000 frames.")
     args = parser.parse_args()
     sizes = [500, 5000, 20_000] if args.quick else args.frames
@@ -235,20 +239,42 @@ def main() -> None:
         return "not run" if value is None else f"{value * 1e3:.1f}"
 
     table = Table(title="BVH read and write [ms, best of interleaved repeats]")
-    for column in ("frames", "MB", "read vhuman", "pybvh", "pybvh+quat", "bvhio", "read ×",
-                   "write vhuman", "pybvh", "bvhio", "write ×", "+ fsync: pybvh", "bvhio",
-                   "write ×", "peak mem"):  # fmt: skip
+    for column in (
+        "frames",
+        "MB",
+        "read vhuman",
+        "pybvh",
+        "pybvh+quat",
+        "bvhio",
+        "read ×",
+        "write vhuman",
+        "pybvh",
+        "bvhio",
+        "write ×",
+        "+ fsync: pybvh",
+        "bvhio",
+        "write ×",
+        "peak mem",
+    ):
         table.add_column(column, justify="right")
     for r in rows:
         table.add_row(
-            f"{r['frames']:,}", f"{r['file_mb']:.1f}",
-            ms(r, "read_s", "vhuman"), ms(r, "read_s", "pybvh"), ms(r, "read_s", "pybvh+quat"),
-            ms(r, "read_s", "bvhio"), f"{r['read_speedup_vs_fastest_peer']:.2f}",
-            ms(r, "write_s", "vhuman"), ms(r, "write_s", "pybvh"), ms(r, "write_s", "bvhio"),
-            f"{r['write_speedup_vs_fastest_peer']:.2f}", ms(r, "write_s", "pybvh synced"),
-            ms(r, "write_s", "bvhio synced"), f"{r['write_speedup_vs_fastest_peer_synced']:.2f}",
+            f"{r['frames']:,}",
+            f"{r['file_mb']:.1f}",
+            ms(r, "read_s", "vhuman"),
+            ms(r, "read_s", "pybvh"),
+            ms(r, "read_s", "pybvh+quat"),
+            ms(r, "read_s", "bvhio"),
+            f"{r['read_speedup_vs_fastest_peer']:.2f}",
+            ms(r, "write_s", "vhuman"),
+            ms(r, "write_s", "pybvh"),
+            ms(r, "write_s", "bvhio"),
+            f"{r['write_speedup_vs_fastest_peer']:.2f}",
+            ms(r, "write_s", "pybvh synced"),
+            ms(r, "write_s", "bvhio synced"),
+            f"{r['write_speedup_vs_fastest_peer_synced']:.2f}",
             f"{r['peak_memory_over_decoded']:.2f}×",
-        )  # fmt: skip
+        )
     console = Console(width=180)
     console.print(table)
     console.print(

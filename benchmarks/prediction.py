@@ -93,13 +93,24 @@ def main() -> None:
         f"{MAIN} vs zero velocity at 400 ms: {gain:.1f}% better{gaps}; {result['protocol']}"
     )
     result["headline"] = [
-        figure("prediction", f"MPJPE at 400 ms, {result['windows']} validation windows",
-               result["models"][MAIN]["mpjpe_mm"][i400], "mm", peer="zero velocity",
-               peer_value=zero_400, higher_is_better=False),
-        figure("prediction", "inference, one sequence, one core",
-               result["models"][MAIN]["inference_ms"], "ms", target=10.0,
-               higher_is_better=False),
-    ]  # fmt: skip
+        figure(
+            "prediction",
+            f"MPJPE at 400 ms, {result['windows']} validation windows",
+            result["models"][MAIN]["mpjpe_mm"][i400],
+            "mm",
+            peer="zero velocity",
+            peer_value=zero_400,
+            higher_is_better=False,
+        ),
+        figure(
+            "prediction",
+            "inference, one sequence, one core",
+            result["models"][MAIN]["inference_ms"],
+            "ms",
+            target=10.0,
+            higher_is_better=False,
+        ),
+    ]
     print(json.dumps(result))
 
 

@@ -105,10 +105,17 @@ def headline(result: dict) -> list[dict]:
     for label in (400, 1000):
         k = result["horizons_ms"].index(label)
         rows.append(
-            figure("prediction", f"MPJPE at {label} ms, literature protocol", ours[k], "mm",
-                   peer="LTD (published)", peer_value=ltd[k], target=1.0,
-                   higher_is_better=False)
-        )  # fmt: skip
+            figure(
+                "prediction",
+                f"MPJPE at {label} ms, literature protocol",
+                ours[k],
+                "mm",
+                peer="LTD (published)",
+                peer_value=ltd[k],
+                target=1.0,
+                higher_is_better=False,
+            )
+        )
     return rows
 
 

@@ -63,8 +63,16 @@ def main() -> None:
         for name, _, target in rows
         if target is not None
     ]
-    print(json.dumps({"benchmark": "startup", "wall_s": times,
-                      "load_average_1min": os.getloadavg()[0], "headline": headline}))  # fmt: skip
+    print(
+        json.dumps(
+            {
+                "benchmark": "startup",
+                "wall_s": times,
+                "load_average_1min": os.getloadavg()[0],
+                "headline": headline,
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

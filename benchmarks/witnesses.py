@@ -47,11 +47,20 @@ def main() -> None:
             from dataclasses import replace
 
             case.save_witness(replace(wit, worker=case.worker))
-        row = {"scene": case.name, "expect": case.expect, "witness": found,
-               "posture": wit.posture if wit else "-", "checks": checks, "time_s": dt}  # fmt: skip
+        row = {
+            "scene": case.name,
+            "expect": case.expect,
+            "witness": found,
+            "posture": wit.posture if wit else "-",
+            "checks": checks,
+            "time_s": dt,
+        }
         rows.append(row)
-        print(f"{case.name:>24s} {case.expect:>12s} {'found' if found else 'none':>6s} "
-              f"{row['posture']:>20s} {checks:6d} checks {dt:6.1f} s", flush=True)  # fmt: skip
+        print(
+            f"{case.name:>24s} {case.expect:>12s} {'found' if found else 'none':>6s} "
+            f"{row['posture']:>20s} {checks:6d} checks {dt:6.1f} s",
+            flush=True,
+        )
     print(json.dumps({"rows": rows}))
 
 

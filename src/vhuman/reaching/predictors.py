@@ -485,15 +485,21 @@ class MLPPredictor(SwivelPredictor):
                 total += loss.detach() * len(batch)
             history.append(total.item() / x.shape[0])
             if checkpoint is not None:
-                write_checkpoint(checkpoint, {
-                    "format": MODEL_FORMAT,
-                    "identity": json.dumps(identity),
-                    "state": net.state_dict(),
-                    "optimizer": {"adam": opt.state_dict(), "schedule": sched.state_dict(),
-                                  "generator": gen.get_state()},
-                    "epoch": epoch + 1,
-                    "history": json.dumps(history),
-                })  # fmt: skip
+                write_checkpoint(
+                    checkpoint,
+                    {
+                        "format": MODEL_FORMAT,
+                        "identity": json.dumps(identity),
+                        "state": net.state_dict(),
+                        "optimizer": {
+                            "adam": opt.state_dict(),
+                            "schedule": sched.state_dict(),
+                            "generator": gen.get_state(),
+                        },
+                        "epoch": epoch + 1,
+                        "history": json.dumps(history),
+                    },
+                )
         linear = [m for m in net if isinstance(m, torch.nn.Linear)]
         self.weights_ = {"mean": mean, "std": std}
         for k, layer in enumerate(linear):
