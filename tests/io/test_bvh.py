@@ -7,8 +7,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 from vhuman.errors import FileFormatError, InputError
 from vhuman.geometry import rotvec_to_quat
@@ -335,64 +333,3 @@ def test_bad_bytes_and_files(tmp_path: Path) -> None:
         parse_bvh(VALID, scale=0.0)
     with pytest.raises(InputError, match="rotation_order"):
         format_bvh(parse_bvh(VALID), rotation_order="ZXZ")
-
-
-VALID_BYTES = VALID.encode()
-_PIECES = re.split(rb"(\s+)", VALID_BYTES)
-_TOKENS = [
-    b"{",
-    b"}",
-    b"JOINT",
-    b"End",
-    b"Site",
-    b"OFFSET",
-    b"CHANNELS",
-    b"MOTION",
-    b"ROOT",
-    b"Frames:",
-    b"Frame",
-    b"Time:",
-    b"nan",
-    b"1e999",
-    b"-1",
-    b"0",
-    b"x",
-    b"\n",
-]
-
-
-@st.composite
-def mutated_bvh(draw: st.DrawFn) -> bytes:
-    kind = draw(st.sampled_from(["truncate", "flip", "delete", "insert", "tokens", "random"]))
-    if kind == "truncate":
-        return VALID_BYTES[: draw(st.integers(0, len(VALID_BYTES)))]
-    if kind == "random":
-        return draw(st.binary(max_size=400))
-    if kind == "flip":
-        data = bytearray(VALID_BYTES)
-        for _ in range(draw(st.integers(1, 5))):
-            data[draw(st.integers(0, len(data) - 1))] = draw(st.integers(0, 255))
-        return bytes(data)
-    pieces = list(_PIECES)
-    for _ in range(draw(st.integers(1, 4))):
-        i = draw(st.integers(0, len(pieces) - 1))
-        if kind == "delete":
-            pieces[i] = b""
-        elif kind == "insert":
-            pieces.insert(i, b" " + draw(st.sampled_from(_TOKENS)) + b" ")
-        else:
-            pieces[i] = draw(st.sampled_from(_TOKENS))
-    return b"".join(pieces)
-
-
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(mutated_bvh())
-def test_fuzz_only_file_format_errors(data: bytes) -> None:
-    message = ""
-    try:
-        motion = parse_bvh(data, source="fuzz.bvh")
-    except FileFormatError as exc:
-        message = str(exc)
-    else:
-        assert np.all(np.isfinite(motion.global_positions))
-    assert "\n" not in message
