@@ -30,6 +30,7 @@ relative position encoding for vision transformer (iRPE). ICCV.
 from __future__ import annotations
 
 import math
+import numbers
 from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
@@ -169,6 +170,17 @@ class ConstantVelocity(MotionPredictor):
         k = torch.arange(1, self.n_future + 1, dtype=q_obs.dtype, device=q_obs.device)
         q = quat_multiply_t(rotvec_to_quat_t(k[:, None, None] * step[:, None]), q_last[:, None])
         return Prediction(q, self.fk(q))
+
+
+def _check_sizes(minimum: int, **sizes: Any) -> None:
+    """Refuse a size (features, heads, layers, blocks) that is not a whole number ≥ ``minimum``.
+
+    Checked before any layer is built, so that a bad model configuration is
+    refused in one line, without torch's warnings about zero-element tensors.
+    """
+    for name, value in sizes.items():
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
+            raise InputError(f"{name} must be a whole number ≥ {minimum}, got {value!r}")
 
 
 def _check_dropout(rate: float) -> None:
@@ -355,6 +367,10 @@ class LieTransformer(MotionPredictor):
         dropout: float = 0.0,
     ) -> None:
         super().__init__(*args)
+        _check_sizes(1, dim=dim, heads=heads, ff=ff)
+        if not self.angle_joints:
+            raise InputError("angle_joints must name at least one joint, got none")
+        _check_sizes(0, encoder_layers=encoder_layers, decoder_layers=decoder_layers, n_freq=n_freq)
         f = int(frames_per_token)
         if f < 1 or self.n_observed % f or self.n_future % f:
             raise InputError(
@@ -525,6 +541,8 @@ class _PositionPredictor(MotionPredictor):
 
     def __init__(self, *args: Any) -> None:
         super().__init__(*args)
+        if not self.position_joints:
+            raise InputError("position_joints must name at least one joint, got none")
         offsets = np.asarray(self.fk.offsets)
         source = list(range(self.n_joints))
         for j in range(1, self.n_joints):
@@ -574,6 +592,7 @@ class SiMLPe(_PositionPredictor):
 
     def __init__(self, *args: Any, n_blocks: int = 48, velocity_weight: float = 1.0) -> None:
         super().__init__(*args)
+        _check_sizes(0, n_blocks=n_blocks)
         self._opts = {"n_blocks": n_blocks, "velocity_weight": velocity_weight}
         self.velocity_weight = float(velocity_weight)
         length = self.n_observed + self.n_future
@@ -661,6 +680,8 @@ class LTD(_PositionPredictor):
     ) -> None:
         super().__init__(*args)
         _check_dropout(dropout)
+        _check_sizes(1, hidden=hidden)
+        _check_sizes(0, n_blocks=n_blocks)
         self._opts = {
             "hidden": hidden,
             "n_blocks": n_blocks,
