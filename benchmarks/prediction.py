@@ -49,7 +49,7 @@ def main() -> None:
     for kind, path in files.items():
         models[kind], infos[kind] = load_model(path)
         if models[kind].kind != kind:
-            raise SystemExit(f"{path} holds a {models[kind].kind!r} model, not {kind!r}")
+            raise SystemExit(f"{path} holds a {str(models[kind].kind)!r} model, not {kind!r}")
     models["zero_velocity"] = build_model("zero_velocity", sequences)
     models["constant_velocity"] = build_model("constant_velocity", sequences)
     result = evaluate(models, sequences, timing_runs=50).to_dict()

@@ -29,6 +29,7 @@ relative position encoding for vision transformer (iRPE). ICCV.
 
 from __future__ import annotations
 
+import enum
 import math
 import numbers
 from typing import Any, ClassVar, NamedTuple
@@ -54,6 +55,7 @@ __all__ = [
     "MODEL_KINDS",
     "ConstantVelocity",
     "LieTransformer",
+    "ModelKind",
     "MotionPredictor",
     "Prediction",
     "SiMLPe",
@@ -61,6 +63,21 @@ __all__ = [
     "canonical_kind",
     "dct_matrix",
 ]
+
+
+class ModelKind(enum.StrEnum):
+    """The kinds of predictor, each named after its method (saved in model files)."""
+
+    LIE_TRANSFORMER = "lie-transformer"
+    """:class:`LieTransformer`."""
+    SIMLPE = "simlpe"
+    """:class:`SiMLPe` (Guo et al. 2023)."""
+    LTD = "ltd"
+    """:class:`LTD` (Mao et al. 2019)."""
+    ZERO_VELOCITY = "zero_velocity"
+    """:class:`ZeroVelocity`: the last observed pose, held."""
+    CONSTANT_VELOCITY = "constant_velocity"
+    """:class:`ConstantVelocity`: each joint's last rotation step, continued."""
 
 
 class Prediction(NamedTuple):
@@ -150,7 +167,7 @@ class MotionPredictor(nn.Module):
 class ZeroVelocity(MotionPredictor):
     """Repeat the last observed pose."""
 
-    kind = "zero_velocity"
+    kind = ModelKind.ZERO_VELOCITY
 
     def forward(self, q_obs: torch.Tensor, p_obs: torch.Tensor) -> Prediction:
         """See :meth:`MotionPredictor.forward`."""
@@ -161,7 +178,7 @@ class ZeroVelocity(MotionPredictor):
 class ConstantVelocity(MotionPredictor):
     """Continue each joint's last rotation step: ``q_{N+k} = (q_N q_{N−1}⁻¹)^k q_N``."""
 
-    kind = "constant_velocity"
+    kind = ModelKind.CONSTANT_VELOCITY
 
     def forward(self, q_obs: torch.Tensor, p_obs: torch.Tensor) -> Prediction:
         """See :meth:`MotionPredictor.forward`."""
@@ -343,7 +360,7 @@ class LieTransformer(MotionPredictor):
         Dropout rate of every residual branch (attention and feed-forward) in training.
     """
 
-    kind = "lie-transformer"
+    kind = ModelKind.LIE_TRANSFORMER
     trainable = True
     JACOBIAN_DAMPING: ClassVar[float] = 1e-3
     """Damping λ [m²] of the Jacobian features' least squares (a lever arm of about 3 cm)."""
@@ -587,7 +604,7 @@ class SiMLPe(_PositionPredictor):
         Weight of the velocity loss.
     """
 
-    kind = "simlpe"
+    kind = ModelKind.SIMLPE
     trainable = True
 
     def __init__(self, *args: Any, n_blocks: int = 48, velocity_weight: float = 1.0) -> None:
@@ -664,7 +681,7 @@ class LTD(_PositionPredictor):
         Weight of the velocity loss (0 in the paper).
     """
 
-    kind = "ltd"
+    kind = ModelKind.LTD
     trainable = True
     SCALE: ClassVar[float] = 1000.0
     """Coordinates inside the network are in millimetres, as in LTD's code: its
@@ -715,14 +732,22 @@ class LTD(_PositionPredictor):
         return self._complete(p_obs, y[:, self.n_observed :].reshape(b, self.n_future, len(pj), 3))
 
 
-MODEL_KINDS: dict[str, type[MotionPredictor]] = {
+MODEL_KINDS: dict[ModelKind, type[MotionPredictor]] = {
     cls.kind: cls for cls in (LieTransformer, SiMLPe, LTD, ZeroVelocity, ConstantVelocity)
 }
 """Predictor classes by ``kind``."""
-KIND_ALIASES: dict[str, str] = {"seed": "lie-transformer"}
+KIND_ALIASES: dict[str, ModelKind] = {"seed": ModelKind.LIE_TRANSFORMER}
 """Former spellings of model kinds, still accepted (``--model``, model files)."""
 
 
-def canonical_kind(kind: str) -> str:
-    """``kind`` with a former spelling (:data:`KIND_ALIASES`) replaced by the current one."""
-    return KIND_ALIASES.get(kind, kind)
+def canonical_kind(kind: ModelKind | str) -> ModelKind | str:
+    """``kind`` as a :class:`ModelKind`, a former spelling (:data:`KIND_ALIASES`) included.
+
+    A string that names no kind is returned as it is, for the caller to refuse
+    with a message of its own.
+    """
+    kind = KIND_ALIASES.get(kind, kind)
+    try:
+        return ModelKind(kind)
+    except ValueError:
+        return kind
