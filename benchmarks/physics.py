@@ -36,6 +36,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -165,7 +166,12 @@ def _sim(seconds: float) -> tuple[float, float, float]:
 
 
 def _warm() -> None:
-    """Pool initializer: build the humanoid and load the clip before the clock starts."""
+    """Pool initializer: build the humanoid and load the clip before the clock starts.
+
+    A worker ignores Ctrl-C, which reaches the whole process group: the parent
+    handles it (see ``headline.run_script``), with no traceback from each worker.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     _sim(0.1)
 
 
