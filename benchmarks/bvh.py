@@ -47,7 +47,7 @@ import numpy as np
 from rich.console import Console
 from rich.table import Table
 
-from headline import figure
+from headline import figure, run_script
 from vhuman.geometry import euler_to_quat
 from vhuman.io import cmu_skeleton, read_bvh, write_bvh
 from vhuman.skeleton import Motion
@@ -116,7 +116,12 @@ def repeats_for(n_frames: int, repeats: int) -> int:
 def measure(n_frames: int, repeats: int, bvhio_max: int, tmp: Path) -> dict:
     """Read, write and memory figures for one file size (``repeats`` as :func:`repeats_for`)."""
     repeats = repeats_for(n_frames, repeats)
-    import bvhio
+    with warnings.catch_warnings():
+        # bvhio imports PyGLM by its old name, which PyGLM marks as pending deprecation.
+        warnings.filterwarnings(
+            "ignore", 'Importing PyGLM via "import glm"', PendingDeprecationWarning
+        )
+        import bvhio
     import pybvh
 
     motion = cmu_like_motion(n_frames)
@@ -127,27 +132,25 @@ def measure(n_frames: int, repeats: int, bvhio_max: int, tmp: Path) -> dict:
     n_channels = len(path.read_text().splitlines()[-1].split())
     run_bvhio = n_frames <= bvhio_max
 
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # pybvh and bvhio deprecation chatter
-        reads: dict[str, Callable[[], object]] = {
-            "vhuman": lambda: read_bvh(path, unit="cm"),
-            "pybvh": lambda: pybvh.read_bvh_file(path),
-            "pybvh+quat": lambda: pybvh.read_bvh_file(path).to_quat(),
-        }
-        if run_bvhio:
-            reads["bvhio"] = lambda: bvhio.readAsBvh(str(path))
-        read, read_cpu = interleaved_best(reads, repeats)
-        peer_bvh = pybvh.read_bvh_file(path)
-        writes: dict[str, Callable[[], object]] = {
-            "vhuman": lambda: write_bvh(ours, tmp / "out_vhuman.bvh", unit="cm"),
-            "pybvh": lambda: pybvh.write_bvh_file(peer_bvh, tmp / "out_pybvh.bvh"),
-        }
-        if run_bvhio:
-            container = bvhio.readAsBvh(str(path))
-            writes["bvhio"] = lambda: bvhio.writeBvh(str(tmp / "out_bvhio.bvh"), container, 6)
-        for name in [k for k in writes if k != "vhuman"]:
-            writes[f"{name} synced"] = synced(writes[name], tmp / f"out_{name}.bvh")
-        write, write_cpu = interleaved_best(writes, repeats)
+    reads: dict[str, Callable[[], object]] = {
+        "vhuman": lambda: read_bvh(path, unit="cm"),
+        "pybvh": lambda: pybvh.read_bvh_file(path),
+        "pybvh+quat": lambda: pybvh.read_bvh_file(path).to_quat(),
+    }
+    if run_bvhio:
+        reads["bvhio"] = lambda: bvhio.readAsBvh(str(path))
+    read, read_cpu = interleaved_best(reads, repeats)
+    peer_bvh = pybvh.read_bvh_file(path)
+    writes: dict[str, Callable[[], object]] = {
+        "vhuman": lambda: write_bvh(ours, tmp / "out_vhuman.bvh", unit="cm"),
+        "pybvh": lambda: pybvh.write_bvh_file(peer_bvh, tmp / "out_pybvh.bvh"),
+    }
+    if run_bvhio:
+        container = bvhio.readAsBvh(str(path))
+        writes["bvhio"] = lambda: bvhio.writeBvh(str(tmp / "out_bvhio.bvh"), container, 6)
+    for name in [k for k in writes if k != "vhuman"]:
+        writes[f"{name} synced"] = synced(writes[name], tmp / f"out_{name}.bvh")
+    write, write_cpu = interleaved_best(writes, repeats)
     peers_read = [v for k, v in read.items() if k in ("pybvh", "bvhio")]
     peers_write = [v for k, v in write.items() if k in ("pybvh", "bvhio")]
     peers_synced = [v for k, v in write.items() if k.endswith(" synced")]
@@ -219,8 +222,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--frames", type=int, nargs="+", default=[500, 5000, 20_000, 100_000])
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--bvhio-max", type=int, default=20_000,
-                        help="Largest file (frames) bvhio reads; it is pure Python.")  # fmt: skip
+    parser.add_argument(
+        "--bvhio-max",
+        type=int,
+        default=20_000,
+        help="Largest file (frames) bvhio reads; it is pure Python.",
+    )
     parser.add_argument("--quick", action="store_true", help="500, 5000 and 20,000 frames.")
     args = parser.parse_args()
     sizes = [500, 5000, 20_000] if args.quick else args.frames
@@ -232,20 +239,42 @@ def main() -> None:
         return "not run" if value is None else f"{value * 1e3:.1f}"
 
     table = Table(title="BVH read and write [ms, best of interleaved repeats]")
-    for column in ("frames", "MB", "read vhuman", "pybvh", "pybvh+quat", "bvhio", "read ×",
-                   "write vhuman", "pybvh", "bvhio", "write ×", "+ fsync: pybvh", "bvhio",
-                   "write ×", "peak mem"):  # fmt: skip
+    for column in (
+        "frames",
+        "MB",
+        "read vhuman",
+        "pybvh",
+        "pybvh+quat",
+        "bvhio",
+        "read ×",
+        "write vhuman",
+        "pybvh",
+        "bvhio",
+        "write ×",
+        "+ fsync: pybvh",
+        "bvhio",
+        "write ×",
+        "peak mem",
+    ):
         table.add_column(column, justify="right")
     for r in rows:
         table.add_row(
-            f"{r['frames']:,}", f"{r['file_mb']:.1f}",
-            ms(r, "read_s", "vhuman"), ms(r, "read_s", "pybvh"), ms(r, "read_s", "pybvh+quat"),
-            ms(r, "read_s", "bvhio"), f"{r['read_speedup_vs_fastest_peer']:.2f}",
-            ms(r, "write_s", "vhuman"), ms(r, "write_s", "pybvh"), ms(r, "write_s", "bvhio"),
-            f"{r['write_speedup_vs_fastest_peer']:.2f}", ms(r, "write_s", "pybvh synced"),
-            ms(r, "write_s", "bvhio synced"), f"{r['write_speedup_vs_fastest_peer_synced']:.2f}",
+            f"{r['frames']:,}",
+            f"{r['file_mb']:.1f}",
+            ms(r, "read_s", "vhuman"),
+            ms(r, "read_s", "pybvh"),
+            ms(r, "read_s", "pybvh+quat"),
+            ms(r, "read_s", "bvhio"),
+            f"{r['read_speedup_vs_fastest_peer']:.2f}",
+            ms(r, "write_s", "vhuman"),
+            ms(r, "write_s", "pybvh"),
+            ms(r, "write_s", "bvhio"),
+            f"{r['write_speedup_vs_fastest_peer']:.2f}",
+            ms(r, "write_s", "pybvh synced"),
+            ms(r, "write_s", "bvhio synced"),
+            f"{r['write_speedup_vs_fastest_peer_synced']:.2f}",
             f"{r['peak_memory_over_decoded']:.2f}×",
-        )  # fmt: skip
+        )
     console = Console(width=180)
     console.print(table)
     console.print(
@@ -258,4 +287,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

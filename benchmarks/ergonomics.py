@@ -26,7 +26,7 @@ import numpy as np
 from rich.console import Console
 from rich.table import Table
 
-from headline import figure
+from headline import figure, run_script
 from vhuman.ergonomics import WorkFactors, assess_motion, body_angles
 from vhuman.ergonomics.validation import check_case, published_cases
 from vhuman.io import cmu_walking_example
@@ -68,13 +68,17 @@ def speed(frames: int, loop_frames: int) -> dict[str, Any]:
     loop_scores = [
         int(
             assess_motion(
-                Motion(motion.skeleton, motion.fps, motion.root_positions[k : k + 1],
-                       motion.local_rotations[k : k + 1]),
+                Motion(
+                    motion.skeleton,
+                    motion.fps,
+                    motion.root_positions[k : k + 1],
+                    motion.local_rotations[k : k + 1],
+                ),
                 factors,
             ).reba.score[0]
         )
         for k in range(n)
-    ]  # fmt: skip
+    ]
     t4 = time.perf_counter()
     assert loop_scores == result.reba.score[:n].tolist()  # same answers, only slower
     loop_rate = n / (t4 - t3)
@@ -114,20 +118,35 @@ def independent_counts(checks: list[dict[str, Any]], method: str) -> dict[str, i
 def headline(summary: dict[str, Any]) -> list[dict[str, Any]]:
     """Agreement with the published cases; batched scoring beside frame-by-frame scoring."""
     rows = [
-        figure("ergonomics", f"{m.upper()} published cases ({summary['cases'][m]})",
-               100 * summary["agree"][m] / max(summary["cases"][m], 1), "%", target=100.0)
+        figure(
+            "ergonomics",
+            f"{m.upper()} published cases ({summary['cases'][m]})",
+            100 * summary["agree"][m] / max(summary["cases"][m], 1),
+            "%",
+            target=100.0,
+        )
         for m in ("reba", "rula")
-    ]  # fmt: skip
+    ]
     rows += [
-        figure("ergonomics", f"{m.upper()} worked examples, independent",
-               float(summary["independent"][m]["examples"]), "examples", target=10.0)
+        figure(
+            "ergonomics",
+            f"{m.upper()} worked examples, independent",
+            float(summary["independent"][m]["examples"]),
+            "examples",
+            target=10.0,
+        )
         for m in ("reba", "rula")
-    ]  # fmt: skip
+    ]
     rows.append(
-        figure("ergonomics", f"REBA + RULA, {summary['frames']:,} frames",
-               summary["batched_frames_per_s"], "frames/s", peer="frame by frame",
-               peer_value=summary["loop_frames_per_s"])
-    )  # fmt: skip
+        figure(
+            "ergonomics",
+            f"REBA + RULA, {summary['frames']:,} frames",
+            summary["batched_frames_per_s"],
+            "frames/s",
+            peer="frame by frame",
+            peer_value=summary["loop_frames_per_s"],
+        )
+    )
     return rows
 
 
@@ -156,15 +175,22 @@ def main() -> None:
         for col in ("method", "case", "independent", "source", "published", "vhuman", "agree"):
             table.add_column(col, overflow="fold")
         for c in checks:
-            table.add_row(c["method"].upper(), c["id"],
-                          f"yes ({c['example']})" if c["independent"] else "no",
-                          c["source"], json.dumps(c["expected"]), json.dumps(c["got"]),
-                          "yes" if c["agrees"] else "NO")  # fmt: skip
+            table.add_row(
+                c["method"].upper(),
+                c["id"],
+                f"yes ({c['example']})" if c["independent"] else "no",
+                c["source"],
+                json.dumps(c["expected"]),
+                json.dumps(c["got"]),
+                "yes" if c["agrees"] else "NO",
+            )
         console.print(table)
         for c in checks:
             if c["published"] is not None:
-                console.print(f"{c['method'].upper()} {c['id']}: the source printed "
-                              f"{json.dumps(c['published'])}; {c['note']}")  # fmt: skip
+                console.print(
+                    f"{c['method'].upper()} {c['id']}: the source printed "
+                    f"{json.dumps(c['published'])}; {c['note']}"
+                )
         for m in ("reba", "rula"):
             ind = summary["independent"][m]
             console.print(
@@ -187,13 +213,16 @@ def main() -> None:
             f"{perf['body_angles_s']:.2f}",
             "",
         )
-        t.add_row(f"assess_motion frame by frame ({perf['loop_frames_timed']} frames timed; "
-                  "time extrapolated)", f"{perf['loop_s_extrapolated']:.1f}",
-                  f"{perf['loop_frames_per_s']:,.0f}")  # fmt: skip
+        t.add_row(
+            f"assess_motion frame by frame ({perf['loop_frames_timed']} frames timed; "
+            "time extrapolated)",
+            f"{perf['loop_s_extrapolated']:.1f}",
+            f"{perf['loop_frames_per_s']:,.0f}",
+        )
         console.print(t)
         console.print(f"batched is {perf['speedup']:.0f}× the frame-by-frame rate")
     print(json.dumps(summary))
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

@@ -26,7 +26,7 @@ import numpy as np
 from rich.console import Console
 from rich.table import Table
 
-from headline import figure
+from headline import figure, run_script
 from vhuman.geometry import euler_to_quat, quat_to_rotmat
 from vhuman.io import read_bvh, write_bvh
 from vhuman.skeleton import Motion, forward_kinematics, standard_humanoid
@@ -152,21 +152,34 @@ def main() -> None:
     rows: list[dict] = []
 
     def fk_quat() -> object:
-        return forward_kinematics(sk.parents, sk.offsets, motion.root_positions,
-                                  motion.local_rotations)  # fmt: skip
+        return forward_kinematics(
+            sk.parents, sk.offsets, motion.root_positions, motion.local_rotations
+        )
 
     ours = fk_quat()[0]
     t = best_time(fk_quat, args.repeats)
-    rows.append({"task": "FK", "implementation": "vhuman batched (quaternions)", "seconds": t,
-                 "joint_frames_per_s": jf / t})  # fmt: skip
+    rows.append(
+        {
+            "task": "FK",
+            "implementation": "vhuman batched (quaternions)",
+            "seconds": t,
+            "joint_frames_per_s": jf / t,
+        }
+    )
 
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "bench.bvh"
         write_bvh(motion, path)
         size_mb = path.stat().st_size / 1e6
         t = best_time(lambda: read_bvh(path), args.repeats)
-        rows.append({"task": "BVH read", "implementation": "vhuman read_bvh", "seconds": t,
-                     "frames_per_s": args.frames / t})  # fmt: skip
+        rows.append(
+            {
+                "task": "BVH read",
+                "implementation": "vhuman read_bvh",
+                "seconds": t,
+                "frames_per_s": args.frames / t,
+            }
+        )
         loaded = read_bvh(path)
         max_diff_read = float(np.abs(loaded.global_positions - ours).max())
 
@@ -174,11 +187,23 @@ def main() -> None:
         import pybvh
 
         t = best_time(lambda: pybvh.read_bvh_file(path, world_up="+y"), args.repeats)
-        rows.append({"task": "BVH read", "implementation": "pybvh read_bvh_file",
-                     "seconds": t, "frames_per_s": args.frames / t})  # fmt: skip
+        rows.append(
+            {
+                "task": "BVH read",
+                "implementation": "pybvh read_bvh_file",
+                "seconds": t,
+                "frames_per_s": args.frames / t,
+            }
+        )
         t = best_time(lambda: bvhio.readAsBvh(str(path)), 1)
-        rows.append({"task": "BVH read", "implementation": "bvhio readAsBvh (1 run)",
-                     "seconds": t, "frames_per_s": args.frames / t})  # fmt: skip
+        rows.append(
+            {
+                "task": "BVH read",
+                "implementation": "bvhio readAsBvh (1 run)",
+                "seconds": t,
+                "frames_per_s": args.frames / t,
+            }
+        )
         bvh = pybvh.read_bvh_file(path, world_up="+y")
 
         def fk_pybvh() -> object:
@@ -187,33 +212,59 @@ def main() -> None:
             )
 
         t = best_time(fk_pybvh, args.repeats)
-        rows.append({"task": "FK", "implementation": "pybvh frames_to_node_positions (Euler)",
-                     "seconds": t, "joint_frames_per_s": jf / t})  # fmt: skip
+        rows.append(
+            {
+                "task": "FK",
+                "implementation": "pybvh frames_to_node_positions (Euler)",
+                "seconds": t,
+                "joint_frames_per_s": jf / t,
+            }
+        )
 
     def fk_euler() -> object:
         q = euler_to_quat(euler, "ZXY")
         return forward_kinematics(sk.parents, sk.offsets, motion.root_positions, q)
 
     t = best_time(fk_euler, args.repeats)
-    rows.append({"task": "FK", "implementation": "vhuman from Euler angles (incl. conversion)",
-                 "seconds": t, "joint_frames_per_s": jf / t})  # fmt: skip
+    rows.append(
+        {
+            "task": "FK",
+            "implementation": "vhuman from Euler angles (incl. conversion)",
+            "seconds": t,
+            "joint_frames_per_s": jf / t,
+        }
+    )
     t = best_time(
-        lambda: python_loop_fk(sk.parents, sk.offsets, motion.root_positions,
-                               motion.local_rotations), 1)  # fmt: skip
-    rows.append({"task": "FK", "implementation": "Python loop over frames and joints (1 run)",
-                 "seconds": t, "joint_frames_per_s": jf / t})  # fmt: skip
+        lambda: python_loop_fk(
+            sk.parents, sk.offsets, motion.root_positions, motion.local_rotations
+        ),
+        1,
+    )
+    rows.append(
+        {
+            "task": "FK",
+            "implementation": "Python loop over frames and joints (1 run)",
+            "seconds": t,
+            "joint_frames_per_s": jf / t,
+        }
+    )
     loop = python_loop_fk(
         sk.parents, sk.offsets, motion.root_positions[:50], motion.local_rotations[:50]
     )
     loop_diff = float(np.abs(loop - ours[:50]).max())
 
-    table = Table(title=f"FK and BVH reading, {args.frames} frames × {sk.n_joints} joints, "
-                        f"BVH {size_mb:.1f} MB")  # fmt: skip
+    table = Table(
+        title=f"FK and BVH reading, {args.frames} frames × {sk.n_joints} joints, "
+        f"BVH {size_mb:.1f} MB"
+    )
     for col in ("task", "implementation", "time [ms]", "throughput"):
         table.add_column(col)
     for r in rows:
-        rate = (f"{r['joint_frames_per_s'] / 1e6:.2f} M joint-frames/s" if "joint_frames_per_s" in r
-                else f"{r['frames_per_s']:,.0f} frames/s")  # fmt: skip
+        rate = (
+            f"{r['joint_frames_per_s'] / 1e6:.2f} M joint-frames/s"
+            if "joint_frames_per_s" in r
+            else f"{r['frames_per_s']:,.0f} frames/s"
+        )
         table.add_row(r["task"], r["implementation"], f"{r['seconds'] * 1e3:.1f}", rate)
     grown = growth(args.growth, args.repeats)
     console = Console()
@@ -224,13 +275,25 @@ def main() -> None:
             f"{g['fk_joint_frames_per_s'] / 1e6:6.2f} M joint-frames/s; copying the "
             f"rotations (memory bound) {g['copy_joint_frames_per_s'] / 1e6:6.1f} M"
         )
-    console.print(f"vhuman FK vs Python loop, first 50 frames: max |Δp| = {loop_diff:.1e} m; "
-                  f"BVH written then read: max |Δp| = {max_diff_read:.1e} m")  # fmt: skip
-    print(json.dumps({"benchmark": "fk", "frames": args.frames, "joints": sk.n_joints,
-                      "rows": rows, "max_diff_python_loop_m": loop_diff,
-                      "max_diff_bvh_round_trip_m": max_diff_read, "growth": grown,
-                      "headline": headline(rows, grown, args.frames)}))  # fmt: skip
+    console.print(
+        f"vhuman FK vs Python loop, first 50 frames: max |Δp| = {loop_diff:.1e} m; "
+        f"BVH written then read: max |Δp| = {max_diff_read:.1e} m"
+    )
+    print(
+        json.dumps(
+            {
+                "benchmark": "fk",
+                "frames": args.frames,
+                "joints": sk.n_joints,
+                "rows": rows,
+                "max_diff_python_loop_m": loop_diff,
+                "max_diff_bvh_round_trip_m": max_diff_read,
+                "growth": grown,
+                "headline": headline(rows, grown, args.frames),
+            }
+        )
+    )
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

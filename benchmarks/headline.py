@@ -1,13 +1,38 @@
-"""The headline figures a benchmark script puts in its JSON line, for ``benchmarks/table.py``.
+"""What every benchmark script shares: its headline figures and how it is run.
 
 Every script prints, as its last line, one JSON object; its ``"headline"`` entry
 lists the figures that matter to a user, each beside the peer or the limit it
-is judged against, measured in the same run.
+is judged against, measured in the same run (:func:`figure`), for
+``benchmarks/table.py``. Every script's ``__main__`` block calls :func:`run_script`.
 """
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Callable
 from typing import Any
+
+from vhuman.errors import InputError
+
+INTERRUPTED_EXIT = 130
+"""Exit status after Ctrl-C: 128 + SIGINT, as a shell reports it."""
+
+
+def run_script(main: Callable[[], None]) -> None:
+    """Run a benchmark's ``main``; Ctrl-C and bad input end it with one line, no traceback.
+
+    Ctrl-C (SIGINT) prints ``interrupted`` on stderr and exits 130; an
+    :class:`~vhuman.errors.InputError` (e.g. an output folder that is not
+    writable, checked before the work) prints its message and exits 2.
+    """
+    try:
+        main()
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        raise SystemExit(INTERRUPTED_EXIT) from None
+    except InputError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
 
 
 def figure(

@@ -49,7 +49,7 @@ from numpy.typing import NDArray
 from rich.console import Console
 from rich.table import Table
 
-from headline import figure
+from headline import figure, run_script
 from vhuman.cli.tables import print_table
 from vhuman.geometry.so3 import rotvec_to_quat
 from vhuman.ik.ccd import CCD
@@ -66,9 +66,14 @@ SUCCESS_M = 1e-3
 """A solve succeeds when the end effector is within 1 mm of the target."""
 
 
-def body_targets(chain: Chain, n: int, rng: np.random.Generator,
-                 distance: tuple[float, float] = (0.5, 2.0), *,
-                 out_of_reach: bool = True) -> NDArray:  # fmt: skip
+def body_targets(
+    chain: Chain,
+    n: int,
+    rng: np.random.Generator,
+    distance: tuple[float, float] = (0.5, 2.0),
+    *,
+    out_of_reach: bool = True,
+) -> NDArray:
     """Hand positions ``(n, 3)`` [m] after a random step (``distance`` [m]) and turn.
 
     With ``out_of_reach``, only targets farther from the starting shoulder than the
@@ -109,8 +114,9 @@ def ikpy_arm(chain: Chain) -> Any:
             bounds = [tuple(sk.limits[j, k]) for k in range(3)]
         for k, (axis, bound) in enumerate(zip(axes, bounds, strict=True)):
             offset = (origin if j == shoulder else sk.offsets[j]) if k == 0 else np.zeros(3)
-            links.append(URDFLink(f"{sk.names[j]}_{k}", offset, [0.0, 0.0, 0.0],
-                                  rotation=axis, bounds=bound))  # fmt: skip
+            links.append(
+                URDFLink(f"{sk.names[j]}_{k}", offset, [0.0, 0.0, 0.0], rotation=axis, bounds=bound)
+            )
     links.append(URDFLink("hand", sk.offsets[hand], [0.0, 0.0, 0.0], joint_type="fixed"))
     return IkpyChain(links, active_links_mask=[False] + [True] * 7 + [False])
 
@@ -141,8 +147,9 @@ def time_singles(solve: Callable[[NDArray], float], targets: NDArray) -> tuple[N
     return times, errors
 
 
-def run_solver(name: str, solver: Any, chain: Chain, problem: str, targets: NDArray,
-               batch: NDArray) -> dict[str, Any]:  # fmt: skip
+def run_solver(
+    name: str, solver: Any, chain: Chain, problem: str, targets: NDArray, batch: NDArray
+) -> dict[str, Any]:
     """Single solves and one batch solve of ``solver``; one table row."""
     updates = []
 
@@ -157,14 +164,16 @@ def run_solver(name: str, solver: Any, chain: Chain, problem: str, targets: NDAr
     batched = solver.solve(chain, batch)
     batch_s = time.perf_counter() - t0
     return {
-        "solver": name, "problem": problem,
+        "solver": name,
+        "problem": problem,
         "success": float(np.mean(errors <= SUCCESS_M)),
-        "median_ms": float(np.median(times) * 1e3), "p95_ms": float(np.percentile(times, 95) * 1e3),
+        "median_ms": float(np.median(times) * 1e3),
+        "p95_ms": float(np.percentile(times, 95) * 1e3),
         "mean_joint_updates": float(np.mean(updates)),
         "batch_success": float(np.mean(batched.position_error <= SUCCESS_M)),
         "batch_mean_joint_updates": float(batched.joint_updates.mean()),
         "batch_solves_per_s": len(batch) / batch_s,
-    }  # fmt: skip
+    }
 
 
 def run_ikpy(chain: Chain, targets: NDArray) -> dict[str, Any]:
@@ -180,24 +189,36 @@ def run_ikpy(chain: Chain, targets: NDArray) -> dict[str, Any]:
 
     times, errors = time_singles(solve, targets)
     return {
-        "solver": "ikpy", "problem": "arm7",
+        "solver": "ikpy",
+        "problem": "arm7",
         "success": float(np.mean(errors <= SUCCESS_M)),
-        "median_ms": float(np.median(times) * 1e3), "p95_ms": float(np.percentile(times, 95) * 1e3),
-        "mean_joint_updates": None, "batch_success": None, "batch_mean_joint_updates": None,
+        "median_ms": float(np.median(times) * 1e3),
+        "p95_ms": float(np.percentile(times, 95) * 1e3),
+        "mean_joint_updates": None,
+        "batch_success": None,
+        "batch_mean_joint_updates": None,
         "batch_solves_per_s": 1.0 / float(np.mean(times)),
-    }  # fmt: skip
+    }
 
 
 def sweep_switch(body: Chain, n: int, seed: int) -> list[dict[str, Any]]:
     """Mean joint updates of two-stage CCD against the switching distance, and full CCD."""
     rows = []
-    for distance, out in (((0.5, 2.0), True), ((0.5, 2.0), False), ((0.3, 1.5), False),
-                          ((1.0, 3.0), False)):  # fmt: skip
+    for distance, out in (
+        ((0.5, 2.0), True),
+        ((0.5, 2.0), False),
+        ((0.3, 1.5), False),
+        ((1.0, 3.0), False),
+    ):
         targets = body_targets(body, n, np.random.default_rng(seed), distance, out_of_reach=out)
         full = CCD().solve(body, targets)
-        row = {"step_m": distance, "out_of_reach_only": out,
-               "ccd_updates": float(full.joint_updates.mean()),
-               "ccd_success": full.success_rate, "two_stage": {}}  # fmt: skip
+        row = {
+            "step_m": distance,
+            "out_of_reach_only": out,
+            "ccd_updates": float(full.joint_updates.mean()),
+            "ccd_success": full.success_rate,
+            "two_stage": {},
+        }
         for d in (0.3, 0.4, 0.5, 0.55, 0.59, 0.6, 0.65, 0.7, 0.8, 1.0):
             two = TwoStageCCD(switch_distance=d).solve(body, targets)
             row["two_stage"][d] = (float(two.joint_updates.mean()), two.success_rate)
@@ -250,9 +271,13 @@ def run_benchmark(
             say(f"{name} on {problem}")
             rows.append(run_solver(name, solver, chain, problem, singles, many))
     result: dict[str, Any] = {
-        "benchmark": "ik", "targets": targets, "batch": batch, "seed": seed,
-        "success_within_m": SUCCESS_M, "rows": rows,
-    }  # fmt: skip
+        "benchmark": "ik",
+        "targets": targets,
+        "batch": batch,
+        "seed": seed,
+        "success_within_m": SUCCESS_M,
+        "rows": rows,
+    }
     try:
         import ikpy  # noqa: F401
     except ImportError:
@@ -290,10 +315,12 @@ def _checks(rows: list[dict[str, Any]]) -> tuple[dict[str, float], dict[str, boo
         "batched CCD ≥ 100× ikpy throughput": checks["batch_ccd_throughput_vs_ikpy"] >= 100,
         # On the batch: the mean over 1,000 targets; full CCD's restart tail makes the
         # mean over the single-solve targets noisy (it is printed too).
-        "two-stage ≥ 40 % fewer joint updates at ≥ success":
-        checks["two_stage_batch_update_reduction"] >= 0.4
+        "two-stage ≥ 40 % fewer joint updates at ≥ success": checks[
+            "two_stage_batch_update_reduction"
+        ]
+        >= 0.4
         and checks["two_stage_success_minus_ccd"] >= 0,
-    }  # fmt: skip
+    }
     return checks, met
 
 
@@ -305,15 +332,30 @@ def print_ik_tables(result: dict[str, Any], console: Console) -> None:
         f"{result['batch']}, seed {result['seed']}, success = within 1 mm"
     )
     table.caption = "ikpy's batch rate: one over its mean single-solve time"
-    for col in ("solver", "on", "solved", "median ms", "p95 ms", "joint updates",
-                "batch solved", "batch /s"):  # fmt: skip
+    for col in (
+        "solver",
+        "on",
+        "solved",
+        "median ms",
+        "p95 ms",
+        "joint updates",
+        "batch solved",
+        "batch /s",
+    ):
         table.add_column(col, justify="left" if col in ("solver", "on") else "right")
     for r in rows:
         updates = "-" if r["mean_joint_updates"] is None else f"{r['mean_joint_updates']:.1f}"
         bsucc = "-" if r["batch_success"] is None else f"{r['batch_success']:.1%}"
-        table.add_row(r["solver"], r["problem"], f"{r['success']:.1%}", f"{r['median_ms']:.2f}",
-                      f"{r['p95_ms']:.2f}", updates, bsucc,
-                      f"{r['batch_solves_per_s']:,.0f}")  # fmt: skip
+        table.add_row(
+            r["solver"],
+            r["problem"],
+            f"{r['success']:.1%}",
+            f"{r['median_ms']:.2f}",
+            f"{r['p95_ms']:.2f}",
+            updates,
+            bsucc,
+            f"{r['batch_solves_per_s']:,.0f}",
+        )
     print_table(table, console)
     if "checks" not in result:
         console.print(f"ikpy {result['ikpy']}")
@@ -343,9 +385,11 @@ def print_ik_tables(result: dict[str, Any], console: Console) -> None:
             st.add_column(f"{d} m", justify="right")
         for row in sweep:
             kind = "out of arm's reach" if row["out_of_reach_only"] else "all"
-            st.add_row(f"{row['step_m'][0]}-{row['step_m'][1]}, {kind}",
-                       f"{row['ccd_updates']:.1f} ({row['ccd_success']:.0%})",
-                       *(f"{u:.1f} ({s:.0%})" for u, s in row["two_stage"].values()))  # fmt: skip
+            st.add_row(
+                f"{row['step_m'][0]}-{row['step_m'][1]}, {kind}",
+                f"{row['ccd_updates']:.1f} ({row['ccd_success']:.0%})",
+                *(f"{u:.1f} ({s:.0%})" for u, s in row["two_stage"].values()),
+            )
         print_table(st, console)
 
 
@@ -406,4 +450,4 @@ def headline(result: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

@@ -36,6 +36,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -44,7 +45,7 @@ import numpy as np
 from rich.console import Console
 from rich.table import Table
 
-from headline import figure
+from headline import figure, run_script
 from vhuman.control.controller import default_controller_path, load_controller
 from vhuman.control.evolution import EvolutionConfig, evolve
 from vhuman.control.optimize import (
@@ -72,8 +73,7 @@ class Counter:
         return e
 
     def summary(self, wall: float) -> dict:
-        first = next((i + 1 for i, (s, _) in enumerate(self.log) if s >= self.target - 1e-9),
-                     None)  # fmt: skip
+        first = next((i + 1 for i, (s, _) in enumerate(self.log) if s >= self.target - 1e-9), None)
         walkers = [o for s, o in self.log if s >= self.target - 1e-9]
         return {
             "simulations": len(self.log),
@@ -88,10 +88,17 @@ class Counter:
 def run_evolution(screen: bool, budget: int, target: float, seed: int, pop: int) -> dict:
     c = Counter(WalkProblem(push_force=PUSH_FORCE), target)
     step = max(target / 4.0, 1.0)
-    cfg = EvolutionConfig(lower=SEARCH_LOWER, upper=SEARCH_UPPER, x0=SEARCH_X0,
-                          population=pop, generations=max(budget // pop - 1, 1), target=target,
-                          window_start=min(step, target), window_step=step,
-                          screen=screen)  # fmt: skip
+    cfg = EvolutionConfig(
+        lower=SEARCH_LOWER,
+        upper=SEARCH_UPPER,
+        x0=SEARCH_X0,
+        population=pop,
+        generations=max(budget // pop - 1, 1),
+        target=target,
+        window_start=min(step, target),
+        window_step=step,
+        screen=screen,
+    )
     t = time.perf_counter()
     evolve(c, cfg, rng=seed)
     return c.summary(time.perf_counter() - t)
@@ -106,8 +113,7 @@ def run_nsga2(budget: int, target: float, seed: int, pop: int) -> dict:
 
     class P(ElementwiseProblem):
         def __init__(self) -> None:
-            super().__init__(n_var=DIM, n_obj=3, n_ieq_constr=1, xl=SEARCH_LOWER,
-                             xu=SEARCH_UPPER)  # fmt: skip
+            super().__init__(n_var=DIM, n_obj=3, n_ieq_constr=1, xl=SEARCH_LOWER, xu=SEARCH_UPPER)
 
         def _evaluate(self, x, out, *args, **kwargs) -> None:
             e = c(x, target)
@@ -124,9 +130,17 @@ def run_cma(budget: int, target: float, seed: int, pop: int) -> dict:
 
     c = Counter(WalkProblem(push_force=PUSH_FORCE), target)
     span = SEARCH_UPPER - SEARCH_LOWER  # CMA-ES searches the box scaled to [0, 1]
-    es = cma.CMAEvolutionStrategy((SEARCH_X0 - SEARCH_LOWER) / span, 0.15, {
-        "bounds": [0.0, 1.0], "seed": seed + 1, "popsize": pop, "verbose": -9,
-        "maxfevals": budget})  # fmt: skip
+    es = cma.CMAEvolutionStrategy(
+        (SEARCH_X0 - SEARCH_LOWER) / span,
+        0.15,
+        {
+            "bounds": [0.0, 1.0],
+            "seed": seed + 1,
+            "popsize": pop,
+            "verbose": -9,
+            "maxfevals": budget,
+        },
+    )
     t = time.perf_counter()
     while not es.stop() and len(c.log) < budget:
         xs = es.ask()
@@ -152,7 +166,12 @@ def _sim(seconds: float) -> tuple[float, float, float]:
 
 
 def _warm() -> None:
-    """Pool initializer: build the humanoid and load the clip before the clock starts."""
+    """Pool initializer: build the humanoid and load the clip before the clock starts.
+
+    A worker ignores Ctrl-C, which reaches the whole process group: the parent
+    handles it (see ``headline.run_script``), with no traceback from each worker.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     _sim(0.1)
 
 
@@ -165,9 +184,12 @@ def speed(seconds: float) -> dict:
     """
     _sim(0.1)
     done, wall, cpu = _sim(seconds)
-    out: dict = {"load_average_1min": os.getloadavg()[0], "cpu_count": os.cpu_count(),
-                 "sim_speed_x_realtime_1core": done / wall,
-                 "sim_speed_x_realtime_1core_cpu": done / cpu}  # fmt: skip
+    out: dict = {
+        "load_average_1min": os.getloadavg()[0],
+        "cpu_count": os.cpu_count(),
+        "sim_speed_x_realtime_1core": done / wall,
+        "sim_speed_x_realtime_1core_cpu": done / cpu,
+    }
     for n in (1, 2):
         with ProcessPoolExecutor(n, initializer=_warm) as pool:
             list(pool.map(_warm_task, range(n)))  # all workers up and warm
@@ -177,8 +199,9 @@ def speed(seconds: float) -> dict:
         total = sum(r[0] for r in runs)
         out[f"throughput_{n}_proc_x_realtime"] = total / wall
         out[f"throughput_{n}_proc_cpu_x_realtime_per_process"] = total / sum(r[2] for r in runs)
-    out["scaling_2_vs_1"] = out["throughput_2_proc_x_realtime"] / out[
-        "throughput_1_proc_x_realtime"]  # fmt: skip
+    out["scaling_2_vs_1"] = (
+        out["throughput_2_proc_x_realtime"] / out["throughput_1_proc_x_realtime"]
+    )
     return out
 
 
@@ -211,8 +234,9 @@ def push_times(ctrl, phases=PUSH_PHASES, cycle: int = PUSH_CYCLE) -> dict[float,
 def survives_push(ctrl, force: float, direction: str, at: float) -> bool:
     """Whether ``ctrl`` walks on (no fall for 3 s after it ends) after one 0.2 s push."""
     end = at + PUSH_S + 3.0
-    r, _ = simulate(ctrl, 1.5 * end / ctrl.period, pushes=[Push(force, PUSH_S, at, direction)],
-                    record_fps=None)  # fmt: skip
+    r, _ = simulate(
+        ctrl, 1.5 * end / ctrl.period, pushes=[Push(force, PUSH_S, at, direction)], record_fps=None
+    )
     return not r.fell and r.duration_s >= end - 1e-6
 
 
@@ -240,8 +264,11 @@ def push_limits(ctrl) -> dict:
     for name in ("forward", "backward", "left", "right"):
         per_phase = {f"{p:g}": largest_push(ctrl, name, t) for p, t in times.items()}
         worst = min(per_phase.values())
-        out[name] = {"per_phase_n": per_phase, "min_n": worst,
-                     "min_impulse_n_s_per_kg": worst * PUSH_S / mass}  # fmt: skip
+        out[name] = {
+            "per_phase_n": per_phase,
+            "min_n": worst,
+            "min_impulse_n_s_per_kg": worst * PUSH_S / mass,
+        }
     return out
 
 
@@ -283,11 +310,20 @@ def refinement(budget: int, seed: int) -> dict:
     cpu = time.process_time()
     cma_rmse, cma_used = _cma_refine(ctrl, budget, seed)
     meta = refined.meta["refined"]
-    out: dict = {"budget": budget, "held_rmse_before_rad": meta["held_rmse_before_rad"],
-                 "lm": {"held_rmse_after_rad": meta["held_rmse_after_rad"],
-                        "simulations": meta["simulations"], "cpu_s": lm_cpu},
-                 "cma": {"held_rmse_after_rad": cma_rmse, "simulations": cma_used,
-                         "cpu_s": time.process_time() - cpu}}  # fmt: skip
+    out: dict = {
+        "budget": budget,
+        "held_rmse_before_rad": meta["held_rmse_before_rad"],
+        "lm": {
+            "held_rmse_after_rad": meta["held_rmse_after_rad"],
+            "simulations": meta["simulations"],
+            "cpu_s": lm_cpu,
+        },
+        "cma": {
+            "held_rmse_after_rad": cma_rmse,
+            "simulations": cma_used,
+            "cpu_s": time.process_time() - cpu,
+        },
+    }
     shipped = load_controller(default_controller_path())
     upper = list(keyframe_hinges(ctrl))
     rest = [i for i in range(ctrl.targets.shape[1]) if i not in upper]
@@ -297,11 +333,14 @@ def refinement(budget: int, seed: int) -> dict:
     ):
         r, _ = simulate(replace(shipped, targets=targets), 20.0, record_fps=None)
         e = np.array(r.tracking_rmse_per_hinge_rad)
-        out[name] = {"cycles": r.cycles_completed, "fell": r.fell,
-                     "tracking_rmse_rad": r.tracking_rmse_rad,
-                     "refined_hinges_rmse_rad": float(np.sqrt(np.mean(e[upper] ** 2))),
-                     "other_hinges_rmse_rad": float(np.sqrt(np.mean(e[rest] ** 2))),
-                     "speed_m_s": r.distance_m / r.duration_s}  # fmt: skip
+        out[name] = {
+            "cycles": r.cycles_completed,
+            "fell": r.fell,
+            "tracking_rmse_rad": r.tracking_rmse_rad,
+            "refined_hinges_rmse_rad": float(np.sqrt(np.mean(e[upper] ** 2))),
+            "other_hinges_rmse_rad": float(np.sqrt(np.mean(e[rest] ** 2))),
+            "speed_m_s": r.distance_m / r.duration_s,
+        }
     return out
 
 
@@ -323,10 +362,16 @@ def _tables(results: dict) -> list[Table]:
         per_kg = PUSH_S / pushes["mass_kg"]
         for name in ("forward", "backward", "left", "right"):
             v = pushes[name]
-            t.add_row(name, *(f"{f:.0f}" for f in v["per_phase_n"].values()), f"{v['min_n']:.0f}",
-                      f"{TARGET_PUSH_N:.0f}", f"{SIMBICON_PUSH_N:.0f}",
-                      f"{v['min_impulse_n_s_per_kg']:.2f}", f"{TARGET_PUSH_N * per_kg:.2f}",
-                      f"{SIMBICON_PUSH_N * PUSH_S / SIMBICON_MASS_KG:.2f}")  # fmt: skip
+            t.add_row(
+                name,
+                *(f"{f:.0f}" for f in v["per_phase_n"].values()),
+                f"{v['min_n']:.0f}",
+                f"{TARGET_PUSH_N:.0f}",
+                f"{SIMBICON_PUSH_N:.0f}",
+                f"{v['min_impulse_n_s_per_kg']:.2f}",
+                f"{TARGET_PUSH_N * per_kg:.2f}",
+                f"{SIMBICON_PUSH_N * PUSH_S / SIMBICON_MASS_KG:.2f}",
+            )
         t.caption = (
             f"body mass {pushes['mass_kg']:.1f} kg; SIMBICON per kg at {SIMBICON_MASS_KG:g} kg"
         )
@@ -347,9 +392,14 @@ def _tables(results: dict) -> list[Table]:
             w.add_column(col, justify="left" if col == "targets" else "right")
         for name in ("walk_clip_targets", "walk_refined"):
             v = r[name]
-            w.add_row(name, str(v["cycles"]), f"{v['tracking_rmse_rad']:.4f}",
-                      f"{v['refined_hinges_rmse_rad']:.4f}", f"{v['other_hinges_rmse_rad']:.4f}",
-                      f"{v['speed_m_s']:.2f}")  # fmt: skip
+            w.add_row(
+                name,
+                str(v["cycles"]),
+                f"{v['tracking_rmse_rad']:.4f}",
+                f"{v['refined_hinges_rmse_rad']:.4f}",
+                f"{v['other_hinges_rmse_rad']:.4f}",
+                f"{v['speed_m_s']:.2f}",
+            )
         tables.append(w)
     if "ablation" in results:
         t = Table(
@@ -360,8 +410,10 @@ def _tables(results: dict) -> list[Table]:
         for seed in seeds:
             t.add_column(f"seed {seed}", justify="right")
         for method in results["ablation"][seeds[0]]:
-            t.add_row(method, *(str(results["ablation"][s][method]["simulations_to_walker"])
-                                for s in seeds))  # fmt: skip
+            t.add_row(
+                method,
+                *(str(results["ablation"][s][method]["simulations_to_walker"]) for s in seeds),
+            )
         tables.append(t)
     return tables
 
@@ -414,20 +466,25 @@ def headline(results: dict) -> list[dict]:
     if "speed" in results:
         sp = results["speed"]
         rows += [
-            figure("physics", "simulation, one core", sp["sim_speed_x_realtime_1core"],
-                   "× real time"),
-            figure("physics", "throughput, 2 workers", sp["throughput_2_proc_x_realtime"],
-                   "× real time", peer="1 worker",
-                   peer_value=sp["throughput_1_proc_x_realtime"]),
-        ]  # fmt: skip
+            figure(
+                "physics", "simulation, one core", sp["sim_speed_x_realtime_1core"], "× real time"
+            ),
+            figure(
+                "physics",
+                "throughput, 2 workers",
+                sp["throughput_2_proc_x_realtime"],
+                "× real time",
+                peer="1 worker",
+                peer_value=sp["throughput_1_proc_x_realtime"],
+            ),
+        ]
     for name, limits in results.get("pushes", {}).items():
         worst = min(limits[d]["min_n"] for d in ("forward", "backward", "left", "right"))
         rows.append(
-            figure("physics", f"weakest push survived, {name}", worst, "N",
-                   target=TARGET_PUSH_N)
-        )  # fmt: skip
+            figure("physics", f"weakest push survived, {name}", worst, "N", target=TARGET_PUSH_N)
+        )
     return rows
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

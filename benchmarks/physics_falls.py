@@ -35,6 +35,7 @@ import numpy as np
 from rich.console import Console
 from rich.table import Table
 
+from headline import run_script
 from physics import PUSH_PHASES, push_times
 from vhuman.control.controller import (
     Controller,
@@ -189,8 +190,14 @@ def diagnose(ctrl: Controller, force: float, direction: str, at: float) -> dict:
     """The diagnosis of one push of ``force`` [N] for 0.2 s at ``at`` [s]."""
     observer = FallObserver(ctrl, at)
     end = at + WATCH_S + AFTER_FALL_S
-    simulate(ctrl, 1.5 * end / ctrl.period, pushes=[Push(force, 0.2, at, direction)],
-             record_fps=None, stop_on_fall=False, observe=observer)  # fmt: skip
+    simulate(
+        ctrl,
+        1.5 * end / ctrl.period,
+        pushes=[Push(force, 0.2, at, direction)],
+        record_fps=None,
+        stop_on_fall=False,
+        observe=observer,
+    )
     out = observer.summary()
     out["fell"] = observer.criterion is not None
     return out
@@ -198,24 +205,48 @@ def diagnose(ctrl: Controller, force: float, direction: str, at: float) -> dict:
 
 def _table(rows: list[dict]) -> Table:
     t = Table(title="pushed runs: what ends the walk (times after the push start)")
-    cols = ("push", "fell", "criterion", "ground", "steps", "s at τ limit: hip p,r knee ankle p,r",
-            "saturated", "legs touch", "scuff", "lag roll,pitch")  # fmt: skip
+    cols = (
+        "push",
+        "fell",
+        "criterion",
+        "ground",
+        "steps",
+        "s at τ limit: hip p,r knee ankle p,r",
+        "saturated",
+        "legs touch",
+        "scuff",
+        "lag roll,pitch",
+    )
     for c in cols:
         t.add_column(c, justify="left" if c in ("push", "criterion", "ground") else "right")
     for r in rows:
         p = r["time_at_torque_limit_s"]
-        peak = " ".join(f"{p.get(k, 0):.2f}" for k in ("stance hip pitch", "stance hip roll",
-                        "stance knee", "stance ankle pitch", "stance ankle roll"))  # fmt: skip
+        peak = " ".join(
+            f"{p.get(k, 0):.2f}"
+            for k in (
+                "stance hip pitch",
+                "stance hip roll",
+                "stance knee",
+                "stance ankle pitch",
+                "stance ankle roll",
+            )
+        )
         crit = r["criterion"] and f"{r['criterion']} +{r['criterion_after_push_s']:.2f}s"
         ground = r["ground"] and f"{r['ground']} +{r['ground_after_criterion_s']:.2f}s"
         sat = r["saturated_before_criterion_s"]
         lag = r["max_lag_roll_pitch_rad"]
-        t.add_row(f"{r['force_n']:.0f} N {r['direction']} @{r['phase']:g}",
-                  str(r["fell"]),
-                  crit or "-", ground or "-", str(r["steps_before_criterion"]), peak,
-                  "-" if sat is None else f"{sat:.2f}s before", f"{r['legs_touch_s']:.2f}s",
-                  f"{r['swing_foot_scuff_s']:.2f}s",
-                  "-" if lag is None else f"{lag[0]:.2f},{lag[1]:.2f}")  # fmt: skip
+        t.add_row(
+            f"{r['force_n']:.0f} N {r['direction']} @{r['phase']:g}",
+            str(r["fell"]),
+            crit or "-",
+            ground or "-",
+            str(r["steps_before_criterion"]),
+            peak,
+            "-" if sat is None else f"{sat:.2f}s before",
+            f"{r['legs_touch_s']:.2f}s",
+            f"{r['swing_foot_scuff_s']:.2f}s",
+            "-" if lag is None else f"{lag[0]:.2f},{lag[1]:.2f}",
+        )
     return t
 
 
@@ -239,4 +270,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

@@ -33,7 +33,8 @@ import time
 
 import numpy as np
 
-from headline import figure
+from headline import figure, run_script
+from vhuman.io import atomic_write, check_writable
 from vhuman.posture import PostureSettings, solve_posture, solve_posture_ga, worker_skeleton
 from vhuman.posture.check import check_posture
 from vhuman.posture.suite import hand_error, load_suite
@@ -47,9 +48,14 @@ def _verify(case, motion, world: CollisionWorld) -> dict:
     chk = check_posture(world, body, root, rot)
     t, r = hand_error(body, root, rot, case.side, world.scene)
     ok = bool(chk.valid and t <= 0.005 and np.degrees(r) <= 3.0)
-    return {"hand_mm": 1e3 * t, "hand_deg": float(np.degrees(r)),
-            "contacts": chk.collision.n_contacts, "balance_mm": 1e3 * chk.balance.margin,
-            "limits_ok": chk.within_limits, "verified": ok}  # fmt: skip
+    return {
+        "hand_mm": 1e3 * t,
+        "hand_deg": float(np.degrees(r)),
+        "contacts": chk.collision.n_contacts,
+        "balance_mm": 1e3 * chk.balance.margin,
+        "limits_ok": chk.within_limits,
+        "verified": ok,
+    }
 
 
 def main() -> None:
@@ -66,6 +72,8 @@ def main() -> None:
         help="instead time a scene with each of these numbers of extra objects (growth)",
     )
     args = ap.parse_args()
+    if args.json:
+        check_writable(args.json, "--json")
     if args.clutter:
         grown = [_cluttered(n, args.seed) for n in args.clutter]
         print(json.dumps({"benchmark": "posture", "clutter": grown, "headline": _grown(grown)}))
@@ -77,29 +85,60 @@ def main() -> None:
         scene = case.scene()
         sk = worker_skeleton(case.worker)
         world = CollisionWorld(scene)
-        res = solve_posture(scene, sk, settings=PostureSettings(side=case.side), seed=args.seed,
-                            world=world, worker=case.worker)  # fmt: skip
+        res = solve_posture(
+            scene,
+            sk,
+            settings=PostureSettings(side=case.side),
+            seed=args.seed,
+            world=world,
+            worker=case.worker,
+        )
         d = res.to_dict()
         v = _verify(case, res.motion, world)
         if case.feasible:
             solved = d["status"] == "reached" and v["verified"]
         else:
             solved = d["status"] == "unreachable" and d["reason"] == case.reason
-        rows.append({"scene": case.name, "method": "ours", "expect": case.expect,
-                     "status": d["status"], "reason": d["reason"] or "-", "solved": solved,
-                     "posture": d["library_posture"], "time_s": d["solve_time_s"],
-                     **v, "reba": d["reba_score"], "rula": d["rula_score"]})  # fmt: skip
+        rows.append(
+            {
+                "scene": case.name,
+                "method": "ours",
+                "expect": case.expect,
+                "status": d["status"],
+                "reason": d["reason"] or "-",
+                "solved": solved,
+                "posture": d["library_posture"],
+                "time_s": d["solve_time_s"],
+                **v,
+                "reba": d["reba_score"],
+                "rula": d["rula_score"],
+            }
+        )
         if not args.no_baseline:
             t0 = time.perf_counter()
             base = solve_posture_ga(scene, sk, seed=args.seed, side=case.side, world=world)
             b = base.to_dict()
             vb = _verify(case, base.motion, world)
-            solved_b = (b["status"] == "reached" and vb["verified"]) if case.feasible else (
-                b["status"] != "reached")  # fmt: skip
-            rows.append({"scene": case.name, "method": "whole-body GA", "expect": case.expect,
-                         "status": b["status"], "reason": "-", "solved": solved_b,
-                         "posture": f"d={b['distance_m']} m", "time_s": time.perf_counter() - t0,
-                         **vb, "reba": b["reba_score"], "rula": b["rula_score"]})  # fmt: skip
+            solved_b = (
+                (b["status"] == "reached" and vb["verified"])
+                if case.feasible
+                else (b["status"] != "reached")
+            )
+            rows.append(
+                {
+                    "scene": case.name,
+                    "method": "whole-body GA",
+                    "expect": case.expect,
+                    "status": b["status"],
+                    "reason": "-",
+                    "solved": solved_b,
+                    "posture": f"d={b['distance_m']} m",
+                    "time_s": time.perf_counter() - t0,
+                    **vb,
+                    "reba": b["reba_score"],
+                    "rula": b["rula_score"],
+                }
+            )
         print(_line(rows[-2] if not args.no_baseline else rows[-1]), flush=True)
         if not args.no_baseline:
             print(_line(rows[-1]), flush=True)
@@ -119,16 +158,22 @@ def main() -> None:
             "max_time_s": float(times.max()) if len(times) else None,
         }
         s = summary[method]
-        print(f"{method}: feasible solved {s['feasible_solved']}/{s['feasible']} "
-              f"({100 * s['fraction_solved']:.0f} %), infeasible correct "
-              f"{s['infeasible_correct']}/{s['infeasible']}, median {s['median_time_s']:.1f} s, "
-              f"max {s['max_time_s']:.1f} s")  # fmt: skip
-    out = {"benchmark": "posture", "seed": args.seed, "summary": summary, "rows": rows,
-           "headline": _headline(summary)}  # fmt: skip
+        print(
+            f"{method}: feasible solved {s['feasible_solved']}/{s['feasible']} "
+            f"({100 * s['fraction_solved']:.0f} %), infeasible correct "
+            f"{s['infeasible_correct']}/{s['infeasible']}, median {s['median_time_s']:.1f} s, "
+            f"max {s['max_time_s']:.1f} s"
+        )
+    out = {
+        "benchmark": "posture",
+        "seed": args.seed,
+        "summary": summary,
+        "rows": rows,
+        "headline": _headline(summary),
+    }
     print(json.dumps(out))
     if args.json:
-        with open(args.json, "w", encoding="utf-8") as fh:
-            json.dump(out, fh, indent=1)
+        atomic_write(args.json, json.dumps(out, indent=1))
 
 
 def _headline(summary: dict) -> list[dict]:
@@ -138,12 +183,24 @@ def _headline(summary: dict) -> list[dict]:
     peer = {"peer": "whole-body GA"} if base else {}
     n = f"{ours['feasible']} scenes"
     return [
-        figure("posture", f"solved and verified ({n})", 100 * ours["fraction_solved"], "%",
-               peer_value=100 * base["fraction_solved"] if base else None, **peer),
-        figure("posture", "median solve time, scene suite", ours["median_time_s"], "s",
-               peer_value=base["median_time_s"] if base else None, higher_is_better=False,
-               **peer),
-    ]  # fmt: skip
+        figure(
+            "posture",
+            f"solved and verified ({n})",
+            100 * ours["fraction_solved"],
+            "%",
+            peer_value=100 * base["fraction_solved"] if base else None,
+            **peer,
+        ),
+        figure(
+            "posture",
+            "median solve time, scene suite",
+            ours["median_time_s"],
+            "s",
+            peer_value=base["median_time_s"] if base else None,
+            higher_is_better=False,
+            **peer,
+        ),
+    ]
 
 
 def _grown(grown: list[dict]) -> list[dict]:
@@ -151,10 +208,16 @@ def _grown(grown: list[dict]) -> list[dict]:
     small, large = grown[0], grown[-1]
     cost = large["load_s"] + large["solve_s"]
     return [
-        figure("posture", f"load + solve, {large['objects']:,} objects", cost, "s",
-               peer=f"{small['objects']:,} objects",
-               peer_value=small["load_s"] + small["solve_s"], higher_is_better=False),
-    ]  # fmt: skip
+        figure(
+            "posture",
+            f"load + solve, {large['objects']:,} objects",
+            cost,
+            "s",
+            peer=f"{small['objects']:,} objects",
+            peer_value=small["load_s"] + small["solve_s"],
+            higher_is_better=False,
+        ),
+    ]
 
 
 def _cluttered(n: int, seed: int) -> dict:
@@ -173,11 +236,13 @@ def _cluttered(n: int, seed: int) -> dict:
     case = next(c for c in load_suite() if c.name == "low-valve-duct")
     base = case.scene()
     rng = np.random.default_rng(seed)
-    pos = np.column_stack([rng.uniform(-15, 15, 3 * n), rng.uniform(-15, 15, 3 * n),
-                           rng.uniform(0.05, 3.0, 3 * n)])  # fmt: skip
+    pos = np.column_stack(
+        [rng.uniform(-15, 15, 3 * n), rng.uniform(-15, 15, 3 * n), rng.uniform(0.05, 3.0, 3 * n)]
+    )
     pos = pos[np.hypot(*(pos[:, :2] - base.target.position[:2]).T) > 2.5][:n]
-    parts = tuple(SceneObject(f"part {i}", Box((0.1, 0.1, 0.1)), p, [1, 0, 0, 0])
-                  for i, p in enumerate(pos))  # fmt: skip
+    parts = tuple(
+        SceneObject(f"part {i}", Box((0.1, 0.1, 0.1)), p, [1, 0, 0, 0]) for i, p in enumerate(pos)
+    )
     scene = dataclasses.replace(base, name="cluttered", objects=base.objects + parts, ceiling=3.2)
     with tempfile.TemporaryDirectory() as tmp:
         path = save_scene(scene, Path(tmp) / "cluttered.yaml")
@@ -187,15 +252,36 @@ def _cluttered(n: int, seed: int) -> dict:
     res = solve_posture(scene, worker_skeleton(case.worker), seed=seed)
     v = _verify(case, res.motion, CollisionWorld(scene, window=4.0))
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
-    out = {"objects": len(scene.objects), "load_s": t_load, "solve_s": res.solve_time_s,
-           "status": res.status, "verified": v["verified"], "max_rss_mb": rss}  # fmt: skip
-    print(f"{len(scene.objects)} objects: load {t_load:.1f} s, solve {res.solve_time_s:.1f} s, "
-          f"{res.status}, verified {v['verified']}, max RSS {rss:.0f} MB")  # fmt: skip
+    out = {
+        "objects": len(scene.objects),
+        "load_s": t_load,
+        "solve_s": res.solve_time_s,
+        "status": res.status,
+        "verified": v["verified"],
+        "max_rss_mb": rss,
+    }
+    print(
+        f"{len(scene.objects)} objects: load {t_load:.1f} s, solve {res.solve_time_s:.1f} s, "
+        f"{res.status}, verified {v['verified']}, max RSS {rss:.0f} MB"
+    )
     return out
 
 
-_HEAD = ("scene", "method", "status", "reason", "solved", "posture", "time_s", "hand_mm",
-         "hand_deg", "contacts", "balance_mm", "reba", "rula")  # fmt: skip
+_HEAD = (
+    "scene",
+    "method",
+    "status",
+    "reason",
+    "solved",
+    "posture",
+    "time_s",
+    "hand_mm",
+    "hand_deg",
+    "contacts",
+    "balance_mm",
+    "reba",
+    "rula",
+)
 
 
 def _line(r: dict) -> str:
@@ -208,4 +294,4 @@ def _line(r: dict) -> str:
 
 if __name__ == "__main__":
     print(" | ".join(f"{h:>9s}" for h in _HEAD))
-    main()
+    run_script(main)

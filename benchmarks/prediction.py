@@ -25,7 +25,7 @@ import torch
 from rich.console import Console
 from rich.table import Table
 
-from headline import figure
+from headline import figure, run_script
 from vhuman.prediction import build_model, evaluate, load_cmu_sequences, load_model
 from vhuman.prediction.shipped import default_model_path
 
@@ -49,7 +49,7 @@ def main() -> None:
     for kind, path in files.items():
         models[kind], infos[kind] = load_model(path)
         if models[kind].kind != kind:
-            raise SystemExit(f"{path} holds a {models[kind].kind!r} model, not {kind!r}")
+            raise SystemExit(f"{path} holds a {str(models[kind].kind)!r} model, not {kind!r}")
     models["zero_velocity"] = build_model("zero_velocity", sequences)
     models["constant_velocity"] = build_model("constant_velocity", sequences)
     result = evaluate(models, sequences, timing_runs=50).to_dict()
@@ -93,15 +93,26 @@ def main() -> None:
         f"{MAIN} vs zero velocity at 400 ms: {gain:.1f}% better{gaps}; {result['protocol']}"
     )
     result["headline"] = [
-        figure("prediction", f"MPJPE at 400 ms, {result['windows']} validation windows",
-               result["models"][MAIN]["mpjpe_mm"][i400], "mm", peer="zero velocity",
-               peer_value=zero_400, higher_is_better=False),
-        figure("prediction", "inference, one sequence, one core",
-               result["models"][MAIN]["inference_ms"], "ms", target=10.0,
-               higher_is_better=False),
-    ]  # fmt: skip
+        figure(
+            "prediction",
+            f"MPJPE at 400 ms, {result['windows']} validation windows",
+            result["models"][MAIN]["mpjpe_mm"][i400],
+            "mm",
+            peer="zero velocity",
+            peer_value=zero_400,
+            higher_is_better=False,
+        ),
+        figure(
+            "prediction",
+            "inference, one sequence, one core",
+            result["models"][MAIN]["inference_ms"],
+            "ms",
+            target=10.0,
+            higher_is_better=False,
+        ),
+    ]
     print(json.dumps(result))
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

@@ -27,7 +27,7 @@ import torch
 from rich.console import Console
 from rich.table import Table
 
-from headline import figure
+from headline import figure, run_script
 from vhuman.prediction import build_model, load_cmu_sequences, load_model
 from vhuman.prediction.data import mirror_joints
 from vhuman.prediction.literature import PUBLISHED_MPJPE_MM, WindowRule, evaluate_literature
@@ -105,12 +105,19 @@ def headline(result: dict) -> list[dict]:
     for label in (400, 1000):
         k = result["horizons_ms"].index(label)
         rows.append(
-            figure("prediction", f"MPJPE at {label} ms, literature protocol", ours[k], "mm",
-                   peer="LTD (published)", peer_value=ltd[k], target=1.0,
-                   higher_is_better=False)
-        )  # fmt: skip
+            figure(
+                "prediction",
+                f"MPJPE at {label} ms, literature protocol",
+                ours[k],
+                "mm",
+                peer="LTD (published)",
+                peer_value=ltd[k],
+                target=1.0,
+                higher_is_better=False,
+            )
+        )
     return rows
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

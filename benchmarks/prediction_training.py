@@ -60,6 +60,8 @@ import torch
 from rich.console import Console
 from rich.table import Table
 
+from headline import run_script
+
 CMU = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "cmu_mocap"
 RECIPE = {"lr": 0.003, "mirror": True, "reverse": True, "ema": 0.999, "speed": 0.2, "warmup": 500}
 """The shipped model's training options (``data/models/README.md``)."""
@@ -98,9 +100,13 @@ def throughput(
 
     sequences = load(data)
     config = TrainConfig(
-        kind=transformer_kind(), steps=warmup + steps, batch_size=batch, seed=0,
-        options=VARIANTS[variant], **RECIPE,
-    )  # fmt: skip
+        kind=transformer_kind(),
+        steps=warmup + steps,
+        batch_size=batch,
+        seed=0,
+        options=VARIANTS[variant],
+        **RECIPE,
+    )
     marks: list[tuple[int, float, float, float]] = []
 
     def clock(step: int, total: int, loss: float) -> None:
@@ -133,9 +139,14 @@ def throughput(
 def _worker(args: argparse.Namespace) -> None:
     torch.set_num_threads(args.worker_threads)
     result = throughput(
-        args.data, args.variant, args.worker_batch, args.device, args.steps, args.warmup,
+        args.data,
+        args.variant,
+        args.worker_batch,
+        args.device,
+        args.steps,
+        args.warmup,
         args.every,
-    )  # fmt: skip
+    )
     print("RESULT " + json.dumps(result))
 
 
@@ -151,11 +162,26 @@ def measure(
         "MKL_NUM_THREADS": str(threads),
     }
     cmd = [
-        sys.executable, __file__, "--worker", "--data", args.data, "--variant", variant,
-        "--worker-batch", str(batch), "--worker-threads", str(threads),
-        "--device", args.device, "--steps", str(steps), "--warmup", str(args.warmup),
-        "--every", str(args.every),
-    ]  # fmt: skip
+        sys.executable,
+        __file__,
+        "--worker",
+        "--data",
+        args.data,
+        "--variant",
+        variant,
+        "--worker-batch",
+        str(batch),
+        "--worker-threads",
+        str(threads),
+        "--device",
+        args.device,
+        "--steps",
+        str(steps),
+        "--warmup",
+        str(args.warmup),
+        "--every",
+        str(args.every),
+    ]
     out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
     for line in out.stdout.splitlines():
         if line.startswith("RESULT "):
@@ -200,19 +226,27 @@ def stage_labels() -> Iterator[None]:
     patches = [
         (kinematics.TorchFK, "forward", fk),
         (sampling.WindowSampler, "batch", data),
-        (models.LieTransformer, "_position_rotvecs",
-         _labelled("jacobian features", models.LieTransformer._position_rotvecs)),
-        (models._TemporalAttention, "forward",
-         _labelled("attention", models._TemporalAttention.forward)),
+        (
+            models.LieTransformer,
+            "_position_rotvecs",
+            _labelled("jacobian features", models.LieTransformer._position_rotvecs),
+        ),
+        (
+            models._TemporalAttention,
+            "forward",
+            _labelled("attention", models._TemporalAttention.forward),
+        ),
         (models._Attention, "forward", _labelled("attention", models._Attention.forward)),
-        (models.LieTransformer, "forward",
-         _labelled("forward and loss", models.LieTransformer.forward)),
-        (models.LieTransformer, "loss",
-         _labelled("forward and loss", models.LieTransformer.loss)),
+        (
+            models.LieTransformer,
+            "forward",
+            _labelled("forward and loss", models.LieTransformer.forward),
+        ),
+        (models.LieTransformer, "loss", _labelled("forward and loss", models.LieTransformer.loss)),
         (torch.Tensor, "backward", _labelled("backward", torch.Tensor.backward)),
         (torch.nn.utils, "clip_grad_norm_", _labelled("clip", torch.nn.utils.clip_grad_norm_)),
         (training, "ema_update", _labelled("ema", training.ema_update)),
-    ]  # fmt: skip
+    ]
     saved = [(obj, name, getattr(obj, name)) for obj, name, _ in patches]
     for obj, name, new in patches:
         setattr(obj, name, new)
@@ -224,9 +258,17 @@ def stage_labels() -> Iterator[None]:
 
 
 STAGES = (
-    "data and augmentation", "fk (augmentation)", "forward and loss", "fk",
-    "jacobian features", "attention", "backward", "clip", "optimizer", "ema",
-)  # fmt: skip
+    "data and augmentation",
+    "fk (augmentation)",
+    "forward and loss",
+    "fk",
+    "jacobian features",
+    "attention",
+    "backward",
+    "clip",
+    "optimizer",
+    "ema",
+)
 
 
 def profile(data: str, variant: str, batch: int, device: str, steps: int) -> dict[str, Any]:
@@ -239,9 +281,13 @@ def profile(data: str, variant: str, batch: int, device: str, steps: int) -> dic
     sequences = load(data)
     warm = 5
     config = TrainConfig(
-        kind="lie-transformer", steps=warm + steps, batch_size=batch, seed=0,
-        options=VARIANTS[variant], **RECIPE,
-    )  # fmt: skip
+        kind="lie-transformer",
+        steps=warm + steps,
+        batch_size=batch,
+        seed=0,
+        options=VARIANTS[variant],
+        **RECIPE,
+    )
     activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if device == "cuda" else [])
     prof = torch_profile(activities=activities)
     wall: list[float] = []
@@ -257,9 +303,13 @@ def profile(data: str, variant: str, batch: int, device: str, steps: int) -> dic
 
     with tempfile.TemporaryDirectory() as tmp, stage_labels():
         train(
-            sequences, config, output=Path(tmp) / "m.pt", device=device, progress=clock,
+            sequences,
+            config,
+            output=Path(tmp) / "m.pt",
+            device=device,
+            progress=clock,
             progress_every=1,
-        )  # fmt: skip
+        )
     events = {e.key: e for e in prof.key_averages()}
     out: dict[str, Any] = {"wall_ms_per_step": 1e3 * (wall[-1] - wall[warm - 1]) / steps}
     for stage in STAGES:
@@ -268,10 +318,11 @@ def profile(data: str, variant: str, batch: int, device: str, steps: int) -> dic
         out[stage] = {
             "cpu_ms": 0.0 if e is None else e.cpu_time_total / 1e3 / steps,
             "device_ms": (
-                0.0 if e is None or device != "cuda"
+                0.0
+                if e is None or device != "cuda"
                 else getattr(e, "device_time_total", 0.0) / 1e3 / steps
             ),
-        }  # fmt: skip
+        }
     if device == "cuda":
         kernels = sum(
             getattr(e, "self_device_time_total", 0.0)
@@ -409,6 +460,10 @@ def main() -> None:
     if args.worker:
         _worker(args)
         return
+    if args.out:
+        from vhuman.io import check_writable
+
+        check_writable(args.out, "--out")
     if args.device == "cuda" and not torch.cuda.is_available():
         if not args.allow_cpu:
             raise SystemExit(
@@ -458,9 +513,13 @@ def main() -> None:
                         row[name]["runs"] = rs
                 new = row["new"]
                 cells = [
-                    variant, str(t), str(batch), f"{new['windows_per_s']:.0f}",
-                    f"{new['windows_per_cpu_s']:.0f}", f"{1e3 * new['s_per_step']:.1f}",
-                ]  # fmt: skip
+                    variant,
+                    str(t),
+                    str(batch),
+                    f"{new['windows_per_s']:.0f}",
+                    f"{new['windows_per_cpu_s']:.0f}",
+                    f"{1e3 * new['s_per_step']:.1f}",
+                ]
                 if args.reference:
                     ref = row["reference"]
                     row["speedup_wall"] = new["windows_per_s"] / ref["windows_per_s"]
@@ -470,9 +529,11 @@ def main() -> None:
                         np.max(np.abs(np.subtract(a[: len(b)], b[: len(a)])))
                     )
                     cells += [
-                        f"{ref['windows_per_s']:.0f}", f"{ref['windows_per_cpu_s']:.0f}",
-                        f"{row['speedup_wall']:.2f}×", f"{row['speedup_cpu']:.2f}×",
-                    ]  # fmt: skip
+                        f"{ref['windows_per_s']:.0f}",
+                        f"{ref['windows_per_cpu_s']:.0f}",
+                        f"{row['speedup_wall']:.2f}×",
+                        f"{row['speedup_cpu']:.2f}×",
+                    ]
                 table.add_row(*cells)
                 result["throughput"].append(row)
     console.print(table)
@@ -533,26 +594,32 @@ def main() -> None:
                 p = peer(b, v, args.device, steps, tokens)
                 mine = next(
                     (
-                        r["new"]["windows_per_s"] for r in result["throughput"]
+                        r["new"]["windows_per_s"]
+                        for r in result["throughput"]
                         if r["variant"] == v and r["batch"] == b and r["threads"] == 1
                     ),
                     None,
-                )  # fmt: skip
+                )
                 p.update(variant=v, batch=b, lie_transformer_windows_per_s=mine)
                 p["ratio"] = None if mine is None else mine / p["windows_per_s"]
                 result["peer"].append(p)
                 qtable.add_row(
-                    v, str(b), str(tokens), f"{p['windows_per_s']:.0f}",
+                    v,
+                    str(b),
+                    str(tokens),
+                    f"{p['windows_per_s']:.0f}",
                     "—" if mine is None else f"{mine:.0f}",
                     "—" if mine is None else f"{p['ratio']:.2f}",
-                )  # fmt: skip
+                )
         console.print(qtable)
     result["load_after"] = os.getloadavg()
     text = json.dumps(result)
     if args.out:
-        args.out.write_text(text)
+        from vhuman.io import atomic_write
+
+        atomic_write(args.out, text)
     print(text)
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

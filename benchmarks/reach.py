@@ -45,7 +45,7 @@ from rich.console import Console
 from rich.table import Table
 from scipy.spatial.transform import Rotation
 
-from headline import figure
+from headline import figure, run_script
 from vhuman.animation.easing import Easing, ease
 from vhuman.errors import InputError
 from vhuman.geometry import quat_angle, quat_slerp, quat_to_rotmat, rotmat_to_quat
@@ -106,20 +106,23 @@ def bench_reaches(model: ArmModel, n: int, seed: int) -> list[dict[str, Any]]:
         start = np.broadcast_to(ready.hand, hand.shape)
         start_q = np.broadcast_to(ready.hand_orientation, orientation.shape)
         t0 = time.perf_counter()
-        plan = plan_reaches(model, start, start_q, hand, orientation,
-                            duration=1.0, fps=60.0, predictor=predictor)  # fmt: skip
+        plan = plan_reaches(
+            model, start, start_q, hand, orientation, duration=1.0, fps=60.0, predictor=predictor
+        )
         elapsed = time.perf_counter() - t0
         frames = plan.q.shape[0] * plan.q.shape[1]
         searched = ~np.all(plan.swivel == plan.swivel_predicted, axis=1)
-        rows.append({
-            "targets": name,
-            "reaches": int(hand.shape[0]),
-            "frames": frames,
-            "seconds": elapsed,
-            "frames_per_s": frames / elapsed,
-            "reaches_with_swivel_search": int(searched.sum()),
-            "infeasible_frames": int((~plan.feasible).sum()),
-        })  # fmt: skip
+        rows.append(
+            {
+                "targets": name,
+                "reaches": int(hand.shape[0]),
+                "frames": frames,
+                "seconds": elapsed,
+                "frames_per_s": frames / elapsed,
+                "reaches_with_swivel_search": int(searched.sum()),
+                "infeasible_frames": int((~plan.feasible).sum()),
+            }
+        )
     return rows
 
 
@@ -147,8 +150,15 @@ def ikpy_chain(model: ArmModel) -> Any:
     before = R_SHOULDER_DH  # rotation of the frame before joint 1
     shift = np.zeros(3)
     for i in range(7):
-        links.append(URDFLink(f"q{i + 1}", shift, rpy(before @ rz(DH_OFFSETS[i])),
-                              rotation=[0.0, 0.0, 1.0], bounds=tuple(JOINT_LIMITS[i])))  # fmt: skip
+        links.append(
+            URDFLink(
+                f"q{i + 1}",
+                shift,
+                rpy(before @ rz(DH_OFFSETS[i])),
+                rotation=[0.0, 0.0, 1.0],
+                bounds=tuple(JOINT_LIMITS[i]),
+            )
+        )
         before = Rotation.from_euler("x", DH_ALPHA[i]).as_matrix()
         shift = np.array([a[i], 0.0, d[i]])
     links.append(URDFLink("hand", shift, rpy(before), joint_type="fixed"))
@@ -278,23 +288,27 @@ def bench_workspace(skeleton: Skeleton, step: int, ikpy_frames: int, lean: bool)
         for k, (side, target, region) in enumerate(cases):
             row: dict[str, Any] = {"region": region, "side": side}
             try:
-                result = generate_reach(target, side=side, skeleton=skeleton,
-                                        predictor=predictor, allow_lean=allow)  # fmt: skip
+                result = generate_reach(
+                    target, side=side, skeleton=skeleton, predictor=predictor, allow_lean=allow
+                )
             except InputError:
                 rows.append({**row, "refused": True, "success": False})
                 continue
             audit = audit_reach(result.motion, side)
             fig = result.to_dict()
             orientations.setdefault(k, result.target_orientation)
-            rows.append({
-                **row, "refused": False,
-                "success": audit.clean and fig["final_position_error_mm"] < 1.0,
-                "collision_frames": audit.collision_frames,
-                "limit_violation_frames": audit.limit_violation_frames,
-                "straightness": fig["path_straightness"],
-                "peak_to_mean_speed": fig["peak_to_mean_speed"],
-                "max_joint_speed_rad_s": audit.max_joint_speed_rad_s,
-            })  # fmt: skip
+            rows.append(
+                {
+                    **row,
+                    "refused": False,
+                    "success": audit.clean and fig["final_position_error_mm"] < 1.0,
+                    "collision_frames": audit.collision_frames,
+                    "limit_violation_frames": audit.limit_violation_frames,
+                    "straightness": fig["path_straightness"],
+                    "peak_to_mean_speed": fig["peak_to_mean_speed"],
+                    "max_joint_speed_rad_s": audit.max_joint_speed_rad_s,
+                }
+            )
         summaries.append(_summary(rows, name, time.perf_counter() - t0))
     try:
         summaries.append(_ikpy_workspace(skeleton, cases, orientations, ikpy_frames))
@@ -341,14 +355,18 @@ def _ikpy_workspace(
         pose = model.forward(q)
         error = float(np.linalg.norm(pose.hand[-1] - goal))
         angle = float(np.degrees(quat_angle(pose.hand_orientation[-1], goal_q)))
-        rows.append({
-            "region": region, "side": side, "refused": False,
-            "success": audit.clean and error < 1e-3 and angle < 1.0,
-            "collision_frames": audit.collision_frames,
-            "limit_violation_frames": audit.limit_violation_frames,
-            **_hand_figures(pose.hand, 1.0),
-            "max_joint_speed_rad_s": audit.max_joint_speed_rad_s,
-        })  # fmt: skip
+        rows.append(
+            {
+                "region": region,
+                "side": side,
+                "refused": False,
+                "success": audit.clean and error < 1e-3 and angle < 1.0,
+                "collision_frames": audit.collision_frames,
+                "limit_violation_frames": audit.limit_violation_frames,
+                **_hand_figures(pose.hand, 1.0),
+                "max_joint_speed_rad_s": audit.max_joint_speed_rad_s,
+            }
+        )
     return _summary(rows, f"ikpy, {frames} frames", total)
 
 
@@ -361,12 +379,18 @@ def main() -> None:
     parser.add_argument("--reaches", type=int, default=400, help="reaches generated in one batch")
     parser.add_argument("--ikpy", type=int, default=50, help="poses solved by each IK")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--workspace-step", type=int, default=1,
-                        help="use every K-th workspace target (1: all)")  # fmt: skip
-    parser.add_argument("--ikpy-frames", type=int, default=16,
-                        help="frames of each ikpy reach (ikpy solves each frame)")  # fmt: skip
-    parser.add_argument("--lean", action="store_true",
-                        help="also run the suite with the trunk lean allowed")  # fmt: skip
+    parser.add_argument(
+        "--workspace-step", type=int, default=1, help="use every K-th workspace target (1: all)"
+    )
+    parser.add_argument(
+        "--ikpy-frames",
+        type=int,
+        default=16,
+        help="frames of each ikpy reach (ikpy solves each frame)",
+    )
+    parser.add_argument(
+        "--lean", action="store_true", help="also run the suite with the trunk lean allowed"
+    )
     args = parser.parse_args()
     skeleton = standard_humanoid()
     model = ArmModel.from_skeleton(skeleton, "right")
@@ -380,21 +404,38 @@ def main() -> None:
     fastest = max(r["frames_per_s"] for r in result["reach"])
     result["targets_met"] = {"reach generation ≥ 20,000 frames/s": bool(fastest >= 20_000)}
     console = Console(width=130, highlight=False)
-    suite = Table(title=f"workspace suite: {workspace['targets']} targets, both arms, "
-                  "1 s reaches, every frame measured from the motion")  # fmt: skip
-    for col in ("solver", "success", "refused", "collision frames", "limit frames",
-                "straightness", "peak/mean speed", "max joint rad/s", "ms / reach"):  # fmt: skip
+    suite = Table(
+        title=f"workspace suite: {workspace['targets']} targets, both arms, "
+        "1 s reaches, every frame measured from the motion"
+    )
+    for col in (
+        "solver",
+        "success",
+        "refused",
+        "collision frames",
+        "limit frames",
+        "straightness",
+        "peak/mean speed",
+        "max joint rad/s",
+        "ms / reach",
+    ):
         suite.add_column(col, justify="left" if col == "solver" else "right")
 
     def num(x: float | None, fmt: str) -> str:
         return "-" if x is None else format(x, fmt)
 
     for r in workspace["rows"]:
-        suite.add_row(r["solver"], f"{r['success']} ({r['success_rate']:.0%})", str(r["refused"]),
-                      str(r["collision_frames"]), str(r["limit_violation_frames"]),
-                      num(r["straightness_mean"], ".3f"), num(r["peak_to_mean_speed_mean"], ".3f"),
-                      num(r["max_joint_speed_rad_s"], ".1f"),
-                      f"{r['ms_per_reach']:.0f}")  # fmt: skip
+        suite.add_row(
+            r["solver"],
+            f"{r['success']} ({r['success_rate']:.0%})",
+            str(r["refused"]),
+            str(r["collision_frames"]),
+            str(r["limit_violation_frames"]),
+            num(r["straightness_mean"], ".3f"),
+            num(r["peak_to_mean_speed_mean"], ".3f"),
+            num(r["max_joint_speed_rad_s"], ".1f"),
+            f"{r['ms_per_reach']:.0f}",
+        )
     console.print(suite)
     regions = Table(title="success by region")
     regions.add_column("solver")
@@ -402,29 +443,51 @@ def main() -> None:
     for g in names:
         regions.add_column(g, justify="right")
     for r in workspace["rows"]:
-        regions.add_row(r["solver"], *(f"{a}/{b}" for a, b in
-                                       (r["success_by_region"][g] for g in names)))  # fmt: skip
+        regions.add_row(
+            r["solver"], *(f"{a}/{b}" for a, b in (r["success_by_region"][g] for g in names))
+        )
     console.print(regions)
     gen = Table(title="reach generation, batched (1 s reaches at 60 fps from the ready pose)")
-    for col in ("targets", "reaches", "frames", "s", "frames/s", "with swivel search",
-                "frames off limits"):  # fmt: skip
+    for col in (
+        "targets",
+        "reaches",
+        "frames",
+        "s",
+        "frames/s",
+        "with swivel search",
+        "frames off limits",
+    ):
         gen.add_column(col, justify="left" if col == "targets" else "right")
     for r in result["reach"]:
-        gen.add_row(r["targets"], str(r["reaches"]), str(r["frames"]), f"{r['seconds']:.3f}",
-                    f"{r['frames_per_s']:,.0f}", str(r["reaches_with_swivel_search"]),
-                    str(r["infeasible_frames"]))  # fmt: skip
+        gen.add_row(
+            r["targets"],
+            str(r["reaches"]),
+            str(r["frames"]),
+            f"{r['seconds']:.3f}",
+            f"{r['frames_per_s']:,.0f}",
+            str(r["reaches_with_swivel_search"]),
+            str(r["infeasible_frames"]),
+        )
     console.print(gen)
     table = Table(
         title=f"7-DOF arm IK on {args.ikpy} random in-limit hand poses (seed {args.seed})"
     )
-    for col in ("solver", "ms / solve", "max position error m", "max orientation error rad",
-                "success"):  # fmt: skip
+    for col in (
+        "solver",
+        "ms / solve",
+        "max position error m",
+        "max orientation error rad",
+        "success",
+    ):
         table.add_column(col, justify="left" if col == "solver" else "right")
     for row in result["ik"]["rows"]:
-        table.add_row(row["solver"], f"{row['ms_per_solve']:.4f}",
-                      f"{row['position_error_m_max']:.1e}",
-                      f"{row['orientation_error_rad_max']:.1e}",
-                      f"{row['success']:.0%}")  # fmt: skip
+        table.add_row(
+            row["solver"],
+            f"{row['ms_per_solve']:.4f}",
+            f"{row['position_error_m_max']:.1e}",
+            f"{row['orientation_error_rad_max']:.1e}",
+            f"{row['success']:.0%}",
+        )
     console.print(table)
     if "ikpy_fk_max_diff_m" in result["ik"]:
         console.print(
@@ -443,11 +506,16 @@ def headline(result: dict[str, Any]) -> list[dict[str, Any]]:
     peer = {"peer": "ikpy", "peer_value": 100 * ikpy["success_rate"]} if ikpy else {}
     fastest = max(r["frames_per_s"] for r in result["reach"])
     return [
-        figure("reach", f"clean reaches, {ours['targets']} workspace targets",
-               100 * ours["success_rate"], "%", **peer),
+        figure(
+            "reach",
+            f"clean reaches, {ours['targets']} workspace targets",
+            100 * ours["success_rate"],
+            "%",
+            **peer,
+        ),
         figure("reach", "reach generation, batched", fastest, "frames/s", target=20_000.0),
-    ]  # fmt: skip
+    ]
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

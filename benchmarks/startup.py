@@ -22,7 +22,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from headline import figure
+from headline import figure, run_script
 from vhuman.io import save_motion
 from vhuman.skeleton import Motion, standard_humanoid
 
@@ -63,9 +63,17 @@ def main() -> None:
         for name, _, target in rows
         if target is not None
     ]
-    print(json.dumps({"benchmark": "startup", "wall_s": times,
-                      "load_average_1min": os.getloadavg()[0], "headline": headline}))  # fmt: skip
+    print(
+        json.dumps(
+            {
+                "benchmark": "startup",
+                "wall_s": times,
+                "load_average_1min": os.getloadavg()[0],
+                "headline": headline,
+            }
+        )
+    )
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

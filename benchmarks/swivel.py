@@ -74,6 +74,8 @@ from numpy.typing import NDArray
 from rich.console import Console
 from rich.table import Table
 
+from headline import run_script
+from vhuman.io import check_writable
 from vhuman.reaching import (
     EnsemblePredictor,
     GradientBoostingPredictor,
@@ -141,11 +143,23 @@ def _estimator(name: str) -> Any:
     }[name]()
 
 
+def _ignore_convergence() -> None:
+    """Ignore sklearn's ``ConvergenceWarning``, in a ``warnings.catch_warnings`` block.
+
+    An MLP stops at ``max_iter`` epochs when early stopping has not ended it
+    sooner, and sklearn then warns that its tolerance was not met; the
+    cross-validated and held-out errors, not that tolerance, judge the fit.
+    """
+    from sklearn.exceptions import ConvergenceWarning
+
+    warnings.simplefilter("ignore", ConvergenceWarning)
+
+
 def fit_units(model: str, x_fit: NDArray, phi_fit: NDArray, x_new: NDArray) -> NDArray[np.float64]:
     """Unit vectors (sin φ, cos φ) (N, 2) of ``x_new`` from a base ``model`` fit on ``x_fit``."""
     est = _estimator(model)
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # MLP convergence notes
+        _ignore_convergence()
         est.fit(x_fit, _unit(phi_fit))
         u = est.predict(x_new)
     return u / np.maximum(np.linalg.norm(u, axis=1, keepdims=True), 1e-12)
@@ -268,7 +282,7 @@ def save_predictor(data: Path, path: Path, kind: str) -> dict[str, Any]:
     rotation = "wrist" if kind == "ensemble" else "shape"
     est = _estimator("mlp")
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+        _ignore_convergence()
         est.fit(features(train.features, rotation), _unit(train.swivel))
     predictor: SwivelPredictor = _as_mlp_predictor(est, rotation)
     if kind == "ensemble":
@@ -307,6 +321,9 @@ def main() -> None:
     args = parser.parse_args()
     if not (args.data / "train").is_dir():
         parser.error(f"--data must be the CMU data folder holding train/, got {args.data}")
+    for path, what in ((args.save, "--save"), (args.save_shape, "--save-shape")):
+        if path is not None:
+            check_writable(path, what)
     for path, kind in ((args.save, "ensemble"), (args.save_shape, "shape")):
         if path is not None:
             saved = save_predictor(args.data, path, kind)
@@ -365,4 +382,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

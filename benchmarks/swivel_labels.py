@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from headline import run_script
 from vhuman.geometry import quat_to_rotmat
 from vhuman.io import read_cmu
 from vhuman.reaching import swivel_samples_from_motion, wrap_angle
@@ -103,4 +104,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

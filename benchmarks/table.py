@@ -28,7 +28,10 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from headline import run_script
 from vhuman.cli.tables import print_table
+from vhuman.errors import InputError
+from vhuman.io import atomic_write, check_writable
 
 HERE = Path(__file__).resolve().parent
 
@@ -84,7 +87,7 @@ def run_part(part: Part, quick: bool, out: Path) -> tuple[list[dict[str, Any]], 
         check=False,
     )
     seconds = time.perf_counter() - started
-    (out / f"{part.name}.txt").write_text(proc.stdout + proc.stderr)
+    atomic_write(out / f"{part.name}.txt", proc.stdout + proc.stderr)
     info: dict[str, Any] = {"seconds": seconds, "command": [part.script, *args]}
     if proc.returncode != 0:
         tail = (proc.stderr.strip() or proc.stdout.strip()).splitlines()[-1:] or [""]
@@ -168,14 +171,18 @@ def main() -> None:
         "--out", type=Path, default=HERE.parent / "out" / "bench", help="full outputs"
     )
     args = parser.parse_args()
-    args.out.mkdir(parents=True, exist_ok=True)
+    selected = [p for p in PARTS if not args.only or p.name in args.only]
+    try:
+        args.out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"--out {args.out}: cannot create it ({exc.strerror})") from None
+    for part in selected:
+        check_writable(args.out / f"{part.name}.txt", "--out")
     console = Console(stderr=True)
     figures: list[dict[str, Any]] = []
     parts: dict[str, dict[str, Any]] = {}
     started = time.perf_counter()
-    for part in PARTS:
-        if args.only and part.name not in args.only:
-            continue
+    for part in selected:
         with console.status(f"{part.name} ({part.script})"):
             rows, info = run_part(part, args.quick, args.out)
         console.print(f"{part.name}: {info['status']} in {info['seconds']:.1f} s")
@@ -192,4 +199,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

@@ -15,6 +15,7 @@ import argparse
 import json
 import time
 
+from headline import run_script
 from vhuman.posture import load_library, worker_skeleton
 from vhuman.posture.suite import find_witness, load_suite
 from vhuman.scene import BodyModel, CollisionWorld
@@ -46,13 +47,22 @@ def main() -> None:
             from dataclasses import replace
 
             case.save_witness(replace(wit, worker=case.worker))
-        row = {"scene": case.name, "expect": case.expect, "witness": found,
-               "posture": wit.posture if wit else "-", "checks": checks, "time_s": dt}  # fmt: skip
+        row = {
+            "scene": case.name,
+            "expect": case.expect,
+            "witness": found,
+            "posture": wit.posture if wit else "-",
+            "checks": checks,
+            "time_s": dt,
+        }
         rows.append(row)
-        print(f"{case.name:>24s} {case.expect:>12s} {'found' if found else 'none':>6s} "
-              f"{row['posture']:>20s} {checks:6d} checks {dt:6.1f} s", flush=True)  # fmt: skip
+        print(
+            f"{case.name:>24s} {case.expect:>12s} {'found' if found else 'none':>6s} "
+            f"{row['posture']:>20s} {checks:6d} checks {dt:6.1f} s",
+            flush=True,
+        )
     print(json.dumps({"rows": rows}))
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

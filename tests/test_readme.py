@@ -180,9 +180,14 @@ def test_console_block_runs_as_shown(start: int, examples: list[Example], tmp_pa
     for example in examples:
         command, shortened = _prepared(example.command)
         run = subprocess.run(
-            ["bash", "-c", command], cwd=tmp_path, env=env, capture_output=True, text=True,
-            timeout=600, check=False,
-        )  # fmt: skip
+            ["bash", "-c", command],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=600,
+            check=False,
+        )
         output = run.stdout + run.stderr
         expects_error = any(line.startswith("error:") for line in example.shown)
         where = f"README line {example.line}: {example.command.splitlines()[0]}"

@@ -179,10 +179,19 @@ def test_reach_writes_bvh_and_reports_its_figures(tmp_path: Path) -> None:
     )
     assert result.exit_code == 0, result.output
     figures = json.loads(result.stdout)
-    for key in ("final_position_error_mm", "final_orientation_error_deg", "path_straightness",
-                "peak_to_mean_speed", "max_joint_speed_rad_s", "joint_speed_at_ends_rad_s",
-                "joint_limit_violations", "self_collision_frames", "swivel_adjusted_frames",
-                "joint_space_path", "trunk_lean_deg"):  # fmt: skip
+    for key in (
+        "final_position_error_mm",
+        "final_orientation_error_deg",
+        "path_straightness",
+        "peak_to_mean_speed",
+        "max_joint_speed_rad_s",
+        "joint_speed_at_ends_rad_s",
+        "joint_limit_violations",
+        "self_collision_frames",
+        "swivel_adjusted_frames",
+        "joint_space_path",
+        "trunk_lean_deg",
+    ):
         assert key in figures
     assert figures["final_position_error_mm"] < 1e-6
     assert out.stat().st_size > 0

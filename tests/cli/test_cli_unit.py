@@ -44,9 +44,11 @@ def test_convert_and_view_take_the_unit(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("args", "message"),
-    [(["--unit", "ft"], "unit must be one of m, cm, mm, in or auto"),
-     (["--unit", "cm", "npz"], "applies to BVH files only")],
-)  # fmt: skip
+    [
+        (["--unit", "ft"], "unit must be one of m, cm, mm, in or auto"),
+        (["--unit", "cm", "npz"], "applies to BVH files only"),
+    ],
+)
 def test_bad_units_exit_2_with_one_line(args: list[str], message: str, tmp_path: Path) -> None:
     source = CM_FILE
     if args[-1] == "npz":

@@ -93,8 +93,13 @@ def test_demo_killed_at_a_random_moment_reuses_the_parts_done(stand_ins, tmp_pat
     whole = tmp_path / "whole"
     run_demo(whole)
     assert (whole / "ran.txt").read_text().split() == [
-        "generated_walk", "cmu_walk", "reach", "posture", "task", "prediction"
-    ]  # fmt: skip
+        "generated_walk",
+        "cmu_walk",
+        "reach",
+        "posture",
+        "task",
+        "prediction",
+    ]
     out = tmp_path / "out"
     script = _STAND_INS + f"\ndemo.run_demo(Path({str(out)!r}))\n"
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}

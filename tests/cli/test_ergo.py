@@ -66,8 +66,9 @@ def test_json_per_frame_and_summaries(stoop_file: Path) -> None:
 
 def test_scores_agree_with_the_angle_api(stoop_file: Path) -> None:
     """The command's frame scores equal `assess_reba` on the same angles read back."""
-    result = runner.invoke(app, ["ergo", str(stoop_file), "--json", "--coupling", "poor",
-                                 "--static"])  # fmt: skip
+    result = runner.invoke(
+        app, ["ergo", str(stoop_file), "--json", "--coupling", "poor", "--static"]
+    )
     d = json.loads(result.stdout)
     pose = d["worst"]["reba"]["pose"]
     angles = BodyAngles.from_degrees(
@@ -80,15 +81,23 @@ def test_scores_agree_with_the_angle_api(stoop_file: Path) -> None:
 
 def test_csv_plot_report_and_table(stoop_file: Path, tmp_path: Path) -> None:
     out_csv, png, html = tmp_path / "s.csv", tmp_path / "s.png", tmp_path / "r.html"
-    result = runner.invoke(app, ["ergo", str(stoop_file), "--csv", str(out_csv), "--plot",
-                                 str(png), "--report", str(html)])  # fmt: skip
+    result = runner.invoke(
+        app,
+        ["ergo", str(stoop_file), "--csv", str(out_csv), "--plot", str(png), "--report", str(html)],
+    )
     assert result.exit_code == 0, result.output
     assert "REBA" in result.stdout
     assert "worst" in result.stdout
     rows = list(csv.DictReader(out_csv.open()))
     assert len(rows) == 20
-    assert {"reba_score", "rula_score", "reba_upper_arm_left", "rula_wrist_right",
-            "trunk_flexion_deg", "reba_shoulder_raised_left"} <= set(rows[0])  # fmt: skip
+    assert {
+        "reba_score",
+        "rula_score",
+        "reba_upper_arm_left",
+        "rula_wrist_right",
+        "trunk_flexion_deg",
+        "reba_shoulder_raised_left",
+    } <= set(rows[0])
     assert [int(r["reba_trunk"]) for r in rows] == [1] * 10 + [4] * 10
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     page = html.read_text()
@@ -98,14 +107,18 @@ def test_csv_plot_report_and_table(stoop_file: Path, tmp_path: Path) -> None:
 def test_factors_file_and_options(stoop_file: Path, tmp_path: Path) -> None:
     f = tmp_path / "f.yaml"
     f.write_text("load_kg: 12\nload_pattern: static\ncoupling: fair\nthresholds:\n  twist: 30\n")
-    d = json.loads(runner.invoke(app, ["ergo", str(stoop_file), "--factors", str(f),
-                                       "--json"]).stdout)  # fmt: skip
+    d = json.loads(
+        runner.invoke(app, ["ergo", str(stoop_file), "--factors", str(f), "--json"]).stdout
+    )
     assert d["reba"]["per_frame"]["load"] == 2
     assert d["rula"]["per_frame"]["force"] == 3
     assert d["reba"]["per_frame"]["coupling"] == 1
     # Options override the file.
-    d = json.loads(runner.invoke(app, ["ergo", str(stoop_file), "--factors", str(f), "--load",
-                                       "1", "--json"]).stdout)  # fmt: skip
+    d = json.loads(
+        runner.invoke(
+            app, ["ergo", str(stoop_file), "--factors", str(f), "--load", "1", "--json"]
+        ).stdout
+    )
     assert d["reba"]["per_frame"]["load"] == 0
 
 

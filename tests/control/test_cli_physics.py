@@ -26,8 +26,13 @@ def test_simulate_standing_controller_json_and_bvh(tmp_path) -> None:
     res = runner.invoke(physics_app, [*args, "-o", str(out), "--json"])
     assert res.exit_code == 0, res.output
     data = json.loads(res.stdout)
-    for key in ("cycles_completed", "fell", "tracking_rmse_rad", "energy_j",
-                "sim_speed_x_realtime"):  # fmt: skip
+    for key in (
+        "cycles_completed",
+        "fell",
+        "tracking_rmse_rad",
+        "energy_j",
+        "sim_speed_x_realtime",
+    ):
         assert key in data
     assert data["cycles_completed"] == 1
     assert not data["fell"]
@@ -58,9 +63,25 @@ def test_bad_input_exits_2(tmp_path) -> None:
 
 def _optimize(out, ckpt, *extra: str) -> list[str]:
     vhuman = str(Path(sys.executable).parent / "vhuman")
-    return [vhuman, "physics", "optimize", "--population", "4", "--generations", "5",
-            "--target-cycles", "8", "--seed", "3", "-o", str(out), "--checkpoint", str(ckpt),
-            "--json", *extra]  # fmt: skip
+    return [
+        vhuman,
+        "physics",
+        "optimize",
+        "--population",
+        "4",
+        "--generations",
+        "5",
+        "--target-cycles",
+        "8",
+        "--seed",
+        "3",
+        "-o",
+        str(out),
+        "--checkpoint",
+        str(ckpt),
+        "--json",
+        *extra,
+    ]
 
 
 def _generation(ckpt: Path) -> int:
@@ -78,14 +99,18 @@ def test_optimize_killed_at_any_point_resumes_to_the_same_controller(
     (before its log line is written, as often as not): controller and log as uninterrupted."""
     pytest.importorskip("pybullet_data", reason="DeepMimic clips ship with pybullet")
     whole_out, whole_log = tmp_path / "whole.json", tmp_path / "whole.jsonl"
-    subprocess.run(_optimize(whole_out, tmp_path / "whole.ckpt", "--log", str(whole_log)),
-                   check=True, capture_output=True)  # fmt: skip
+    subprocess.run(
+        _optimize(whole_out, tmp_path / "whole.ckpt", "--log", str(whole_log)),
+        check=True,
+        capture_output=True,
+    )
     out, ckpt, log = tmp_path / "c.json", tmp_path / "c.ckpt", tmp_path / "c.jsonl"
     log.write_text('{"generation": 99}\n')  # a stale log of an earlier run is replaced
     job = subprocess.Popen(
-        _optimize(out, ckpt, "--log", str(log)), stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL
-    )  # fmt: skip
+        _optimize(out, ckpt, "--log", str(log)),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     deadline = time.monotonic() + 120
     while _generation(ckpt) < kill_at and job.poll() is None and time.monotonic() < deadline:
         time.sleep(0.01)
@@ -105,8 +130,9 @@ def test_optimize_resumed_with_another_push_force_is_refused(tmp_path) -> None:
     pytest.importorskip("pybullet_data", reason="DeepMimic clips ship with pybullet")
     out, ckpt = tmp_path / "c.json", tmp_path / "c.ckpt"
     subprocess.run([*_optimize(out, ckpt), "--generations", "1"], check=True, capture_output=True)
-    run = subprocess.run([*_optimize(out, ckpt), "--push-force", "0"], capture_output=True,
-                         text=True, check=False)  # fmt: skip
+    run = subprocess.run(
+        [*_optimize(out, ckpt), "--push-force", "0"], capture_output=True, text=True, check=False
+    )
     assert run.returncode == 2
     assert run.stderr.count("\n") == 1
     assert "push_force_n = 30.0; this run has push_force_n = 0.0" in run.stderr
@@ -153,9 +179,20 @@ def test_malformed_push_gets_one_line_and_exit_2(tmp_path, push: str, words: str
 def test_simulate_json_reports_pushes_and_outcome(tmp_path) -> None:
     path = tmp_path / "stand.json"
     standing_controller("standard").save(path)
-    args = ["simulate", "--controller", str(path), "--cycles", "2", "--json",
-            "--push", "60:0.2:0.3:left", "--push", "2000:0.3:1.0:backward",
-            "-o", str(tmp_path / "s.npz")]  # fmt: skip
+    args = [
+        "simulate",
+        "--controller",
+        str(path),
+        "--cycles",
+        "2",
+        "--json",
+        "--push",
+        "60:0.2:0.3:left",
+        "--push",
+        "2000:0.3:1.0:backward",
+        "-o",
+        str(tmp_path / "s.npz"),
+    ]
     res = runner.invoke(physics_app, args)
     assert res.exit_code == 0, res.output
     data = json.loads(res.stdout)
@@ -173,13 +210,42 @@ def test_results_on_stdout_progress_on_stderr(tmp_path) -> None:
     vhuman = str(Path(sys.executable).parent / "vhuman")
     path = tmp_path / "stand.json"
     standing_controller("standard").save(path)
-    sim = subprocess.run([vhuman, "physics", "simulate", "--controller", str(path), "--cycles",
-                          "1", "-o", str(tmp_path / "s.bvh"), "--json"],
-                         capture_output=True, text=True, check=True)  # fmt: skip
+    sim = subprocess.run(
+        [
+            vhuman,
+            "physics",
+            "simulate",
+            "--controller",
+            str(path),
+            "--cycles",
+            "1",
+            "-o",
+            str(tmp_path / "s.bvh"),
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert json.loads(sim.stdout)["cycles_completed"] == 1
-    opt = subprocess.run([vhuman, "physics", "optimize", "--population", "2", "--generations",
-                          "1", "--target-cycles", "1", "-o", str(tmp_path / "c.json")],
-                         capture_output=True, text=True, check=True)  # fmt: skip
+    opt = subprocess.run(
+        [
+            vhuman,
+            "physics",
+            "optimize",
+            "--population",
+            "2",
+            "--generations",
+            "1",
+            "--target-cycles",
+            "1",
+            "-o",
+            str(tmp_path / "c.json"),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert opt.stdout.startswith(f"wrote {tmp_path / 'c.json'}")
     assert "generation" not in opt.stdout
     assert '"generation": 1' in opt.stderr
@@ -187,8 +253,10 @@ def test_results_on_stdout_progress_on_stderr(tmp_path) -> None:
 
 def test_simulate_by_speed(tmp_path) -> None:
     pytest.importorskip("pybullet_data", reason="DeepMimic clips ship with pybullet")
-    res = runner.invoke(physics_app, ["simulate", "--speed", "1.0", "--cycles", "2", "--json",
-                                      "-o", str(tmp_path / "s.npz")])  # fmt: skip
+    res = runner.invoke(
+        physics_app,
+        ["simulate", "--speed", "1.0", "--cycles", "2", "--json", "-o", str(tmp_path / "s.npz")],
+    )
     assert res.exit_code == 0, res.output
     data = json.loads(res.stdout)
     assert data["target_speed_m_s"] == 1.0
@@ -207,9 +275,11 @@ def test_optimize_ctrl_c_keeps_the_checkpoint_and_says_how_to_resume(tmp_path) -
     pytest.importorskip("pybullet_data", reason="DeepMimic clips ship with pybullet")
     out, ckpt = tmp_path / "c.json", tmp_path / "c.ckpt"
     job = subprocess.Popen(
-        _optimize(out, ckpt, "--jobs", "2"), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        _optimize(out, ckpt, "--jobs", "2"),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         text=True,
-    )  # fmt: skip
+    )
     deadline = time.monotonic() + 120
     while _generation(ckpt) < 0 and job.poll() is None and time.monotonic() < deadline:
         time.sleep(0.01)

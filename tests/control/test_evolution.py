@@ -24,8 +24,9 @@ def toy(x: np.ndarray, horizon: float) -> Evaluation:
     """Feasible inside the disc |x| < 0.6, where 'survival' grows towards the centre."""
     r = float(np.linalg.norm(x))
     survived = min(horizon, 4.0 * (1.0 - r)) if r < 0.6 else 0.5 * (1.0 - min(r, 1.0))
-    return Evaluation((float((x[0] - 0.3) ** 2 + x[1] ** 2), float((x[0] + 0.3) ** 2 + x[1] ** 2)),
-                      survived)  # fmt: skip
+    return Evaluation(
+        (float((x[0] - 0.3) ** 2 + x[1] ** 2), float((x[0] + 0.3) ** 2 + x[1] ** 2)), survived
+    )
 
 
 def test_svm_screen_rejects_the_forbidden_region() -> None:
@@ -63,8 +64,9 @@ def test_region_density_on_hand_made_front() -> None:
 
 def test_select_parents_fills_fronts_then_density() -> None:
     # Front 1: three points; front 2: four points (dominated by front 1).
-    f = np.array([[0.0, 1.0], [0.5, 0.5], [1.0, 0.0],
-                  [0.2, 1.2], [0.6, 0.7], [0.65, 0.65], [1.2, 0.2]])  # fmt: skip
+    f = np.array(
+        [[0.0, 1.0], [0.5, 0.5], [1.0, 0.0], [0.2, 1.2], [0.6, 0.7], [0.65, 0.65], [1.2, 0.2]]
+    )
     chosen = select_parents(f, 5)
     assert set(chosen[:3]) == {0, 1, 2}
     assert set(chosen[3:]) == {3, 6}  # the two extreme ones of the second front
@@ -83,8 +85,15 @@ def test_window_moves_and_prunes_when_enough_excellent() -> None:
 
 
 def _config(**kw) -> EvolutionConfig:
-    base = dict(lower=[-1.0, -1.0], upper=[1.0, 1.0], population=8, generations=12,
-                window_start=1.0, window_step=1.0, target=3.0)  # fmt: skip
+    base = dict(
+        lower=[-1.0, -1.0],
+        upper=[1.0, 1.0],
+        population=8,
+        generations=12,
+        window_start=1.0,
+        window_step=1.0,
+        target=3.0,
+    )
     base.update(kw)
     return EvolutionConfig(**base)
 

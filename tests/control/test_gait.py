@@ -54,8 +54,9 @@ def test_optimize_gait_short_run_and_bad_input(walk_controller) -> None:
     from vhuman.control.controller import SIMBICON_FEEDBACK
 
     base = walk_controller.with_feedback(SIMBICON_FEEDBACK)
-    ctrl, result = optimize_gait(base, 0.8, generations=1, population=3, target_cycles=1.0,
-                                 window_step=0.5, seed=2)  # fmt: skip
+    ctrl, result = optimize_gait(
+        base, 0.8, generations=1, population=3, target_cycles=1.0, window_step=0.5, seed=2
+    )
     assert result.simulations >= 3
     gait = ctrl.meta["gait"]
     assert gait["target_speed_m_s"] == 0.8

@@ -40,9 +40,10 @@ def test_masses_match_segments(standard) -> None:
         if seg is not None and seg.mass > 0:
             assert masses[j] == pytest.approx(seg.mass, rel=1e-9)
     n_light = sum(
-        1 for j, s in enumerate(sk.segments)
+        1
+        for j, s in enumerate(sk.segments)
         if sk.joint_types[j] is not JointType.FIXED and (s is None or s.mass == 0)
-    )  # fmt: skip
+    )
     assert standard.model.body_mass.sum() == pytest.approx(
         sk.total_mass + n_light * MIN_BODY_MASS, rel=1e-9
     )
@@ -100,11 +101,19 @@ def test_mjcf_export_is_written(tmp_path, standard) -> None:
     "name",
     [
         "standard",
-        pytest.param("deepmimic", marks=pytest.mark.xfail(strict=True, reason=(
-            "SIMBICON's ankle gain (180 N m/rad) is below m·g·h / 2 ≈ 200 N m/rad per ankle "
-            "of the 45 kg body: still standing topples slowly (walking does not need it)"))),
+        pytest.param(
+            "deepmimic",
+            marks=pytest.mark.xfail(
+                strict=True,
+                reason=(
+                    "SIMBICON's ankle gain (180 N m/rad) is below m·g·h / 2 ≈ 200 N m/rad "
+                    "per ankle of the 45 kg body: still standing topples slowly "
+                    "(walking does not need it)"
+                ),
+            ),
+        ),
     ],
-)  # fmt: skip
+)
 def test_pd_holds_standing_pose_two_seconds(name) -> None:
     if name == "deepmimic":
         pytest.importorskip("pybullet_data", reason="the DeepMimic humanoid ships with pybullet")

@@ -66,8 +66,10 @@ def test_refined_targets_track_the_clip_better_while_walking(walk_controller, re
 def test_refinement_is_repeatable_and_refines_a_tracking_controller(walk_controller) -> None:
     tracking = replace(walk_controller, gait=None)
     hinges = (9, 13, 17, 24)  # the elbows and knees
-    runs = [refine_keyframes(tracking, 2 * len(hinges) + 2, hinges=hinges, harmonics=0,
-                             cycles=0.5) for _ in range(2)]  # fmt: skip
+    runs = [
+        refine_keyframes(tracking, 2 * len(hinges) + 2, hinges=hinges, harmonics=0, cycles=0.5)
+        for _ in range(2)
+    ]
     assert np.array_equal(runs[0].targets, runs[1].targets)
     before = held_tracking_rmse(tracking, hinges, cycles=0.5)
     assert held_tracking_rmse(runs[0], hinges, cycles=0.5) < before
@@ -91,8 +93,9 @@ def test_optimize_controller_evolves_from_the_refined_keyframes(walk_controller)
 
     with pytest.raises(InputError, match="refinement budget"):
         optimize_controller("walk", generations=1, refine_budget=-1)
-    ctrl, _ = optimize_controller("walk", generations=1, population=2, target_cycles=0.5,
-                                  push_force=0.0, refine_budget=130)  # fmt: skip
+    ctrl, _ = optimize_controller(
+        "walk", generations=1, population=2, target_cycles=0.5, push_force=0.0, refine_budget=130
+    )
     assert ctrl.meta["refined"]["budget"] == 130
     assert ctrl.meta["refined"]["simulations"] <= 130
     assert held_tracking_rmse(ctrl) < 0.5 * held_tracking_rmse(walk_controller)

@@ -24,8 +24,15 @@ from vhuman.skeleton import Motion, Skeleton
 
 
 def test_factors_map_onto_both_methods() -> None:
-    f = WorkFactors(load_kg=6, load_pattern="repeated", coupling="Poor", static=True,
-                    repeated=True, sitting=True, legs_supported=False)  # fmt: skip
+    f = WorkFactors(
+        load_kg=6,
+        load_pattern="repeated",
+        coupling="Poor",
+        static=True,
+        repeated=True,
+        sitting=True,
+        legs_supported=False,
+    )
     reba, rula = f.reba(), f.rula()
     assert (reba.load_score, reba.coupling, reba.activity_score) == (1, Coupling.POOR, 2)
     assert reba.sitting
@@ -39,10 +46,15 @@ def test_factors_map_onto_both_methods() -> None:
 
 @pytest.mark.parametrize(
     ("kwargs", "needle"),
-    [({"load_kg": -0.1}, "load_kg"), ({"coupling": "tight"}, "coupling"),
-     ({"coupling": 5}, "coupling"), ({"load_pattern": "daily"}, "load_pattern"),
-     ({"shock": "yes"}, "shock"), ({"legs_supported": 1}, "legs_supported")],
-)  # fmt: skip
+    [
+        ({"load_kg": -0.1}, "load_kg"),
+        ({"coupling": "tight"}, "coupling"),
+        ({"coupling": 5}, "coupling"),
+        ({"load_pattern": "daily"}, "load_pattern"),
+        ({"shock": "yes"}, "shock"),
+        ({"legs_supported": 1}, "legs_supported"),
+    ],
+)
 def test_bad_factors_are_refused(kwargs: dict, needle: str) -> None:
     with pytest.raises(InputError, match=needle):
         WorkFactors(**kwargs)
@@ -60,10 +72,13 @@ def test_read_factors_file(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("text", "needle"),
-    [("", "expected a mapping"), ("load_kg: [1\n", "not valid YAML"),
-     ("thresholds:\n  tilt: 3\n", "unknown PostureThresholds fields"),
-     ("thresholds:\n  twist: -3\n", "must be a finite number >= 0")],
-)  # fmt: skip
+    [
+        ("", "expected a mapping"),
+        ("load_kg: [1\n", "not valid YAML"),
+        ("thresholds:\n  tilt: 3\n", "unknown PostureThresholds fields"),
+        ("thresholds:\n  twist: -3\n", "must be a finite number >= 0"),
+    ],
+)
 def test_bad_factors_file(tmp_path: Path, text: str, needle: str) -> None:
     p = tmp_path / "f.yaml"
     p.write_text(text)

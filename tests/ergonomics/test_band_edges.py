@@ -101,10 +101,17 @@ def test_reba_load_edges(kg: float, score: int) -> None:
 
 @pytest.mark.parametrize(
     ("kg", "pattern", "score"),
-    [(1.99, "intermittent", 0), (2.0, "intermittent", 1), (10.0, "intermittent", 1),
-     (10.01, "intermittent", 2), (2.0, "static", 2), (10.0, "repeated", 2),
-     (10.01, "static", 3), (1.0, "static", 0)],
-)  # fmt: skip
+    [
+        (1.99, "intermittent", 0),
+        (2.0, "intermittent", 1),
+        (10.0, "intermittent", 1),
+        (10.01, "intermittent", 2),
+        (2.0, "static", 2),
+        (10.0, "repeated", 2),
+        (10.01, "static", 3),
+        (1.0, "static", 0),
+    ],
+)
 def test_rula_force_edges(kg: float, pattern: str, score: int) -> None:
     """ "less than 2 kg intermittent" 0; "2-10 kg intermittent" 1; "2-10 kg static or
     repeated" or intermittent "more than 10 kg" 2; "more than 10 kg" static/repeated 3."""
@@ -124,10 +131,14 @@ def test_thresholds_at_their_value_do_not_switch() -> None:
 
 @pytest.mark.parametrize(
     ("method", "part", "field", "on", "beyond"),
-    [("reba", "trunk", "trunk_flexion", 1, 2),
-     ("reba", "neck", "neck_flexion", 1, 2), ("rula", "neck", "neck_flexion", 1, 4),
-     ("rula", "trunk", "trunk_flexion", 1, 2), ("rula", "wrist", "wrist_flexion", 1, 2)],
-)  # fmt: skip
+    [
+        ("reba", "trunk", "trunk_flexion", 1, 2),
+        ("reba", "neck", "neck_flexion", 1, 2),
+        ("rula", "neck", "neck_flexion", 1, 4),
+        ("rula", "trunk", "trunk_flexion", 1, 2),
+        ("rula", "wrist", "wrist_flexion", 1, 2),
+    ],
+)
 def test_neutral_tolerance_edge(method: str, part: str, field: str, on: int, beyond: int) -> None:
     """ "Upright", "neutral" and "in extension" allow vhuman's 5° observer tolerance
     (`PostureThresholds.neutral`): 5° extension is still neutral, 5.01° is not."""

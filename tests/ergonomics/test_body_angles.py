@@ -38,9 +38,18 @@ def test_rest_pose_is_neutral(humanoid: Skeleton) -> None:
     assert a.shape == (3,)
     for name in BodyAngles.SINGLE:
         assert np.allclose(getattr(a, name), 0.0, atol=1e-9), name
-    for name in ("knee_flexion", "upper_arm_flexion", "upper_arm_abduction", "elbow_flexion",
-                 "shoulder_elevation", "forearm_rotation", "wrist_flexion", "wrist_deviation",
-                 "foot_clearance", "hip_flexion"):  # fmt: skip
+    for name in (
+        "knee_flexion",
+        "upper_arm_flexion",
+        "upper_arm_abduction",
+        "elbow_flexion",
+        "shoulder_elevation",
+        "forearm_rotation",
+        "wrist_flexion",
+        "wrist_deviation",
+        "foot_clearance",
+        "hip_flexion",
+    ):
         assert np.allclose(getattr(a, name), 0.0, atol=1e-9), name
     # Wrists hang at shoulder width from the midline, not out to the side.
     assert np.allclose(a.wrist_midline_offset, rest[humanoid.index("l_wrist"), 1])
@@ -66,12 +75,14 @@ def test_trunk_flexion_of_a_stoop(pose, angle: float) -> None:
 
 
 def test_trunk_extension_side_bend_and_twist(pose) -> None:
-    a = body_angles(pose(pelvis=("XYZ", [0, -15, 0]), l_hip=("XYZ", [0, 15, 0]),
-                         r_hip=("XYZ", [0, 15, 0])))  # fmt: skip
+    a = body_angles(
+        pose(pelvis=("XYZ", [0, -15, 0]), l_hip=("XYZ", [0, 15, 0]), r_hip=("XYZ", [0, 15, 0]))
+    )
     assert abs(deg(a.trunk_flexion[0]) + 15.0) < TOL
     # Rotation about +x tilts the trunk towards -y, the body's right.
-    a = body_angles(pose(pelvis=("XYZ", [20, 0, 0]), l_hip=("XYZ", [-20, 0, 0]),
-                         r_hip=("XYZ", [-20, 0, 0])))  # fmt: skip
+    a = body_angles(
+        pose(pelvis=("XYZ", [20, 0, 0]), l_hip=("XYZ", [-20, 0, 0]), r_hip=("XYZ", [-20, 0, 0]))
+    )
     assert abs(deg(a.trunk_side_bend[0]) + 20.0) < TOL
     assert abs(deg(a.trunk_flexion[0])) < TOL
     a = body_angles(pose(chest=("XYZ", [0, 0, 25])))
@@ -97,10 +108,13 @@ def test_neck_angles_relative_to_trunk(pose) -> None:
 def test_knee_flexion_and_support(pose) -> None:
     """Both legs bent alike: both bear weight; one leg lifted: only the other does."""
     m = pose(
-        l_hip=("XYZ", [0, -25, 0]), r_hip=("XYZ", [0, -25, 0]),
-        l_knee=("hinge", 50.0), r_knee=("hinge", 50.0),
-        l_ankle=("XYZ", [0, -25, 0]), r_ankle=("XYZ", [0, -25, 0]),
-    )  # fmt: skip
+        l_hip=("XYZ", [0, -25, 0]),
+        r_hip=("XYZ", [0, -25, 0]),
+        l_knee=("hinge", 50.0),
+        r_knee=("hinge", 50.0),
+        l_ankle=("XYZ", [0, -25, 0]),
+        r_ankle=("XYZ", [0, -25, 0]),
+    )
     a = body_angles(m)
     assert np.allclose(deg(a.knee_flexion[0]), 50.0, atol=TOL)
     assert np.allclose(deg(a.hip_flexion[0]), 25.0, atol=TOL)
@@ -159,8 +173,14 @@ def test_angles_do_not_depend_on_heading_or_place(humanoid: Skeleton) -> None:
     turned[:, 0] = quat_multiply(yaw, q[:, 0])
     a = body_angles_from_rotations(humanoid, q)
     b = body_angles_from_rotations(humanoid, turned, np.tile([3.0, -2.0, 0.9], (10, 1)))
-    for name in ("trunk_flexion", "trunk_twist", "neck_flexion", "upper_arm_abduction",
-                 "elbow_flexion", "wrist_deviation"):  # fmt: skip
+    for name in (
+        "trunk_flexion",
+        "trunk_twist",
+        "neck_flexion",
+        "upper_arm_abduction",
+        "elbow_flexion",
+        "wrist_deviation",
+    ):
         assert np.allclose(getattr(a, name), getattr(b, name), atol=1e-9), name
 
 
@@ -231,8 +251,12 @@ def test_to_dict_in_degrees() -> None:
 def test_upper_arm_rotation_about_the_humerus(pose, angle: float) -> None:
     """Left arm hanging, elbow at 90°: turning the humerus about its own (vertical) axis by
     ``angle`` towards the midline (internal) reads +angle; the right arm mirrors it."""
-    m = pose(l_shoulder=("XYZ", [0.0, 0.0, -angle]), l_elbow=("hinge", 90.0),
-             r_shoulder=("XYZ", [0.0, 0.0, angle]), r_elbow=("hinge", 90.0))  # fmt: skip
+    m = pose(
+        l_shoulder=("XYZ", [0.0, 0.0, -angle]),
+        l_elbow=("hinge", 90.0),
+        r_shoulder=("XYZ", [0.0, 0.0, angle]),
+        r_elbow=("hinge", 90.0),
+    )
     a = body_angles(m)
     assert np.allclose(deg(a.upper_arm_rotation[0]), [angle, angle], atol=TOL)
     # Internal rotation carries the forearm towards the midline (−y for the left arm).

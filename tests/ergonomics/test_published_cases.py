@@ -94,11 +94,13 @@ def test_a_tables_case_runs_the_worksheet_to_the_final_score() -> None:
 
 @pytest.mark.parametrize(
     ("factor_scores", "message"),
-    [({"load": 4}, "load must be a whole score 0-3"),
-     ({"coupling": -1}, "coupling must be a whole score 0-3"),
-     ({"activity": 1.5}, "activity must be a whole score 0-3"),
-     ({"muscle_use": 1}, "unknown factor scores")],
-)  # fmt: skip
+    [
+        ({"load": 4}, "load must be a whole score 0-3"),
+        ({"coupling": -1}, "coupling must be a whole score 0-3"),
+        ({"activity": 1.5}, "activity must be a whole score 0-3"),
+        ({"muscle_use": 1}, "unknown factor scores"),
+    ],
+)
 def test_a_bad_factor_score_is_one_clear_error(factor_scores: dict, message: str) -> None:
     case = {
         "id": "bad",
@@ -123,17 +125,29 @@ def test_a_published_value_off_the_method_needs_a_note() -> None:
 
 
 def test_a_tables_case_missing_a_body_part_is_one_clear_error() -> None:
-    case = {"id": "short", "kind": "tables", "independent": False, "source": "x",
-            "scores": {"trunk": 1, "neck": 1}, "expect": {"table_c": 1}}  # fmt: skip
+    case = {
+        "id": "short",
+        "kind": "tables",
+        "independent": False,
+        "source": "x",
+        "scores": {"trunk": 1, "neck": 1},
+        "expect": {"table_c": 1},
+    }
     with pytest.raises(InputError, match=r"scores lack \['legs', 'lower_arm'"):
         check_case("reba", case)
 
 
 def test_a_tables_case_may_give_one_group_only() -> None:
     # REBA group B alone: upper arm 4, lower arm 2, wrist 1 -> Table B 5; coupling 1 -> score B 6.
-    case = {"id": "b", "kind": "tables", "independent": False, "source": "HM2000 Table B",
-            "scores": {"upper_arm": 4, "lower_arm": 2, "wrist": 1},
-            "factor_scores": {"coupling": 1}, "expect": {"table_b": 5, "score_b": 6}}  # fmt: skip
+    case = {
+        "id": "b",
+        "kind": "tables",
+        "independent": False,
+        "source": "HM2000 Table B",
+        "scores": {"upper_arm": 4, "lower_arm": 2, "wrist": 1},
+        "factor_scores": {"coupling": 1},
+        "expect": {"table_b": 5, "score_b": 6},
+    }
     check = check_case("reba", case)
     assert check.agrees, check.to_dict()
     with pytest.raises(InputError, match=r"\['table_c'\] are not computed from the given scores"):
@@ -143,10 +157,24 @@ def test_a_tables_case_may_give_one_group_only() -> None:
 def test_a_printed_score_is_taken_as_given_not_checked() -> None:
     # RULA: body parts give Table A 5 and Table B 6; the printed scores C 6 and D 7 enter
     # Table C as given (grand score 7) and are not themselves checked.
-    case = {"id": "c", "kind": "tables", "independent": False, "source": "MC1993 Tables 1-2",
-            "scores": {"upper_arm": 4, "lower_arm": 3, "wrist": 3, "wrist_twist": 1,
-                       "neck": 3, "trunk": 4, "legs": 2, "score_c": 6, "score_d": 7},
-            "expect": {"table_a": 5, "table_b": 6, "score": 7}}  # fmt: skip
+    case = {
+        "id": "c",
+        "kind": "tables",
+        "independent": False,
+        "source": "MC1993 Tables 1-2",
+        "scores": {
+            "upper_arm": 4,
+            "lower_arm": 3,
+            "wrist": 3,
+            "wrist_twist": 1,
+            "neck": 3,
+            "trunk": 4,
+            "legs": 2,
+            "score_c": 6,
+            "score_d": 7,
+        },
+        "expect": {"table_a": 5, "table_b": 6, "score": 7},
+    }
     check = check_case("rula", case)
     assert check.agrees, check.to_dict()
     assert check_case("rula", {**case, "expect": {"score": 6}}).agrees is False
@@ -155,9 +183,14 @@ def test_a_printed_score_is_taken_as_given_not_checked() -> None:
 
 
 def test_an_unknown_score_name_is_one_clear_error() -> None:
-    case = {"id": "u", "kind": "tables", "independent": False, "source": "x",
-            "scores": {"upper_arm": 1, "lower_arm": 1, "wrist": 1, "elbow": 2},
-            "expect": {"table_b": 1}}  # fmt: skip
+    case = {
+        "id": "u",
+        "kind": "tables",
+        "independent": False,
+        "source": "x",
+        "scores": {"upper_arm": 1, "lower_arm": 1, "wrist": 1, "elbow": 2},
+        "expect": {"table_b": 1},
+    }
     with pytest.raises(InputError, match=r"unknown scores \['elbow'\]; allowed"):
         check_case("reba", case)
 

@@ -56,9 +56,24 @@ def test_table_b_rows_as_published() -> None:
 
 def test_table_c_spot_checks() -> None:
     """Table C cells (score A row, score B column) from the published table."""
-    cells = {(1, 1): 1, (1, 4): 2, (1, 12): 7, (2, 12): 8, (3, 1): 2, (4, 5): 5, (5, 4): 5,
-             (6, 1): 6, (6, 12): 10, (7, 10): 11, (8, 9): 10, (9, 7): 11, (10, 8): 12,
-             (11, 4): 11, (11, 5): 12, (12, 1): 12}  # fmt: skip
+    cells = {
+        (1, 1): 1,
+        (1, 4): 2,
+        (1, 12): 7,
+        (2, 12): 8,
+        (3, 1): 2,
+        (4, 5): 5,
+        (5, 4): 5,
+        (6, 1): 6,
+        (6, 12): 10,
+        (7, 10): 11,
+        (8, 9): 10,
+        (9, 7): 11,
+        (10, 8): 12,
+        (11, 4): 11,
+        (11, 5): 12,
+        (12, 1): 12,
+    }
     for (a, b), want in cells.items():
         assert reba_table_c(a, b) == want, (a, b)
     assert REBA_TABLE_C.shape == (12, 12)
@@ -82,10 +97,17 @@ def test_worksheet_walkthrough_high_risk() -> None:
     Table C[8][9] = 10; static +1 → REBA 11: very high risk, action necessary now.
     """
     a = BodyAngles.from_degrees(
-        neck_flexion=25, neck_twist=20, trunk_flexion=[45], trunk_side_bend=15,
-        knee_flexion=40, upper_arm_flexion=100, upper_arm_abduction=30,
-        elbow_flexion=50, wrist_flexion=20, wrist_deviation=15,
-    )  # fmt: skip
+        neck_flexion=25,
+        neck_twist=20,
+        trunk_flexion=[45],
+        trunk_side_bend=15,
+        knee_flexion=40,
+        upper_arm_flexion=100,
+        upper_arm_abduction=30,
+        elbow_flexion=50,
+        wrist_flexion=20,
+        wrist_deviation=15,
+    )
     r = assess_reba(a, REBAConditions(load_kg=7.0, coupling=Coupling.FAIR, static=True))
     assert (r.neck[0], r.trunk[0], r.legs[0], r.table_a[0], r.score_a[0]) == (3, 4, 2, 7, 8)
     assert r.upper_arm[0].tolist() == [5, 5]
@@ -106,9 +128,13 @@ def test_worksheet_walkthrough_low_risk() -> None:
     no activity → REBA 2: low risk, change may be necessary.
     """
     a = BodyAngles.from_degrees(
-        neck_flexion=10, trunk_flexion=[10], foot_clearance=[0.0, 0.3],
-        upper_arm_flexion=30, elbow_flexion=80, wrist_flexion=10,
-    )  # fmt: skip
+        neck_flexion=10,
+        trunk_flexion=[10],
+        foot_clearance=[0.0, 0.3],
+        upper_arm_flexion=30,
+        elbow_flexion=80,
+        wrist_flexion=10,
+    )
     r = assess_reba(a)
     assert (r.neck[0], r.trunk[0], r.legs[0], r.table_a[0]) == (1, 2, 2, 3)
     assert r.table_b[0].tolist() == [1, 1]
@@ -128,8 +154,9 @@ def test_rest_pose_scores_minimal(humanoid: Skeleton) -> None:
 @pytest.mark.parametrize(("angle", "trunk"), [(3.0, 1), (15.0, 2), (30.0, 3), (45.0, 3), (70.0, 4)])
 def test_measured_stoop_trunk_score(pose, angle: float, trunk: int) -> None:
     """Stoop of ``angle`` on the standard humanoid → the published trunk band."""
-    m = pose(pelvis=("XYZ", [0, angle, 0]), l_hip=("XYZ", [0, -angle, 0]),
-             r_hip=("XYZ", [0, -angle, 0]))  # fmt: skip
+    m = pose(
+        pelvis=("XYZ", [0, angle, 0]), l_hip=("XYZ", [0, -angle, 0]), r_hip=("XYZ", [0, -angle, 0])
+    )
     r = assess_reba(m)
     assert int(r.trunk[0]) == trunk
     assert int(reba_posture_a(m)[0]) == REBA_TABLE_A[trunk - 1, 0, 0]
@@ -139,13 +166,18 @@ def test_measured_pose_scores(pose) -> None:
     """Squat with knees at 70° (legs 1 + 2), neck extended (2), arm raised 100° (4) with
     shoulder shrugged (+1), elbow at 90° (1), wrist flexed 30° (2)."""
     m = pose(
-        l_hip=("XYZ", [0, -35, 0]), r_hip=("XYZ", [0, -35, 0]),
-        l_knee=("hinge", 70.0), r_knee=("hinge", 70.0),
-        l_ankle=("XYZ", [0, -35, 0]), r_ankle=("XYZ", [0, -35, 0]),
+        l_hip=("XYZ", [0, -35, 0]),
+        r_hip=("XYZ", [0, -35, 0]),
+        l_knee=("hinge", 70.0),
+        r_knee=("hinge", 70.0),
+        l_ankle=("XYZ", [0, -35, 0]),
+        r_ankle=("XYZ", [0, -35, 0]),
         head=("XYZ", [0, -20, 0]),
-        r_shoulder=("YZX", [-100, 0, 0]), r_clavicle=("YXZ", [0, -15, 0]),
-        r_elbow=("hinge", 90.0), r_wrist=("ZXY", [0, 30, 0]),
-    )  # fmt: skip
+        r_shoulder=("YZX", [-100, 0, 0]),
+        r_clavicle=("YXZ", [0, -15, 0]),
+        r_elbow=("hinge", 90.0),
+        r_wrist=("ZXY", [0, 30, 0]),
+    )
     r = assess_reba(m)
     assert (r.trunk[0], r.neck[0], r.legs[0]) == (1, 2, 3)
     assert r.upper_arm[0].tolist() == [1, 5]
@@ -207,9 +239,11 @@ def test_upper_arm_abducted_or_rotated_adds_one() -> None:
     from vhuman.ergonomics import assess_rula
 
     a = BodyAngles.from_degrees(
-        upper_arm_flexion=30, elbow_flexion=80,
-        upper_arm_rotation=[[50, 0], [50, 0]], upper_arm_abduction=[[0, 0], [30, 0]],
-    )  # fmt: skip
+        upper_arm_flexion=30,
+        elbow_flexion=80,
+        upper_arm_rotation=[[50, 0], [50, 0]],
+        upper_arm_abduction=[[0, 0], [30, 0]],
+    )
     r = assess_reba(a)
     assert r.upper_arm.tolist() == [[3, 2], [3, 2]]
     assert r.adjustments["upper_arm_abducted_or_rotated"].tolist() == [[True, False]] * 2

@@ -26,13 +26,25 @@ def test_table_a_rows_as_published() -> None:
     """Table A of McAtamney & Corlett (1993), as on the RULA Employee Assessment Worksheet:
     rows upper arm 1-6 × lower arm 1-3; columns wrist 1-4 × wrist twist 1-2."""
     published = [
-        [1, 2, 2, 2, 2, 3, 3, 3], [2, 2, 2, 2, 3, 3, 3, 3], [2, 3, 3, 3, 3, 3, 4, 4],
-        [2, 3, 3, 3, 3, 4, 4, 4], [3, 3, 3, 3, 3, 4, 4, 4], [3, 4, 4, 4, 4, 4, 5, 5],
-        [3, 3, 4, 4, 4, 4, 5, 5], [3, 4, 4, 4, 4, 4, 5, 5], [4, 4, 4, 4, 4, 5, 5, 5],
-        [4, 4, 4, 4, 4, 5, 5, 5], [4, 4, 4, 4, 4, 5, 5, 5], [4, 4, 4, 5, 5, 5, 6, 6],
-        [5, 5, 5, 5, 5, 6, 6, 7], [5, 6, 6, 6, 6, 7, 7, 7], [6, 6, 6, 7, 7, 7, 7, 8],
-        [7, 7, 7, 7, 7, 8, 8, 9], [8, 8, 8, 8, 8, 9, 9, 9], [9, 9, 9, 9, 9, 9, 9, 9],
-    ]  # fmt: skip
+        [1, 2, 2, 2, 2, 3, 3, 3],
+        [2, 2, 2, 2, 3, 3, 3, 3],
+        [2, 3, 3, 3, 3, 3, 4, 4],
+        [2, 3, 3, 3, 3, 4, 4, 4],
+        [3, 3, 3, 3, 3, 4, 4, 4],
+        [3, 4, 4, 4, 4, 4, 5, 5],
+        [3, 3, 4, 4, 4, 4, 5, 5],
+        [3, 4, 4, 4, 4, 4, 5, 5],
+        [4, 4, 4, 4, 4, 5, 5, 5],
+        [4, 4, 4, 4, 4, 5, 5, 5],
+        [4, 4, 4, 4, 4, 5, 5, 5],
+        [4, 4, 4, 5, 5, 5, 6, 6],
+        [5, 5, 5, 5, 5, 6, 6, 7],
+        [5, 6, 6, 6, 6, 7, 7, 7],
+        [6, 6, 6, 7, 7, 7, 7, 8],
+        [7, 7, 7, 7, 7, 8, 8, 9],
+        [8, 8, 8, 8, 8, 9, 9, 9],
+        [9, 9, 9, 9, 9, 9, 9, 9],
+    ]
     assert np.array_equal(RULA_TABLE_A.reshape(18, 8), published)
     assert rula_table_a(4, 3, 4, 2) == 6
     assert rula_table_a(1, 1, 1, 1) == 1
@@ -54,8 +66,21 @@ def test_table_b_rows_as_published() -> None:
 
 def test_table_c_and_action_levels() -> None:
     """Table C (grand score): score C rows 1-8+, score D columns 1-7+."""
-    cells = {(1, 1): 1, (1, 7): 5, (2, 4): 4, (3, 7): 6, (4, 5): 5, (5, 1): 4, (5, 6): 7,
-             (6, 3): 5, (7, 1): 5, (8, 4): 7, (8, 7): 7, (12, 12): 7, (9, 1): 5}  # fmt: skip
+    cells = {
+        (1, 1): 1,
+        (1, 7): 5,
+        (2, 4): 4,
+        (3, 7): 6,
+        (4, 5): 5,
+        (5, 1): 4,
+        (5, 6): 7,
+        (6, 3): 5,
+        (7, 1): 5,
+        (8, 4): 7,
+        (8, 7): 7,
+        (12, 12): 7,
+        (9, 1): 5,
+    }
     for (c, d), want in cells.items():
         assert rula_table_c(c, d) == want, (c, d)
     assert np.all(np.diff(RULA_TABLE_C, axis=0) >= 0)
@@ -74,11 +99,18 @@ def test_worksheet_walkthrough_high_risk() -> None:
     Table B[3][4][1] = 5; +1 +1 → score D 7. Table C[8+][7+] = 7: action level 4.
     """
     a = BodyAngles.from_degrees(
-        upper_arm_flexion=50, shoulder_elevation=15, elbow_flexion=110,
-        wrist_midline_offset=-0.05, wrist_flexion=-20, wrist_deviation=-15,
-        forearm_rotation=60, neck_flexion=[15], neck_twist=20, trunk_flexion=30,
+        upper_arm_flexion=50,
+        shoulder_elevation=15,
+        elbow_flexion=110,
+        wrist_midline_offset=-0.05,
+        wrist_flexion=-20,
+        wrist_deviation=-15,
+        forearm_rotation=60,
+        neck_flexion=[15],
+        neck_twist=20,
+        trunk_flexion=30,
         trunk_side_bend=15,
-    )  # fmt: skip
+    )
     r = assess_rula(a, RULAConditions(load_kg=5.0, static_or_repeated=True))
     assert r.upper_arm[0].tolist() == [4, 4]
     assert r.lower_arm[0].tolist() == [3, 3]
@@ -118,10 +150,14 @@ def test_rest_pose(humanoid: Skeleton, pose) -> None:
 def test_measured_pose_scores(pose) -> None:
     """Neck flexed 25° (3), trunk stooped 30° (3); left arm reaching across the body."""
     m = pose(
-        pelvis=("XYZ", [0, 30, 0]), l_hip=("XYZ", [0, -30, 0]), r_hip=("XYZ", [0, -30, 0]),
-        neck=("XYZ", [0, 15, 0]), head=("XYZ", [0, 10, 0]),
-        l_shoulder=("YZX", [-60, -30, -30]), l_elbow=("hinge", 90.0),
-    )  # fmt: skip
+        pelvis=("XYZ", [0, 30, 0]),
+        l_hip=("XYZ", [0, -30, 0]),
+        r_hip=("XYZ", [0, -30, 0]),
+        neck=("XYZ", [0, 15, 0]),
+        head=("XYZ", [0, 10, 0]),
+        l_shoulder=("YZX", [-60, -30, -30]),
+        l_elbow=("hinge", 90.0),
+    )
     r = assess_rula(m)
     assert (int(r.neck[0]), int(r.trunk[0]), int(r.legs[0])) == (3, 3, 1)
     assert int(r.upper_arm[0, 0]) == 3
@@ -144,8 +180,10 @@ def test_force_score() -> None:
 
     assert [f(0), f(1.9), f(2), f(10), f(11)] == [0, 0, 1, 1, 2]
     assert [f(5, LoadPattern.STATIC), f(5, LoadPattern.REPEATED), f(12, LoadPattern.STATIC)] == [
-        2, 2, 3,
-    ]  # fmt: skip
+        2,
+        2,
+        3,
+    ]
     assert f(0.5, shock=True) == 3
 
 

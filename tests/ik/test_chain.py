@@ -62,9 +62,11 @@ def test_bad_chains_raise_one_input_error(humanoid: Skeleton, kwargs: dict, mess
 
 def test_chain_of_fixed_joints_cannot_move() -> None:
     sk = Skeleton(
-        ("root", "a", "b"), [-1, 0, 1], [[0, 0, 1], [0, 0, 0.5], [0, 0, 0.5]],
+        ("root", "a", "b"),
+        [-1, 0, 1],
+        [[0, 0, 1], [0, 0, 0.5], [0, 0, 0.5]],
         joint_types=(JointType.FREE, JointType.FIXED, JointType.FIXED),
-    )  # fmt: skip
+    )
     with pytest.raises(InputError, match="no joint that can move"):
         Chain(sk, "b", start="a")
 

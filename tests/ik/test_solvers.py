@@ -107,8 +107,10 @@ def test_orientation_target(chains: dict[str, Chain], reachable: TargetSampler) 
 
 def test_pose_off_the_chain_is_kept(chains: dict[str, Chain], humanoid: Skeleton) -> None:
     rng = np.random.default_rng(4)
-    start = humanoid.clamp(np.tile([1.0, 0, 0, 0], (humanoid.n_joints, 1)) + 0.2 * rng.normal(
-        size=(humanoid.n_joints, 4)))  # fmt: skip
+    start = humanoid.clamp(
+        np.tile([1.0, 0, 0, 0], (humanoid.n_joints, 1))
+        + 0.2 * rng.normal(size=(humanoid.n_joints, 4))
+    )
     arm = chains["arm"]
     result = CCD().solve(arm, [0.3, 0.4, 1.2], start, [0.1, 0.2, 0.9])
     off = [j for j in range(humanoid.n_joints) if j not in arm.joints]
@@ -142,8 +144,9 @@ def test_result_to_dict_and_motion(chains: dict[str, Chain], humanoid: Skeleton)
     assert motion.n_frames == 2
 
 
-@pytest.mark.parametrize("solver", [CCD(), TwoStageCCD(), FABRIK(), DLS()],
-                         ids=["ccd", "two_stage", "fabrik", "dls"])  # fmt: skip
+@pytest.mark.parametrize(
+    "solver", [CCD(), TwoStageCCD(), FABRIK(), DLS()], ids=["ccd", "two_stage", "fabrik", "dls"]
+)
 def test_nan_target_is_one_input_error(chains: dict[str, Chain], solver: CCD) -> None:
     with pytest.raises(InputError, match="target position contains NaN"):
         solver.solve(chains["body"], [np.nan, 0.0, 1.0])

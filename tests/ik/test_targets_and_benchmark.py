@@ -41,8 +41,12 @@ def test_benchmark_script_rows_and_json_line(tmp_path: Path) -> None:
     env = {**os.environ, "PYTHONPATH": str(REPO_ROOT / "src")}
     proc = subprocess.run(
         [sys.executable, str(REPO_ROOT / "benchmarks" / "ik.py"), "--targets", "3", "--batch", "4"],
-        capture_output=True, text=True, env=env, cwd=tmp_path, check=False,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout.strip().splitlines()[-1])
     assert out["benchmark"] == "ik"

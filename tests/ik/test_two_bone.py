@@ -15,8 +15,12 @@ from vhuman.ik import Chain, two_bone_ik
 from vhuman.skeleton import Skeleton, forward_kinematics
 
 PoseSampler = Callable[[list[int], int, np.random.Generator], np.ndarray]
-LIMBS = [("l_ankle", "l_hip"), ("r_ankle", "r_hip"), ("l_wrist", "l_shoulder"),
-         ("r_wrist", "r_shoulder")]  # fmt: skip
+LIMBS = [
+    ("l_ankle", "l_hip"),
+    ("r_ankle", "r_hip"),
+    ("l_wrist", "l_shoulder"),
+    ("r_wrist", "r_shoulder"),
+]
 
 
 @settings(max_examples=20, deadline=None)
@@ -54,8 +58,10 @@ def test_knee_bends_forward_towards_the_pole(humanoid: Skeleton) -> None:
     frames = 40
     t = np.linspace(0.0, 1.0, frames)
     # A swing ankle path below the hip, as walking asks for: batched over frames.
-    target = np.stack([0.3 * np.sin(2 * np.pi * t), np.full(frames, 0.08),
-                       0.12 + 0.08 * np.sin(np.pi * t)], axis=-1)  # fmt: skip
+    target = np.stack(
+        [0.3 * np.sin(2 * np.pi * t), np.full(frames, 0.08), 0.12 + 0.08 * np.sin(np.pi * t)],
+        axis=-1,
+    )
     pole = target + np.array([1.0, 0.0, 0.4])
     result = two_bone_ik(leg, target, pole=pole)
     assert result.batch_shape == (frames,)
@@ -86,8 +92,9 @@ def test_end_orientation_keeps_the_foot_flat(humanoid: Skeleton) -> None:
     flat = np.tile([1.0, 0.0, 0.0, 0.0], (2, 1))
     pole = target + np.array([1.0, 0.0, 0.5])
     result = two_bone_ik(leg, target, pole=pole, end_orientation=flat)
-    _, rot = forward_kinematics(humanoid.parents, humanoid.offsets, humanoid.offsets[0],
-                                result.local_rotations)  # fmt: skip
+    _, rot = forward_kinematics(
+        humanoid.parents, humanoid.offsets, humanoid.offsets[0], result.local_rotations
+    )
     assert np.allclose(np.abs(rot[:, leg.joints[2], 0]), 1.0, atol=1e-9)
     assert np.all(result.joint_updates == 3)
 

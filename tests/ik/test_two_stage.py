@@ -55,16 +55,28 @@ def test_switching_distance_default_scales_with_the_arm(humanoid: Skeleton) -> N
 @pytest.mark.parametrize(
     ("chain_kwargs", "solver", "message"),
     [
-        ({"end": "l_hand", "root": RootDofs(rotation=JointType.FIXED)}, TwoStageCCD(),
-         "cannot move"),
-        ({"end": "l_hand", "root": RootDofs.horizontal()},
-         TwoStageCCD(sub_root="spine", anchor="pelvis"), "must come after"),
-        ({"end": "l_hand", "root": RootDofs.horizontal()}, TwoStageCCD(sub_root="l_wrist"),
-         "leaves no joint"),
-        ({"end": "l_hand", "root": RootDofs.horizontal()}, TwoStageCCD(anchor="r_elbow"),
-         "not on the chain"),
+        (
+            {"end": "l_hand", "root": RootDofs(rotation=JointType.FIXED)},
+            TwoStageCCD(),
+            "cannot move",
+        ),
+        (
+            {"end": "l_hand", "root": RootDofs.horizontal()},
+            TwoStageCCD(sub_root="spine", anchor="pelvis"),
+            "must come after",
+        ),
+        (
+            {"end": "l_hand", "root": RootDofs.horizontal()},
+            TwoStageCCD(sub_root="l_wrist"),
+            "leaves no joint",
+        ),
+        (
+            {"end": "l_hand", "root": RootDofs.horizontal()},
+            TwoStageCCD(anchor="r_elbow"),
+            "not on the chain",
+        ),
     ],
-)  # fmt: skip
+)
 def test_bad_stage_setup(
     humanoid: Skeleton, chain_kwargs: dict, solver: TwoStageCCD, message: str
 ) -> None:

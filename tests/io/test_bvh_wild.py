@@ -184,8 +184,17 @@ def random_tokens(rng: np.random.Generator, n: int) -> list[str]:
     for _ in range(n):
         x = float(rng.normal() * 10.0 ** rng.integers(-4, 9))
         kind = rng.integers(0, 7)
-        out.append([f"{x:.{rng.integers(0, 18)}f}", repr(x), f"{x:e}", str(int(x)),
-                    f"{x:+.3f}", f".{rng.integers(0, 999)}", f"{x:.6f}"][kind])  # fmt: skip
+        out.append(
+            [
+                f"{x:.{rng.integers(0, 18)}f}",
+                repr(x),
+                f"{x:e}",
+                str(int(x)),
+                f"{x:+.3f}",
+                f".{rng.integers(0, 999)}",
+                f"{x:.6f}",
+            ][kind]
+        )
     return out
 
 
@@ -202,9 +211,17 @@ def test_decoded_numbers_equal_python_float_bit_for_bit(seed: int) -> None:
 
 @pytest.mark.parametrize(
     ("text", "line", "token"),
-    [(b"1 2\n3 x 4", 1, "x"), (b"1.2.3", 0, "1.2.3"), (b"--5", 0, "--5"), (b"5-", 0, "5-"),
-     (b"-", 0, "-"), (b".", 0, "."), (b"1_0", 0, "1_0"), (b"1e", 0, "1e")],
-)  # fmt: skip
+    [
+        (b"1 2\n3 x 4", 1, "x"),
+        (b"1.2.3", 0, "1.2.3"),
+        (b"--5", 0, "--5"),
+        (b"5-", 0, "5-"),
+        (b"-", 0, "-"),
+        (b".", 0, "."),
+        (b"1_0", 0, "1_0"),
+        (b"1e", 0, "1e"),
+    ],
+)
 def test_text_that_is_no_number_is_reported_with_its_line(
     text: bytes, line: int, token: str
 ) -> None:
@@ -288,10 +305,12 @@ def test_chunked_threaded_decoding_gives_the_same_motion() -> None:
 @pytest.mark.usefixtures("small_chunks")
 @pytest.mark.parametrize(
     ("frame", "token", "match"),
-    [(150, "x", "frame value 'x' is not a number"),
-     (120, "nan", "frame contains NaN"),
-     (180, None, "frame has 95 values")],
-)  # fmt: skip
+    [
+        (150, "x", "frame value 'x' is not a number"),
+        (120, "nan", "frame contains NaN"),
+        (180, None, "frame has 95 values"),
+    ],
+)
 def test_errors_in_late_chunks_name_their_line(frame: int, token: str | None, match: str) -> None:
     lines = long_text().split("\n")
     first = next(i for i, line in enumerate(lines) if line.startswith("Frame Time")) + 1

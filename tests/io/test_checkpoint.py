@@ -13,8 +13,11 @@ IDENTITY = {"seed": 3, "task": "ab12"}
 
 def _write(path) -> dict[str, np.ndarray]:
     rng = np.random.default_rng(0)
-    arrays = {"roots": rng.normal(size=(7, 3)), "walking": rng.random(7) > 0.5,
-              "q": rng.normal(size=(2, 4)).astype(np.float32)}  # fmt: skip
+    arrays = {
+        "roots": rng.normal(size=(7, 3)),
+        "walking": rng.random(7) > 0.5,
+        "q": rng.normal(size=(2, 4)).astype(np.float32),
+    }
     write_checkpoint(path, IDENTITY, {"heading": 0.1 + 0.2, "names": ["a", None]}, arrays)
     return arrays
 

@@ -54,14 +54,16 @@ def bullet_positions(client: int, body: int, frame: np.ndarray) -> np.ndarray:
         q = q / np.linalg.norm(q)
         return [q[1], q[2], q[3], q[0]]
 
-    pybullet.resetBasePositionAndOrientation(body, frame[1:4], xyzw(frame[4:8]),
-                                             physicsClientId=client)  # fmt: skip
+    pybullet.resetBasePositionAndOrientation(
+        body, frame[1:4], xyzw(frame[4:8]), physicsClientId=client
+    )
     column = 8
     for j in range(pybullet.getNumJoints(body, physicsClientId=client)):
         kind = pybullet.getJointInfo(body, j, physicsClientId=client)[2]
         if kind == pybullet.JOINT_SPHERICAL:
-            pybullet.resetJointStateMultiDof(body, j, xyzw(frame[column : column + 4]),
-                                             physicsClientId=client)  # fmt: skip
+            pybullet.resetJointStateMultiDof(
+                body, j, xyzw(frame[column : column + 4]), physicsClientId=client
+            )
             column += 4
         elif kind == pybullet.JOINT_REVOLUTE:
             pybullet.resetJointState(body, j, frame[column], physicsClientId=client)
@@ -110,10 +112,22 @@ def test_irregular_durations_are_resampled() -> None:
 def test_humanoid_layout() -> None:
     sk = deepmimic_humanoid()
     assert sk.names == (
-        "root", "chest", "neck",
-        "right_hip", "right_knee", "right_ankle", "right_shoulder", "right_elbow", "right_wrist",
-        "left_hip", "left_knee", "left_ankle", "left_shoulder", "left_elbow", "left_wrist",
-    )  # fmt: skip
+        "root",
+        "chest",
+        "neck",
+        "right_hip",
+        "right_knee",
+        "right_ankle",
+        "right_shoulder",
+        "right_elbow",
+        "right_wrist",
+        "left_hip",
+        "left_knee",
+        "left_ankle",
+        "left_shoulder",
+        "left_elbow",
+        "left_wrist",
+    )
     for name in ("right_knee", "left_knee", "right_elbow", "left_elbow"):
         j = sk.index(name)
         assert sk.joint_types[j] is JointType.HINGE
@@ -193,14 +207,15 @@ def good_frame() -> list[float]:
         (json.dumps({"Frames": [[True] * 44]}), "frame 0 is not a list of 44"),
         (json.dumps({"Frames": [[*good_frame()[:4], float("nan"), *good_frame()[5:]]]}), "NaN"),
         (json.dumps({"Frames": [[0.0, *good_frame()[1:]]] * 3}), "durations must be > 0"),
-        (json.dumps({"Frames": [[d, *good_frame()[1:]] for d in (0.01, 0.01, 1e9, 0)]}),
-         "too uneven"),
-        (json.dumps({"Frames": [[*good_frame()[:4], 0, 0, 0, 0, *good_frame()[8:]]]}),
-         "zero norm"),
+        (
+            json.dumps({"Frames": [[d, *good_frame()[1:]] for d in (0.01, 0.01, 1e9, 0)]}),
+            "too uneven",
+        ),
+        (json.dumps({"Frames": [[*good_frame()[:4], 0, 0, 0, 0, *good_frame()[8:]]]}), "zero norm"),
         ('{"Frames": [[' + ", ".join(["1" + "0" * 400] * 44) + "]]}", "too large"),
         ("[" * 100_000, "unreadable JSON|not valid JSON"),
     ],
-)  # fmt: skip
+)
 def test_bad_clips(tmp_path: Path, content: str, match: str) -> None:
     path = tmp_path / "bad.txt"
     path.write_text(content)

@@ -109,8 +109,9 @@ def test_conversions_keep_frames_and_handedness(tmp_path: Path, chain: tuple[str
         assert current.skeleton.names == names
         # Left stays left: the left joint keeps its side of the right one (+y when facing +x).
         lr = by_name(current, (left,))[:, 0] - by_name(current, (right,))[:, 0]
-        assert np.allclose(lr, by_name(motion, (left,))[:, 0] - by_name(motion, (right,))[:, 0],
-                           atol=1e-5)  # fmt: skip
+        assert np.allclose(
+            lr, by_name(motion, (left,))[:, 0] - by_name(motion, (right,))[:, 0], atol=1e-5
+        )
         assert np.mean(lr[:, 1]) > 0.1
 
 
@@ -137,8 +138,12 @@ def test_atomic_write_leaves_nothing_half_written(
 
 def test_a_killed_writers_temporary_file_is_removed_by_the_next_write(tmp_path: Path) -> None:
     path = tmp_path / "model.json"
-    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
-                          capture_output=True, text=True, check=True)  # fmt: skip
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     stale = tmp_path / f".model.{dead.stdout.strip()}-0123456789ab.tmp.json"
     stale.write_text('{"partial": ')
     live = tmp_path / f".model.{os.getpid()}-0123456789ab.tmp.json"  # a writer still running

@@ -2,7 +2,8 @@
 
 Each reader (BVH, npz, CMU exp-map, DeepMimic) gets a valid file damaged by
 hypothesis (see ``tests/fuzzing.py``): bytes flipped, cut, repeated or
-inserted; for npz also arrays deleted or replaced by NaN, wrong shapes or
+inserted; for BVH also its words replaced, deleted or inserted (keywords,
+braces, ``nan``, ``1e999``); for npz also arrays deleted or replaced by NaN, wrong shapes or
 types; for DeepMimic also JSON fields. The only acceptable outcomes are a
 motion with finite positions or an :class:`~vhuman.errors.InputError`, and at
 the command line exit status 2 with one line.
@@ -11,6 +12,7 @@ the command line exit status 2 with one line.
 from __future__ import annotations
 
 import json
+import re
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -19,6 +21,7 @@ from typing import Any
 import numpy as np
 import pytest
 from hypothesis import given
+from hypothesis import strategies as st
 
 from fuzzing import (
     FUZZ,
@@ -104,10 +107,53 @@ def test_npz_pickled_object_is_refused_unread(tmp_path: Path) -> None:
     assert not marker.exists()
 
 
+_BVH_WORDS = (
+    b"{",
+    b"}",
+    b"JOINT",
+    b"End",
+    b"Site",
+    b"OFFSET",
+    b"CHANNELS",
+    b"MOTION",
+    b"ROOT",
+    b"Frames:",
+    b"Frame",
+    b"Time:",
+    b"nan",
+    b"1e999",
+    b"-1",
+    b"0",
+    b"x",
+    b"\n",
+)
+"""Words put in a BVH file: its keywords and braces, odd numbers, a stray letter."""
+
+
+@st.composite
+def bvh_word_edits(draw: st.DrawFn, data: bytes) -> bytes:
+    """``data`` (BVH text) with one to four words replaced, deleted or inserted."""
+    pieces = re.split(rb"(\s+)", data)
+    kind = draw(st.sampled_from(["replace", "delete", "insert"]))
+    for _ in range(draw(st.integers(1, 4))):
+        i = draw(st.integers(0, len(pieces) - 1))
+        if kind == "delete":
+            pieces[i] = b""
+        elif kind == "insert":
+            pieces.insert(i, b" " + draw(st.sampled_from(_BVH_WORDS)) + b" ")
+        else:
+            pieces[i] = draw(st.sampled_from(_BVH_WORDS))
+    return b"".join(pieces)
+
+
 @FUZZ
-@given(data=damaged_bytes(BVH))
+@given(data=st.one_of(damaged_bytes(BVH), bvh_word_edits(BVH)))
 def test_bvh_damaged_bytes(tmp_path: Path, data: bytes) -> None:
-    _read(load_motion, tmp_path, "m.bvh", data)
+    path = tmp_path / "m.bvh"
+    path.write_bytes(data)
+    motion = read_or_refuse(load_motion, path)
+    if isinstance(motion, Motion):
+        assert np.all(np.isfinite(motion.global_positions))
 
 
 @FUZZ

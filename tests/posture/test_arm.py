@@ -18,14 +18,25 @@ from vhuman.scene import BodyModel, CollisionWorld, load_scene
 from vhuman.skeleton import Motion, Skeleton
 
 
-def test_anatomical_signs_match_measured_angles(p95: Skeleton, library: PostureLibrary,
-                                                body: BodyModel) -> None:  # fmt: skip
+def test_anatomical_signs_match_measured_angles(
+    p95: Skeleton, library: PostureLibrary, body: BodyModel
+) -> None:
     """One D-H joint at a time: the mapped angle equals what body_angles measures."""
-    setting = ArmSetting(body, p95.offsets[0], library["standing"].local_rotations, Side.RIGHT,
-                         load_scene("ship-valve").target)  # fmt: skip
+    setting = ArmSetting(
+        body,
+        p95.offsets[0],
+        library["standing"].local_rotations,
+        Side.RIGHT,
+        load_scene("ship-valve").target,
+    )
     # D-H joint → (index in ARM_DOFS, measured field).
-    fields = {1: (0, "upper_arm_flexion"), 3: (3, "elbow_flexion"), 4: (4, "forearm_rotation"),
-              5: (5, "wrist_deviation"), 6: (6, "wrist_flexion")}  # fmt: skip
+    fields = {
+        1: (0, "upper_arm_flexion"),
+        3: (3, "elbow_flexion"),
+        4: (4, "forearm_rotation"),
+        5: (5, "wrist_deviation"),
+        6: (6, "wrist_flexion"),
+    }
     for k, (dof, name) in fields.items():
         q = np.zeros(7)
         q[3] = -np.radians(60.0)
@@ -37,8 +48,9 @@ def test_anatomical_signs_match_measured_angles(p95: Skeleton, library: PostureL
         assert anatomical_angles(q)[dof] == pytest.approx(measured, abs=1e-6), name
 
 
-def test_arm_rotations_follow_the_arm_model(p95: Skeleton, library: PostureLibrary,
-                                            body: BodyModel) -> None:  # fmt: skip
+def test_arm_rotations_follow_the_arm_model(
+    p95: Skeleton, library: PostureLibrary, body: BodyModel
+) -> None:
     """FK of the skeleton with the mapped arm puts the hand where ArmModel.forward does."""
     scene = load_scene("ship-valve")
     p = library["kneeling-bent"]
@@ -61,8 +73,11 @@ def test_access_errors_on_a_known_offset() -> None:
     q_turn = np.array([np.cos(np.radians(5)), 0.0, 0.0, np.sin(np.radians(5))])  # 10° about z
     from vhuman.geometry import quat_multiply
 
-    t, r = access_errors(target.position + np.array([0.003, 0.004, 0.0]),
-                         quat_multiply(target.rotation, q_turn), target)  # fmt: skip
+    t, r = access_errors(
+        target.position + np.array([0.003, 0.004, 0.0]),
+        quat_multiply(target.rotation, q_turn),
+        target,
+    )
     assert t == pytest.approx(0.005)
     assert np.degrees(r) == pytest.approx(10.0)
 

@@ -7,13 +7,15 @@ import pytest
 from vhuman.errors import InputError
 from vhuman.posture import PostureResult, PostureSettings, PostureTask, solve_many
 
-TINY = PostureSettings(population=6, generations=2, max_arm_attempts=1, max_checks=20,
-                       octree_depth=2)  # fmt: skip
+TINY = PostureSettings(
+    population=6, generations=2, max_arm_attempts=1, max_checks=20, octree_depth=2
+)
 
 
 def test_bad_task_is_returned_not_raised() -> None:
-    out = solve_many([PostureTask("no-such-scene"), PostureTask("over-pipe", seed=1)],
-                     workers=1, settings=TINY)  # fmt: skip
+    out = solve_many(
+        [PostureTask("no-such-scene"), PostureTask("over-pipe", seed=1)], workers=1, settings=TINY
+    )
     assert isinstance(out[0], InputError)
     assert "built-in scenes" in str(out[0])
     assert isinstance(out[1], PostureResult)
@@ -27,8 +29,9 @@ def test_target_inside_an_object_is_bad_input() -> None:
 
 def test_local_dask_cluster() -> None:
     distributed = pytest.importorskip("distributed")
-    with distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1,
-                                  dashboard_address=None) as cluster:  # fmt: skip
+    with distributed.LocalCluster(
+        n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None
+    ) as cluster:
         tasks = [PostureTask("over-pipe", "p95-male", 0), PostureTask("over-pipe", "p50-female", 0)]
         out = solve_many(tasks, scheduler=cluster.scheduler_address, settings=TINY)
     local = solve_many(tasks[:1], workers=1, settings=TINY)

@@ -21,9 +21,17 @@ def test_ship_valve_writes_everything(tmp_path: Path) -> None:
     res = runner.invoke(app, ["posture", "--scene", "ship-valve", "-o", str(tmp_path), "--json"])
     assert res.exit_code == 0, res.output
     d = json.loads(res.stdout)
-    for key in ("collisions", "min_clearance_mm", "reach_position_error_mm",
-                "reach_orientation_error_deg", "reba_score", "reba_action_level", "rula_score",
-                "library_posture", "solve_time_s"):  # fmt: skip
+    for key in (
+        "collisions",
+        "min_clearance_mm",
+        "reach_position_error_mm",
+        "reach_orientation_error_deg",
+        "reba_score",
+        "reba_action_level",
+        "rula_score",
+        "library_posture",
+        "solve_time_s",
+    ):
         assert key in d
     assert d["collisions"] == 0
     assert d["status"] == "reached"

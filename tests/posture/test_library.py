@@ -14,9 +14,15 @@ from vhuman.scene import BodyModel
 from vhuman.skeleton import Skeleton
 
 REQUIRED = (
-    "standing", "stooping", "squatting", "kneeling-one-knee", "kneeling-both-knees",
-    "sitting-floor", "lying-back", "lying-side",
-)  # fmt: skip
+    "standing",
+    "stooping",
+    "squatting",
+    "kneeling-one-knee",
+    "kneeling-both-knees",
+    "sitting-floor",
+    "lying-back",
+    "lying-side",
+)
 
 
 def test_library_has_the_seed_postures(library: PostureLibrary) -> None:

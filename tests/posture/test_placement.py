@@ -37,10 +37,16 @@ def _wall_scene() -> object:
         {
             "name": "wall",
             "target": {"position": [0.6, 0.0, 1.0], "approach": [1, 0, 0]},
-            "objects": [{"name": "wall", "type": "box", "size": [0.2, 2.0, 2.0],
-                         "position": [0.8, 0.0, 1.0]}],
+            "objects": [
+                {
+                    "name": "wall",
+                    "type": "box",
+                    "size": [0.2, 2.0, 2.0],
+                    "position": [0.8, 0.0, 1.0],
+                }
+            ],
         }
-    )  # fmt: skip
+    )
 
 
 def test_ranking_prefers_free_comfortable_placements(
@@ -55,8 +61,9 @@ def test_ranking_prefers_free_comfortable_placements(
     assert costs == sorted(costs)
     w = PlacementWeights()
     for p in ranked:
-        assert p.cost == pytest.approx(p.collision_ratio + w.alpha * p.d_effective
-                                       + w.beta * p.v_comfort)  # fmt: skip
+        assert p.cost == pytest.approx(
+            p.collision_ratio + w.alpha * p.d_effective + w.beta * p.v_comfort
+        )
     standing = [p for p in ranked if p.posture == "standing"]
     clear = min(standing, key=lambda p: p.root_position[0])
     assert clear.collision_ratio == 0.0
@@ -67,8 +74,9 @@ def test_ranking_prefers_free_comfortable_placements(
 
 def test_ship_valve_ceiling_rules_out_standing(library: PostureLibrary, body: BodyModel) -> None:
     world = CollisionWorld(load_scene("ship-valve"))
-    ranked = rank_placements(world, body, library, [[0.0, 0.0]], arm_length=0.78,
-                             yaw_offsets=(0.0,))  # fmt: skip
+    ranked = rank_placements(
+        world, body, library, [[0.0, 0.0]], arm_length=0.78, yaw_offsets=(0.0,)
+    )
     standing = next(p for p in ranked if p.posture == "standing")
     assert standing.collision_ratio > 0.01  # the head is in the ceiling
     assert ranked[0].posture != "standing"

@@ -19,9 +19,17 @@ from vhuman.posture.suite import REASONS, hand_error, load_suite
 from vhuman.scene import BodyModel, CollisionWorld, Target, load_scene
 from vhuman.skeleton import Skeleton
 
-KEYS = ("collisions", "min_clearance_mm", "reach_position_error_mm",
-        "reach_orientation_error_deg", "reba_score", "reba_action_level", "rula_score",
-        "library_posture", "solve_time_s")  # fmt: skip
+KEYS = (
+    "collisions",
+    "min_clearance_mm",
+    "reach_position_error_mm",
+    "reach_orientation_error_deg",
+    "reba_score",
+    "reba_action_level",
+    "rula_score",
+    "library_posture",
+    "solve_time_s",
+)
 
 
 @pytest.fixture(scope="module")
@@ -103,8 +111,9 @@ def test_a_target_deep_in_a_gap_is_reached_by_turning_the_body() -> None:
 
 def test_a_left_hand_target_is_reached_with_the_left_hand() -> None:
     case = _case("left-wall-valve")
-    r = solve_posture(case.scene(), worker_skeleton(case.worker),
-                      settings=PostureSettings(side="left"), seed=0)  # fmt: skip
+    r = solve_posture(
+        case.scene(), worker_skeleton(case.worker), settings=PostureSettings(side="left"), seed=0
+    )
     assert r.reached
     valid, t = _independent(r, case)
     assert valid
@@ -118,13 +127,15 @@ def test_worker_names() -> None:
 
 
 def test_baseline_runs_and_reports(p95: Skeleton) -> None:
-    r = solve_posture_ga(load_scene("over-pipe"), p95, distances=(0.5,), population=8,
-                         generations=2, seed=1)  # fmt: skip
+    r = solve_posture_ga(
+        load_scene("over-pipe"), p95, distances=(0.5,), population=8, generations=2, seed=1
+    )
     d = r.to_dict()
     for k in ("collisions", "reach_position_error_mm", "reba_score", "rula_score"):
         assert k in d
     assert d["distance_m"] == 0.5
     assert len(d["per_distance"]) == 1
-    again = solve_posture_ga(load_scene("over-pipe"), p95, distances=(0.5,), population=8,
-                             generations=2, seed=1)  # fmt: skip
+    again = solve_posture_ga(
+        load_scene("over-pipe"), p95, distances=(0.5,), population=8, generations=2, seed=1
+    )
     assert np.array_equal(r.motion.local_rotations, again.motion.local_rotations)

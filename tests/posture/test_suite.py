@@ -43,8 +43,14 @@ def test_a_moved_witness_fails_its_check() -> None:
     case = next(c for c in FEASIBLE if c.name == "low-valve-duct")
     w = case.witness()
     assert w is not None
-    moved = type(w)(w.scene, w.worker, w.side, w.posture, w.root_position + np.array([0.6, 0, 0]),
-                    w.local_rotations)  # fmt: skip
+    moved = type(w)(
+        w.scene,
+        w.worker,
+        w.side,
+        w.posture,
+        w.root_position + np.array([0.6, 0, 0]),
+        w.local_rotations,
+    )
     sk = worker_skeleton(case.worker)
     chk, t, _ = recheck(case, moved, BodyModel.from_skeleton(sk, samples_per_segment=1))
     assert chk.collision.in_collision
@@ -55,8 +61,9 @@ def test_a_target_inside_a_solid_is_refused_at_load() -> None:
     doc = {
         "name": "inside",
         "target": {"position": [0.5, 0.0, 1.0], "approach": [1, 0, 0]},
-        "objects": [{"name": "block", "type": "box", "size": [0.4, 0.4, 0.4],
-                     "position": [0.5, 0.0, 1.0]}],
-    }  # fmt: skip
+        "objects": [
+            {"name": "block", "type": "box", "size": [0.4, 0.4, 0.4], "position": [0.5, 0.0, 1.0]}
+        ],
+    }
     with pytest.raises(FileFormatError, match="inside object 'block'"):
         scene_from_dict(doc, source="inside.yaml")

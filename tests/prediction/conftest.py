@@ -20,8 +20,13 @@ def _swing(n_frames: int, phase: float) -> Motion:
     t = np.arange(n_frames) / 25.0
     q = np.zeros((n_frames, sk.n_joints, 4))
     q[..., 0] = 1.0
-    for j, amp in ((sk.index("lhip"), 0.5), (sk.index("rhip"), -0.5), (sk.index("lknee"), 0.4),
-                   (sk.index("lshoulder"), 0.6), (sk.index("relbow"), 0.3)):  # fmt: skip
+    for j, amp in (
+        (sk.index("lhip"), 0.5),
+        (sk.index("rhip"), -0.5),
+        (sk.index("lknee"), 0.4),
+        (sk.index("lshoulder"), 0.6),
+        (sk.index("relbow"), 0.3),
+    ):
         a = amp * np.sin(2 * np.pi * 1.1 * t + phase)
         q[:, j] = np.stack([np.cos(a / 2), np.sin(a / 2), 0 * a, 0 * a], -1)
     root = np.stack([0.5 * t, 0 * t, 0.9 + 0 * t], -1)

@@ -61,9 +61,12 @@ def test_a_changed_setting_inside_is_noticed(toy, checkpoint: Path) -> None:
 
 @pytest.mark.parametrize(
     ("content", "message"),
-    [(b"", r"empty \(0 bytes\)"), (None, "not a vhuman prediction model"),
-     (b"PK\x03\x04", "not a vhuman prediction model")],
-)  # fmt: skip
+    [
+        (b"", r"empty \(0 bytes\)"),
+        (None, "not a vhuman prediction model"),
+        (b"PK\x03\x04", "not a vhuman prediction model"),
+    ],
+)
 def test_empty_truncated_or_foreign_checkpoints_are_one_line(
     toy, checkpoint: Path, content: bytes | None, message: str
 ) -> None:
@@ -129,9 +132,27 @@ def _bvh_folder(tmp_path: Path) -> Path:
 
 
 def _train_command(data: Path, output: Path, *extra: str) -> list[str]:
-    return [sys.executable, "-m", "vhuman", "predict", "train", "--data", str(data), "--epochs",
-            "6", "--max-windows", "32", "--batch-size", "8", "--threads", "1", "-o", str(output),
-            "--json", *extra]  # fmt: skip
+    return [
+        sys.executable,
+        "-m",
+        "vhuman",
+        "predict",
+        "train",
+        "--data",
+        str(data),
+        "--epochs",
+        "6",
+        "--max-windows",
+        "32",
+        "--batch-size",
+        "8",
+        "--threads",
+        "1",
+        "-o",
+        str(output),
+        "--json",
+        *extra,
+    ]
 
 
 def _hidden(folder: Path) -> list[str]:
@@ -153,8 +174,9 @@ def test_killed_at_random_points_resumes_to_the_same_bytes(tmp_path: Path) -> No
     for after_checkpoint in (True, False):
         job = subprocess.Popen(
             _train_command(data, cut / "m.pt", "--resume"),
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        )  # fmt: skip
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         deadline = time.monotonic() + 60
         while after_checkpoint and not ckpt.exists() and time.monotonic() < deadline:
             time.sleep(0.01)

@@ -31,9 +31,19 @@ def test_run_writes_future_bvh(model_file, tmp_path):
     out = tmp_path / "future.bvh"
     res = runner.invoke(
         predict_app,
-        ["run", "--checkpoint", str(model_file), "--input", str(src), "--frames", "12",
-         "-o", str(out), "--json"],
-    )  # fmt: skip
+        [
+            "run",
+            "--checkpoint",
+            str(model_file),
+            "--input",
+            str(src),
+            "--frames",
+            "12",
+            "-o",
+            str(out),
+            "--json",
+        ],
+    )
     assert res.exit_code == 0, res.output
     assert json.loads(res.stdout)["frames"] == 12
     future = load_motion(out)
@@ -107,18 +117,38 @@ def test_train_on_bvh_folder_then_evaluate(tmp_path):
         files[kind] = tmp_path / f"{kind}.pt"
         res = runner.invoke(
             predict_app,
-            ["train", "--data", str(tmp_path / "bvh"), "--epochs", "1", "--max-windows", "16",
-             "--model", kind, "-o", str(files[kind]), "--json"],
-        )  # fmt: skip
+            [
+                "train",
+                "--data",
+                str(tmp_path / "bvh"),
+                "--epochs",
+                "1",
+                "--max-windows",
+                "16",
+                "--model",
+                kind,
+                "-o",
+                str(files[kind]),
+                "--json",
+            ],
+        )
         assert res.exit_code == 0, res.output
         assert files[kind].is_file()
         assert (tmp_path / f"{kind}.pt.ckpt").is_file()
     data = ["evaluate", "--data", str(tmp_path / "bvh")]
     res = runner.invoke(
         predict_app,
-        [*data, "--checkpoint", str(files["seed"]), "--simlpe-checkpoint", str(files["simlpe"]),
-         "--ltd-checkpoint", str(files["ltd"]), "--json"],
-    )  # fmt: skip
+        [
+            *data,
+            "--checkpoint",
+            str(files["seed"]),
+            "--simlpe-checkpoint",
+            str(files["simlpe"]),
+            "--ltd-checkpoint",
+            str(files["ltd"]),
+            "--json",
+        ],
+    )
     assert res.exit_code == 0, res.output
     d = json.loads(res.stdout)
     kinds = {"lie-transformer", "zero_velocity", "constant_velocity", "simlpe", "ltd"}
@@ -135,9 +165,26 @@ def test_train_on_bvh_folder_then_evaluate(tmp_path):
 def test_train_regularisation_options(tmp_path):
     _bvh_folder(tmp_path, 200)
     out = tmp_path / "m.pt"
-    args = ["train", "--data", str(tmp_path / "bvh"), "--epochs", "1", "--max-windows", "16",
-            "--mirror", "--reverse", "--ema", "0.9", "--weight-decay", "0.01",
-            "--speed", "0.2", "--warmup", "4", "--json"]  # fmt: skip
+    args = [
+        "train",
+        "--data",
+        str(tmp_path / "bvh"),
+        "--epochs",
+        "1",
+        "--max-windows",
+        "16",
+        "--mirror",
+        "--reverse",
+        "--ema",
+        "0.9",
+        "--weight-decay",
+        "0.01",
+        "--speed",
+        "0.2",
+        "--warmup",
+        "4",
+        "--json",
+    ]
     res = runner.invoke(predict_app, [*args, "--dropout", "0.1", "-o", str(out)])
     assert res.exit_code == 0, res.output
     model, info = load_model(out)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import tempfile
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +61,16 @@ def test_damaged_bytes(tmp_path: Path, data: bytes) -> None:
 def test_damaged_configuration(tmp_path: Path, config: Any) -> None:
     data = serialized({**PAYLOAD, "config": json.dumps(config)})
     read_or_refuse(load_model, _file(tmp_path, data))
+
+
+@pytest.mark.parametrize("size", ["dim", "heads", "ff"])
+def test_a_zero_size_is_refused_before_the_model_is_built(tmp_path: Path, size: str) -> None:
+    config = {**CONFIG, "options": {**CONFIG["options"], size: 0}}
+    path = _file(tmp_path, serialized({**PAYLOAD, "config": json.dumps(config)}))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # torch warns about zero-element tensors it builds
+        with pytest.raises(InputError, match=f"{size} must be a whole number ≥ 1, got 0"):
+            load_model(path)
 
 
 @st.composite

@@ -11,8 +11,15 @@ from vhuman.reaching import JOINT_LIMITS, ArmModel, Side
 from vhuman.skeleton import standard_humanoid
 
 # The seed's Table 1 as printed: θ offset [°], a, d, α [°] (a, d as symbols).
-TABLE = [(0, "0", "0", -90), (-90, "0", "0", 90), (0, "0", "-dse", -90), (0, "0", "0", 90),
-         (0, "0", "-dew", -90), (90, "0", "0", 90), (0, "a", "0", 0)]  # fmt: skip
+TABLE = [
+    (0, "0", "0", -90),
+    (-90, "0", "0", 90),
+    (0, "0", "-dse", -90),
+    (0, "0", "0", 90),
+    (0, "0", "-dew", -90),
+    (90, "0", "0", 90),
+    (0, "a", "0", 0),
+]
 R_SHOULDER_DH = np.array([[0.0, 0.0, 1.0], [0.0, 1.0, 0.0], [-1.0, 0.0, 0.0]])
 
 
@@ -22,12 +29,24 @@ def naive_fk(q: np.ndarray, dse: float, dew: float, a: float) -> list[np.ndarray
     frame, frames = np.eye(4), []
     for (offset, ai, di, alpha), qi in zip(TABLE, q, strict=True):
         th, al = np.radians(offset) + qi, np.radians(alpha)
-        rz = np.array([[np.cos(th), -np.sin(th), 0, 0], [np.sin(th), np.cos(th), 0, 0],
-                       [0, 0, 1, 0], [0, 0, 0, 1]])  # fmt: skip
+        rz = np.array(
+            [
+                [np.cos(th), -np.sin(th), 0, 0],
+                [np.sin(th), np.cos(th), 0, 0],
+                [0, 0, 1, 0],
+                [0, 0, 0, 1],
+            ]
+        )
         tz, tx = np.eye(4), np.eye(4)
         tz[2, 3], tx[0, 3] = values[di], values[ai]
-        rx = np.array([[1, 0, 0, 0], [0, np.cos(al), -np.sin(al), 0],
-                       [0, np.sin(al), np.cos(al), 0], [0, 0, 0, 1]])  # fmt: skip
+        rx = np.array(
+            [
+                [1, 0, 0, 0],
+                [0, np.cos(al), -np.sin(al), 0],
+                [0, np.sin(al), np.cos(al), 0],
+                [0, 0, 0, 1],
+            ]
+        )
         frame = frame @ rz @ tz @ tx @ rx
         frames.append(frame)
     return frames

@@ -25,8 +25,9 @@ def _into_the_body(side: str) -> np.ndarray:
     pose = model.forward(q)
     s = "r" if side == "right" else "l"
     shoulder = SKELETON.rest_positions()[SKELETON.index(f"{s}_shoulder")]
-    depth = body.penetration(*(shoulder + p for p in (pose.shoulder, pose.elbow, pose.wrist,
-                                                       pose.hand))).max(axis=(1, 2))  # fmt: skip
+    depth = body.penetration(
+        *(shoulder + p for p in (pose.shoulder, pose.elbow, pose.wrist, pose.hand))
+    ).max(axis=(1, 2))
     return q[int(np.argmax(depth > 0.03))]
 
 

@@ -26,8 +26,9 @@ def test_point_to_point_profile() -> None:
     np.testing.assert_allclose(
         offsets - (offsets @ direction)[:, None] * direction, 0.0, atol=1e-15
     )
-    np.testing.assert_allclose(np.gradient(traj.positions, traj.times, axis=0)[1:-1],
-                               traj.velocities[1:-1], atol=2e-3)  # fmt: skip
+    np.testing.assert_allclose(
+        np.gradient(traj.positions, traj.times, axis=0)[1:-1], traj.velocities[1:-1], atol=2e-3
+    )
 
 
 def test_orientation_uses_the_same_time_law() -> None:

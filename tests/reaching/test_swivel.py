@@ -94,8 +94,11 @@ def test_feasible_intervals_contain_exactly_the_feasible_samples() -> None:
     phi0 = swivel_angle(pose.shoulder, pose.elbow, pose.wrist)
     intervals = feasible_swivel_intervals(arm, pose.hand, pose.hand_orientation)
     assert intervals
-    assert any(lo - 1e-9 <= phi0 + k * 2 * np.pi <= hi + np.pi / 360
-               for lo, hi in intervals for k in (0, 1))  # fmt: skip
+    assert any(
+        lo - 1e-9 <= phi0 + k * 2 * np.pi <= hi + np.pi / 360
+        for lo, hi in intervals
+        for k in (0, 1)
+    )
     grid = -np.pi + 2 * np.pi * np.arange(720) / 720
     feasible = solve_arm(arm, pose.hand, pose.hand_orientation, grid).feasible
     inside = np.zeros(720, dtype=bool)

@@ -115,8 +115,7 @@ def test_training_killed_at_a_random_moment_resumes_to_the_uninterrupted_weights
     not, each epoch writing one), then resume: the weights of an uninterrupted run."""
     x, phi = _data()
     ckpt = tmp_path / "m.ckpt"
-    script = _TRAIN.format(tests=str(Path(__file__).parent), ckpt=str(ckpt),
-                           epochs=_KILLED_EPOCHS)  # fmt: skip
+    script = _TRAIN.format(tests=str(Path(__file__).parent), ckpt=str(ckpt), epochs=_KILLED_EPOCHS)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), "OMP_NUM_THREADS": "1"}
     job = subprocess.Popen([sys.executable, "-c", script], env=env)
     deadline = time.monotonic() + 60
@@ -144,8 +143,19 @@ def test_swivel_train_resumed_with_another_seed_is_one_line_exit_2(
     for name in ("walking_4.txt", "walking_5.txt"):
         (folder / name).symlink_to(shared_data / "train" / "walking" / name)
     out = tmp_path / "swivel.npz"
-    args = ["swivel", "train", "--data", str(tmp_path / "data"), "--epochs", "3", "--hidden",
-            "8", "-o", str(out), "--json"]  # fmt: skip
+    args = [
+        "swivel",
+        "train",
+        "--data",
+        str(tmp_path / "data"),
+        "--epochs",
+        "3",
+        "--hidden",
+        "8",
+        "-o",
+        str(out),
+        "--json",
+    ]
     first = CliRunner().invoke(app, args)
     assert first.exit_code == 0, first.output
     again = CliRunner().invoke(app, [*args, "--resume", "--seed", "2"])

@@ -26,8 +26,9 @@ R = 0.2  # sphere radius [m]
         ((-0.3, 0.0, 0.45), -(0.05 + R)),  # centre inside, nearest face on top
     ],
 )
-def test_sphere_box_signed_distance_is_analytic(capsule_body, box_scene, rest_pose, centre,
-                                                expected):  # fmt: skip
+def test_sphere_box_signed_distance_is_analytic(
+    capsule_body, box_scene, rest_pose, centre, expected
+):
     body = capsule_body((0, 0, 0), (0, 0, 0), R)
     world = CollisionWorld(box_scene())
     rep = world.check(body, np.array(centre), rest_pose(2))

@@ -28,13 +28,25 @@ GOOD = {
     "target": {"position": [0.5, 0.0, 1.0], "rpy": [0, -90, 0], "approach": [1, 0, 0]},
     "objects": [
         {"name": "crate", "type": "box", "size": [0.4, 0.4, 0.4], "position": [1.0, 0, 0.2]},
-        {"name": "tank", "type": "cylinder", "radius": 0.3, "length": 1.0,
-         "position": [2.0, 0, 0.5], "quaternion": [1, 0, 0, 0]},
+        {
+            "name": "tank",
+            "type": "cylinder",
+            "radius": 0.3,
+            "length": 1.0,
+            "position": [2.0, 0, 0.5],
+            "quaternion": [1, 0, 0, 0],
+        },
         {"name": "ball", "type": "sphere", "radius": 0.1, "position": [1.0, 1.0, 1.0]},
-        {"name": "rail", "type": "capsule", "radius": 0.03, "length": 1.0,
-         "position": [1.0, -0.5, 1.2], "rpy": [90, 0, 0]},
+        {
+            "name": "rail",
+            "type": "capsule",
+            "radius": 0.03,
+            "length": 1.0,
+            "position": [1.0, -0.5, 1.2],
+            "rpy": [90, 0, 0],
+        },
     ],
-}  # fmt: skip
+}
 
 
 def _write(tmp_path, doc, name="scene.yaml"):
@@ -52,35 +64,57 @@ def _broken(change):
 @pytest.mark.parametrize(
     ("change", "message"),
     [
-        (lambda d: d["objects"].append({"name": "b", "type": "box", "size": [1, -2, 3],
-                                        "position": [5, 5, 1]}),
-         "objects[4].size: expected 3 positive numbers, got [1, -2, 3]"),
-        (lambda d: d["objects"][1].update(radius="wide"),
-         "objects[1].radius: expected a positive number, got 'wide'"),
-        (lambda d: d["objects"][0].update(type="cube"),
-         "objects[0].type: expected one of box, sphere, cylinder, capsule, mesh, got 'cube'"),
-        (lambda d: d["objects"][2].update(colour="red"),
-         "objects[2].colour: unknown field; allowed:"),
-        (lambda d: d["objects"][3].update(quaternion=[1, 0, 0, 0]),
-         "objects[3]: give the orientation as rpy or as quaternion, not both"),
-        (lambda d: d["objects"][0].update(position=[1.0, float("nan"), 0.2]),
-         "objects[0].position: expected 3 finite numbers"),
-        (lambda d: d["objects"][2].update(name="crate"),
-         "objects[2].name: 'crate' is already the name of objects[0]"),
-        (lambda d: d["target"].update(approach=[0, 0, 0]),
-         "target.approach: expected a non-zero direction"),
+        (
+            lambda d: d["objects"].append(
+                {"name": "b", "type": "box", "size": [1, -2, 3], "position": [5, 5, 1]}
+            ),
+            "objects[4].size: expected 3 positive numbers, got [1, -2, 3]",
+        ),
+        (
+            lambda d: d["objects"][1].update(radius="wide"),
+            "objects[1].radius: expected a positive number, got 'wide'",
+        ),
+        (
+            lambda d: d["objects"][0].update(type="cube"),
+            "objects[0].type: expected one of box, sphere, cylinder, capsule, mesh, got 'cube'",
+        ),
+        (
+            lambda d: d["objects"][2].update(colour="red"),
+            "objects[2].colour: unknown field; allowed:",
+        ),
+        (
+            lambda d: d["objects"][3].update(quaternion=[1, 0, 0, 0]),
+            "objects[3]: give the orientation as rpy or as quaternion, not both",
+        ),
+        (
+            lambda d: d["objects"][0].update(position=[1.0, float("nan"), 0.2]),
+            "objects[0].position: expected 3 finite numbers",
+        ),
+        (
+            lambda d: d["objects"][2].update(name="crate"),
+            "objects[2].name: 'crate' is already the name of objects[0]",
+        ),
+        (
+            lambda d: d["target"].update(approach=[0, 0, 0]),
+            "target.approach: expected a non-zero direction",
+        ),
         (lambda d: d["target"].pop("approach"), "target: missing field 'approach'"),
         (lambda d: d.pop("target"), "target: missing"),
         (lambda d: d.update(units="inch"), "units: expected one of m, mm, got 'inch'"),
         (lambda d: d.update(ceiling=-1.0), "ceiling: expected a height above the floor"),
-        (lambda d: d["objects"].append({"name": "m", "type": "mesh", "path": "nowhere.stl",
-                                        "position": [5, 5, 1]}),
-         "objects[4].path: no such file"),
-        (lambda d: d["target"].update(position=[1.0, 0.0, 0.1]),
-         "target.position (1.000, 0.000, 0.100) m lies inside object 'crate'"),
+        (
+            lambda d: d["objects"].append(
+                {"name": "m", "type": "mesh", "path": "nowhere.stl", "position": [5, 5, 1]}
+            ),
+            "objects[4].path: no such file",
+        ),
+        (
+            lambda d: d["target"].update(position=[1.0, 0.0, 0.1]),
+            "target.position (1.000, 0.000, 0.100) m lies inside object 'crate'",
+        ),
         (lambda d: d["target"].update(position=[0.5, 0.0, 2.5]), "lies inside the ceiling"),
     ],
-)  # fmt: skip
+)
 @pytest.mark.parametrize("suffix", [".yaml", ".json"])
 def test_bad_files_name_the_bad_field(tmp_path, change, message, suffix):
     path = _write(tmp_path, _broken(change), "scene" + suffix)
@@ -109,16 +143,22 @@ objects:
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        (HAND_WRITTEN,
-         "s.yaml:9: objects[1].size: expected 3 positive numbers, got [0.3, -1, 0.2]"),
-        (HAND_WRITTEN.replace("-1", "1").replace("[0.5, 0, 1.0]", "[.nan, 0, 1.0]"),
-         "s.yaml:3: target.position: expected 3 finite numbers"),
-        (HAND_WRITTEN.replace("-1", "1").replace("[2, 0, 0.5]", "[0.5, 0, 1.0]"),
-         "s.yaml:3: scene 'x': target.position (0.500, 0.000, 1.000) m lies inside object 'b'"),
+        (
+            HAND_WRITTEN,
+            "s.yaml:9: objects[1].size: expected 3 positive numbers, got [0.3, -1, 0.2]",
+        ),
+        (
+            HAND_WRITTEN.replace("-1", "1").replace("[0.5, 0, 1.0]", "[.nan, 0, 1.0]"),
+            "s.yaml:3: target.position: expected 3 finite numbers",
+        ),
+        (
+            HAND_WRITTEN.replace("-1", "1").replace("[2, 0, 0.5]", "[0.5, 0, 1.0]"),
+            "s.yaml:3: scene 'x': target.position (0.500, 0.000, 1.000) m lies inside object 'b'",
+        ),
         ("", "s.yaml: the file is empty"),
         ("name: [x\n  y: 2\n", "s.yaml:2: not valid YAML"),
     ],
-)  # fmt: skip
+)
 def test_errors_give_file_line_and_field(tmp_path, text, expected):
     path = tmp_path / "s.yaml"
     path.write_text(text)
@@ -147,8 +187,9 @@ def test_millimetres_are_converted(tmp_path):
     doc["units"] = "mm"
     doc["ceiling"] = 2000
     doc["target"]["position"] = [500, 0, 1000]
-    doc["objects"] = [{"name": "crate", "type": "box", "size": [400, 400, 400],
-                       "position": [1000, 0, 200]}]  # fmt: skip
+    doc["objects"] = [
+        {"name": "crate", "type": "box", "size": [400, 400, 400], "position": [1000, 0, 200]}
+    ]
     scene = load_scene(_write(tmp_path, doc))
     assert scene.ceiling == pytest.approx(2.0)
     assert scene.objects[0].shape == Box((0.4, 0.4, 0.4))
@@ -158,8 +199,15 @@ def test_millimetres_are_converted(tmp_path):
 
 def test_rpy_is_roll_pitch_yaw_about_fixed_axes(tmp_path):
     doc = copy.deepcopy(GOOD)
-    doc["objects"] = [{"name": "bar", "type": "box", "size": [1.0, 0.1, 0.1],
-                       "position": [3, 3, 1], "rpy": [0, 0, 90]}]  # fmt: skip
+    doc["objects"] = [
+        {
+            "name": "bar",
+            "type": "box",
+            "size": [1.0, 0.1, 0.1],
+            "position": [3, 3, 1],
+            "rpy": [0, 0, 90],
+        }
+    ]
     scene = load_scene(_write(tmp_path, doc))
     # Yawed by 90 degrees, the bar's long side runs along y.
     assert scene.contains([3.0, 3.45, 1.0])
@@ -167,8 +215,7 @@ def test_rpy_is_roll_pitch_yaw_about_fixed_axes(tmp_path):
     # The target's rpy (0, -90, 0) turns the hand's -z (fingers) to +x.
     from vhuman.geometry import quat_apply
 
-    np.testing.assert_allclose(quat_apply(scene.target.rotation, [0, 0, -1]), [1, 0, 0],
-                               atol=1e-12)  # fmt: skip
+    np.testing.assert_allclose(quat_apply(scene.target.rotation, [0, 0, -1]), [1, 0, 0], atol=1e-12)
 
 
 def test_all_builtin_scenes_load():
@@ -206,8 +253,15 @@ def test_mesh_object_from_stl_relative_to_the_file(tmp_path):
     (tmp_path / "parts").mkdir()
     trimesh.creation.icosphere(subdivisions=2, radius=100.0).export(tmp_path / "parts/ball.stl")
     doc = copy.deepcopy(GOOD)
-    doc["objects"] = [{"name": "ball", "type": "mesh", "path": "parts/ball.stl", "scale": 0.001,
-                       "position": [2.0, 0.0, 1.0]}]  # fmt: skip
+    doc["objects"] = [
+        {
+            "name": "ball",
+            "type": "mesh",
+            "path": "parts/ball.stl",
+            "scale": 0.001,
+            "position": [2.0, 0.0, 1.0],
+        }
+    ]
     scene = load_scene(_write(tmp_path, doc))
     shape = scene.objects[0].shape
     assert isinstance(shape, Mesh)
@@ -222,7 +276,8 @@ def test_open_mesh_is_rejected(tmp_path):
     m = trimesh.creation.box(extents=(1, 1, 1))
     trimesh.Trimesh(m.vertices, m.faces[:-2], process=False).export(tmp_path / "open.stl")
     doc = copy.deepcopy(GOOD)
-    doc["objects"] = [{"name": "lid", "type": "mesh", "path": "open.stl",
-                       "position": [3.0, 0.0, 1.0]}]  # fmt: skip
+    doc["objects"] = [
+        {"name": "lid", "type": "mesh", "path": "open.stl", "position": [3.0, 0.0, 1.0]}
+    ]
     with pytest.raises(FileFormatError, match=r"objects\[0\].path: .*not closed"):
         load_scene(_write(tmp_path, doc))

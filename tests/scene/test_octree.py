@@ -27,8 +27,9 @@ def test_cells_agree_with_brute_force_point_checks(scene_name):
     world = CollisionWorld(load_scene(scene_name), resolution=0.05)
     side = arm_length(standard_humanoid(stature=1.775))
     space = free_space(world, side, max_depth=4)
-    assert np.allclose(space.centres.mean(axis=0) * 0 + space.origin + side / 2,
-                       world.scene.target.position)  # fmt: skip
+    assert np.allclose(
+        space.centres.mean(axis=0) * 0 + space.origin + side / 2, world.scene.target.position
+    )
     rng = np.random.default_rng(0)
     pts = space.origin + rng.uniform(0.0, side, (4000, 3))
     state = space.state_at(pts)

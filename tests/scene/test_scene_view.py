@@ -63,8 +63,11 @@ def test_solids_between_camera_and_body_are_see_through(p95_body, rest_pose):
 
     # The default camera looks from -x, -y, +z: the wall at x = -1 stands in front of a
     # body at the origin, the one at x = +1 behind it.
-    scene = Scene("walls", (wall("front", -1.0), wall("back", 1.0)),
-                  Target([0.5, 0.0, 1.0], [1, 0, 0, 0], [1, 0, 0]))  # fmt: skip
+    scene = Scene(
+        "walls",
+        (wall("front", -1.0), wall("back", 1.0)),
+        Target([0.5, 0.0, 1.0], [1, 0, 0, 0], [1, 0, 0]),
+    )
     pose = (np.array([0.0, 0.0, 0.94]), rest_pose(p95_body.skeleton.n_joints))
     a, b = p95_body.capsules(*pose)
     assert occluders(scene, [-5.0, -6.0, 3.0], np.concatenate([a, b])) == ["front"]

@@ -25,12 +25,16 @@ def _local_to_world(obj, local):
     [
         (Box((0.4, 0.2, 0.6)), lambda p: np.all(np.abs(p) <= [0.2, 0.1, 0.3], axis=-1)),
         (Sphere(0.25), lambda p: np.linalg.norm(p, axis=-1) <= 0.25),
-        (Cylinder(0.15, 0.5),
-         lambda p: (np.hypot(p[..., 0], p[..., 1]) <= 0.15) & (np.abs(p[..., 2]) <= 0.25)),
-        (Capsule(0.1, 0.4),
-         lambda p: np.linalg.norm(p - np.clip(p * [0, 0, 1], -0.2, 0.2), axis=-1) <= 0.1),
+        (
+            Cylinder(0.15, 0.5),
+            lambda p: (np.hypot(p[..., 0], p[..., 1]) <= 0.15) & (np.abs(p[..., 2]) <= 0.25),
+        ),
+        (
+            Capsule(0.1, 0.4),
+            lambda p: np.linalg.norm(p - np.clip(p * [0, 0, 1], -0.2, 0.2), axis=-1) <= 0.1,
+        ),
     ],
-)  # fmt: skip
+)
 def test_point_in_primitive_matches_closed_form(shape, inside):
     obj = _placed(shape)
     local = RNG.uniform(-0.4, 0.4, (4000, 3))

@@ -22,13 +22,14 @@ def test_unknown_joint_lists_names() -> None:
         ({"names": ("a", "a"), "parents": [-1, 0], "offsets": [[0, 0, 0], [0, 0, 1]]}, "unique"),
         ({"names": ("a", "b"), "parents": [0, -1], "offsets": [[0, 0, 0], [0, 0, 1]]}, "root"),
         ({"names": ("a", "b"), "parents": [-1, 1], "offsets": [[0, 0, 0], [0, 0, 1]]}, "parent"),
-        ({"names": ("a", "b"), "parents": [-1, 0], "offsets": [[0, 0, 0], [0, 0, 0]]},
-         "zero-length bone"),
-        ({"names": ("a", "b"), "parents": [-1, 0], "offsets": [[0, 0, 0], [0, np.nan, 1]]},
-         "NaN"),
+        (
+            {"names": ("a", "b"), "parents": [-1, 0], "offsets": [[0, 0, 0], [0, 0, 0]]},
+            "zero-length bone",
+        ),
+        ({"names": ("a", "b"), "parents": [-1, 0], "offsets": [[0, 0, 0], [0, np.nan, 1]]}, "NaN"),
         ({"names": ("a", "b"), "parents": [-1, 0], "offsets": [[0, 0, 0]]}, "offsets"),
     ],
-)  # fmt: skip
+)
 def test_invalid_skeletons(kwargs: dict, message: str) -> None:
     with pytest.raises(InputError, match=message):
         Skeleton(**kwargs)

@@ -59,8 +59,11 @@ def test_blocked_goal_and_cut_off_goal() -> None:
     with pytest.raises(PathBlockedError, match=r"goal .* within 0\.30 m of a solid"):
         plan_path(grid, [-1.5, 0.0], [0.0, 0.0])
     wall = _room()
-    wall = Scene("cut", [*wall.objects[:4], SceneObject("wall", Box([0.2, 4.2, 2.0]),
-                                                         [0.0, 0.0, 1.0], UNIT)],
-                 wall.target, floor=0.0)  # fmt: skip
+    wall = Scene(
+        "cut",
+        [*wall.objects[:4], SceneObject("wall", Box([0.2, 4.2, 2.0]), [0.0, 0.0, 1.0], UNIT)],
+        wall.target,
+        floor=0.0,
+    )
     with pytest.raises(PathBlockedError, match="no free floor path"):
         plan_path(floor_grid(wall, 0.3), [-1.5, 0.0], [1.5, 0.0])

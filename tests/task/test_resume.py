@@ -93,8 +93,10 @@ def test_task_killed_at_a_random_moment_resumes_to_the_same_outputs(
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
     job = subprocess.Popen(
         [sys.executable, "-m", "vhuman", "task", str(small), "-o", str(out), "--json"],
-        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )  # fmt: skip
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     deadline = time.monotonic() + 60
     while not (out / CHECKPOINT).exists() and job.poll() is None and time.monotonic() < deadline:
         time.sleep(0.005)
@@ -144,8 +146,11 @@ def test_ctrl_c_keeps_the_checkpoint_and_says_how_to_resume(small: Path, tmp_pat
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
     job = subprocess.Popen(
         [sys.executable, "-m", "vhuman", "task", str(small), "-o", str(out)],
-        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     deadline = time.monotonic() + 60
     while not (out / CHECKPOINT).exists() and job.poll() is None and time.monotonic() < deadline:
         time.sleep(0.005)

@@ -94,8 +94,14 @@ def test_summary_and_outputs(ship_valve: TaskResult, tmp_path: Path) -> None:
     assert d["frames"] == ship_valve.motion.n_frames
     assert d["fps"] == 30
     assert d["first_contact"] == ship_valve.check.first_contact
-    assert {s["kind"] for s in d["steps"]} == {"walk_to", "posture", "reach", "turn", "hold",
-                                                "stand_up"}  # fmt: skip
+    assert {s["kind"] for s in d["steps"]} == {
+        "walk_to",
+        "posture",
+        "reach",
+        "turn",
+        "hold",
+        "stand_up",
+    }
     for key in ("reba", "rula"):
         levels = d[key]["time_by_action_level_s"]
         assert sum(levels.values()) == pytest.approx(d["frames"] / d["fps"])

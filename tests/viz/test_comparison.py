@@ -100,8 +100,7 @@ def test_repeated_clip_walks_on(walk: Motion) -> None:
     step = one.root_positions[1, 0] - one.root_positions[0, 0]
     seam = three.root_positions[one.n_frames, 0] - three.root_positions[one.n_frames - 1, 0]
     assert seam == pytest.approx(step, rel=0.2)
-    np.testing.assert_array_equal(three.local_rotations[one.n_frames :][:65],
-                                  one.local_rotations)  # fmt: skip
+    np.testing.assert_array_equal(three.local_rotations[one.n_frames :][:65], one.local_rotations)
     with pytest.raises(InputError, match="times must be a positive integer"):
         repeated(one, 0)
 

@@ -73,8 +73,9 @@ def test_vertices_follow_each_joint_rigidly(cmu: Skeleton) -> None:
     a = quat_apply(grot[:, manikin.joints], manikin.starts) + pos[:, manikin.joints]
     b = quat_apply(grot[:, manikin.joints], manikin.ends) + pos[:, manikin.joints]
     dist = _point_to_segment(world, a[:, :, None], b[:, :, None])
-    np.testing.assert_allclose(dist, np.broadcast_to(manikin.radii[:, None], dist.shape[1:])[None]
-                               .repeat(4, 0), atol=1e-9)  # fmt: skip
+    np.testing.assert_allclose(
+        dist, np.broadcast_to(manikin.radii[:, None], dist.shape[1:])[None].repeat(4, 0), atol=1e-9
+    )
 
 
 def test_cmu_bones_sized_like_the_standard_humanoid(cmu: Skeleton) -> None:
@@ -111,11 +112,29 @@ def test_unknown_names_get_capsules_along_the_bones() -> None:
 
 def test_leaf_wrist_ankle_and_neck_carry_hand_foot_and_head() -> None:
     # Like the DeepMimic humanoid read from BVH: the chain ends at the neck, wrist, ankle.
-    names = ("root", "chest", "neck", "left_shoulder", "left_elbow", "left_wrist",
-             "left_hip", "left_knee", "left_ankle")  # fmt: skip
+    names = (
+        "root",
+        "chest",
+        "neck",
+        "left_shoulder",
+        "left_elbow",
+        "left_wrist",
+        "left_hip",
+        "left_knee",
+        "left_ankle",
+    )
     parents = [-1, 0, 1, 1, 3, 4, 0, 6, 7]
-    offsets = [[0, 0, 0.9], [0, 0, 0.24], [0, 0, 0.22], [0, 0.18, 0.24], [0, 0, -0.28],
-               [0, 0, -0.26], [0, 0.08, 0], [0, 0, -0.42], [0, 0, -0.41]]  # fmt: skip
+    offsets = [
+        [0, 0, 0.9],
+        [0, 0, 0.24],
+        [0, 0, 0.22],
+        [0, 0.18, 0.24],
+        [0, 0, -0.28],
+        [0, 0, -0.26],
+        [0, 0.08, 0],
+        [0, 0, -0.42],
+        [0, 0, -0.41],
+    ]
     sk = Skeleton(names, parents, offsets)
     manikin = Manikin.from_skeleton(sk)
     assert manikin.mapping == "named bones"

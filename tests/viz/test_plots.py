@@ -149,8 +149,13 @@ def test_plot_trajectories_top_and_side_views(motion: Motion) -> None:
 def test_plot_trajectories_defaults_and_errors(motion: Motion) -> None:
     labels = [ln.get_label() for ln in plot_trajectories(motion).axes[0].lines]
     assert [x for x in labels if not x.startswith("_")] == [
-        "pelvis", "head", "l_hand", "r_hand", "l_toe", "r_toe"
-    ]  # fmt: skip
+        "pelvis",
+        "head",
+        "l_hand",
+        "r_hand",
+        "l_toe",
+        "r_toe",
+    ]
     with pytest.raises(UnknownJointError):
         plot_trajectories(motion, ["tail"])
     with pytest.raises(InputError, match="at least one"):

@@ -306,7 +306,7 @@ def evaluate(
             if trained[kind].kind != kind:
                 raise InputError(
                     f"{_EVALUATE_FILES[kind]} needs a model of kind {kind!r}; {path} holds one "
-                    f"of kind {trained[kind].kind!r}"
+                    f"of kind {str(trained[kind].kind)!r}"
                 )
         if mirror_average:
             from vhuman.prediction.data import mirror_joints

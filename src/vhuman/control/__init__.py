@@ -1,6 +1,7 @@
 """Physics-based motion: MuJoCo humanoid, PD + feedback controller, multi-objective evolution."""
 
 from vhuman.control.controller import (
+    BodySkeleton,
     Controller,
     default_controller_path,
     initial_controller,
@@ -21,6 +22,7 @@ from vhuman.control.simulation import (
 )
 
 __all__ = [
+    "BodySkeleton",
     "Controller",
     "Evaluation",
     "EvolutionConfig",

@@ -34,6 +34,7 @@ its keyframes in time.
 
 from __future__ import annotations
 
+import enum
 import json
 from dataclasses import dataclass, field, replace
 from functools import cache
@@ -58,6 +59,7 @@ __all__ = [
     "SIMBICON_FEEDBACK",
     "SIMBICON_GAIT",
     "STATE_NAMES",
+    "BodySkeleton",
     "Controller",
     "clip_motion",
     "humanoid_for",
@@ -86,26 +88,36 @@ SIMBICON_FEEDBACK.flags.writeable = False
 START_SPEED = 0.5
 """Forward speed [m/s] of the standing start pose of a walking controller."""
 _FORMAT = "vhuman.controller/1"
-_SKELETONS = ("deepmimic", "standard")
+
+
+class BodySkeleton(enum.StrEnum):
+    """The skeletons a physics controller drives (saved in controller files)."""
+
+    DEEPMIMIC = "deepmimic"
+    """DeepMimic's humanoid (Peng et al. 2018)."""
+    STANDARD = "standard"
+    """vhuman's standard humanoid (:func:`vhuman.skeleton.standard_humanoid`)."""
 
 
 @cache
-def _skeleton(name: str) -> Skeleton:
-    if name == "deepmimic":
+def _skeleton(name: BodySkeleton | str) -> Skeleton:
+    if name == BodySkeleton.DEEPMIMIC:
         from vhuman.io.deepmimic import deepmimic_humanoid
 
         return deepmimic_humanoid()
-    if name == "standard":
+    if name == BodySkeleton.STANDARD:
         from vhuman.skeleton.humanoid import standard_humanoid
 
         return standard_humanoid()
-    raise InputError(f"unknown skeleton {name!r}; allowed: {', '.join(_SKELETONS)}")
+    allowed = ", ".join(BodySkeleton)
+    raise InputError(f"unknown skeleton {name!r}; allowed: {allowed}")
 
 
 @cache
-def humanoid_for(skeleton_name: str) -> Humanoid:
+def humanoid_for(skeleton_name: BodySkeleton | str) -> Humanoid:
     """The (cached) MuJoCo humanoid of a named skeleton: ``"deepmimic"`` or ``"standard"``."""
-    return build_humanoid(_skeleton(skeleton_name), 3.0 if skeleton_name == "standard" else 1.0)
+    scale = 3.0 if skeleton_name == BodySkeleton.STANDARD else 1.0
+    return build_humanoid(_skeleton(skeleton_name), scale)
 
 
 def clip_motion(clip: str) -> Motion:
@@ -443,7 +455,9 @@ def initial_controller(clip: str = "walk", keyframes: int = 20, period: float = 
     )
 
 
-def standing_controller(skeleton: str = "standard", lean: float | None = None) -> Controller:
+def standing_controller(
+    skeleton: BodySkeleton | str = BodySkeleton.STANDARD, lean: float | None = None
+) -> Controller:
     """A controller that holds a standing pose (the rest pose leaning at the ankles).
 
     The body leans forward at the ankles by ``lean`` [rad] (default: so the
@@ -468,7 +482,7 @@ def standing_controller(skeleton: str = "standard", lean: float | None = None) -
     qpos = _ground(h, qpos)
     targets = np.tile(qpos[7:], (4, 1))
     return Controller(
-        skeleton=skeleton,
+        skeleton=str(skeleton),
         signature=skeleton_signature(sk),
         clip="",
         period=1.0,

@@ -3,6 +3,8 @@
 from vhuman.io.bvh import (
     BVH_ROTATION_ORDERS,
     BVH_UNITS,
+    LengthUnit,
+    UpAxis,
     format_bvh,
     guess_bvh_unit,
     parse_bvh,
@@ -48,7 +50,9 @@ __all__ = [
     "DEEPMIMIC_FRAME_SIZE",
     "NPZ_FORMAT",
     "DeepMimicLoop",
+    "LengthUnit",
     "MotionFormat",
+    "UpAxis",
     "atomic_path",
     "atomic_write",
     "check_writable",

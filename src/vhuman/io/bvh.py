@@ -62,6 +62,7 @@ rename; :func:`vhuman.io.filesystem.atomic_path`).
 
 from __future__ import annotations
 
+import enum
 import math
 import mmap
 import os
@@ -86,6 +87,8 @@ from vhuman.skeleton.skeleton import JointType, Skeleton
 __all__ = [
     "BVH_ROTATION_ORDERS",
     "BVH_UNITS",
+    "LengthUnit",
+    "UpAxis",
     "format_bvh",
     "guess_bvh_unit",
     "parse_bvh",
@@ -111,17 +114,43 @@ _AXES = "XYZ"
 _MAX_CHANNELS = len(_CHANNELS)
 _MAX_MESSAGE = 300
 
-BVH_UNITS: dict[str, float] = {"m": 1.0, "cm": 0.01, "mm": 0.001, "in": 0.0254}
+
+class UpAxis(enum.StrEnum):
+    """Which axis of a BVH file points up."""
+
+    Y = "y"
+    """The BVH convention (y up, facing +z), turned into vhuman's frame."""
+    Z = "z"
+    """Already vhuman's frame (z up, facing +x)."""
+
+
+class LengthUnit(enum.StrEnum):
+    """The length unit of a BVH file."""
+
+    M = "m"
+    CM = "cm"
+    MM = "mm"
+    IN = "in"
+    AUTO = "auto"
+    """For reading: the unit that makes the rest pose's largest extent closest to 1.7 m."""
+
+
+BVH_UNITS: dict[LengthUnit, float] = {
+    LengthUnit.M: 1.0,
+    LengthUnit.CM: 0.01,
+    LengthUnit.MM: 0.001,
+    LengthUnit.IN: 0.0254,
+}
 """Length units a BVH file may be read in, as metres per unit."""
 _TYPICAL_HEIGHT_M = 1.7
 _CONSTANT_TOLERANCE = 1e-5
 """Spread allowed in a non-root position channel, times the rest pose's size (exporter noise)."""
 
 
-def _axes_for(up: str) -> AxisMap:
-    if up == "y":
+def _axes_for(up: UpAxis | str) -> AxisMap:
+    if up == UpAxis.Y:
         return Y_UP_AXES
-    if up == "z":
+    if up == UpAxis.Z:
         return IDENTITY_AXES
     raise InputError(f"up must be 'y' (BVH convention) or 'z' (already vhuman's frame), got {up!r}")
 
@@ -683,18 +712,18 @@ def _rest_size(nodes: list[_Node]) -> float:
     return max(max(axis) - min(axis) for axis in zip(*pos, strict=True))
 
 
-def unit_for_size(size: float) -> str:
+def unit_for_size(size: float) -> LengthUnit:
     """The :data:`BVH_UNITS` entry that makes a body of ``size`` file units closest to 1.7 m.
 
     Closest in ratio (log scale). ``size`` is the largest extent of the rest
     pose, taken as the body's height; 0 (a single joint) gives ``"m"``.
     """
     if not size > 0.0:
-        return "m"
+        return LengthUnit.M
     return min(BVH_UNITS, key=lambda u: abs(np.log(size * BVH_UNITS[u] / _TYPICAL_HEIGHT_M)))
 
 
-def _scale_for(unit: str | None, scale: float | None) -> float | None:
+def _scale_for(unit: LengthUnit | str | None, scale: float | None) -> float | None:
     """Metres per file unit from ``unit`` or ``scale`` (``None``: decide from the body's size)."""
     if unit is not None and scale is not None:
         raise InputError(f"give unit or scale, not both (got unit={unit!r}, scale={scale})")
@@ -702,7 +731,7 @@ def _scale_for(unit: str | None, scale: float | None) -> float | None:
         return _check_scale(scale)
     if unit is None:
         return 1.0
-    if unit == "auto":
+    if unit == LengthUnit.AUTO:
         return None
     if unit not in BVH_UNITS:
         raise InputError(f"unit must be one of {', '.join(BVH_UNITS)} or auto, got {unit!r}")
@@ -732,7 +761,13 @@ def _split_header(data: _Bytes, source: str) -> tuple[list[str], int]:
     return (lines if match is None else lines[:-1]), cut
 
 
-def _decode(data: _Bytes, up: str, unit: str | None, scale: float | None, source: str) -> _Decoded:
+def _decode(
+    data: _Bytes,
+    up: UpAxis | str,
+    unit: LengthUnit | str | None,
+    scale: float | None,
+    source: str,
+) -> _Decoded:
     """Parse and check a whole BVH file; frames are decoded a chunk at a time."""
     axes = _axes_for(up)
     metres = _scale_for(unit, scale)
@@ -831,8 +866,8 @@ def _to_motion(decoded: _Decoded) -> Motion:
 def parse_bvh(
     data: str | bytes,
     *,
-    up: str = "y",
-    unit: str | None = None,
+    up: UpAxis | str = UpAxis.Y,
+    unit: LengthUnit | str | None = None,
     scale: float | None = None,
     source: str = "<string>",
 ) -> Motion:
@@ -900,7 +935,11 @@ def parse_bvh(
 
 
 def read_bvh(
-    path: PathLike, *, up: str = "y", unit: str | None = None, scale: float | None = None
+    path: PathLike,
+    *,
+    up: UpAxis | str = UpAxis.Y,
+    unit: LengthUnit | str | None = None,
+    scale: float | None = None,
 ) -> Motion:
     """Read a BVH file (see the module notes for axes, units and End Sites).
 
@@ -950,7 +989,7 @@ def _file_bytes(path: PathLike) -> _Bytes:
         raise InputError(f"cannot read {p}: {exc.strerror or exc}") from None
 
 
-def guess_bvh_unit(path: PathLike) -> str:
+def guess_bvh_unit(path: PathLike) -> LengthUnit:
     """The unit ``unit="auto"`` picks for a BVH file (from its hierarchy only).
 
     Raises
@@ -998,15 +1037,15 @@ class _FramesToWrite:
 
 def _bvh_parts(
     motion: Motion,
-    up: str,
+    up: UpAxis | str,
     rotation_order: str,
     precision: int,
-    unit: str | None,
+    unit: LengthUnit | str | None,
     scale: float | None,
 ) -> tuple[bytes, _FramesToWrite]:
     """Hierarchy and header text, and what the frame lines are made of."""
     axes = _axes_for(up)
-    if unit == "auto":
+    if unit == LengthUnit.AUTO:
         raise InputError("unit 'auto' is for reading; write with m, cm, mm or in")
     metres = _scale_for(unit, scale) or 1.0
     if rotation_order not in BVH_ROTATION_ORDERS:
@@ -1151,10 +1190,10 @@ def _quat_euler(
 def format_bvh(
     motion: Motion,
     *,
-    up: str = "y",
+    up: UpAxis | str = UpAxis.Y,
     rotation_order: str = "ZXY",
     precision: int = 6,
-    unit: str | None = None,
+    unit: LengthUnit | str | None = None,
     scale: float | None = None,
 ) -> str:
     """The text of a BVH file holding ``motion``.
@@ -1194,10 +1233,10 @@ def write_bvh(
     motion: Motion,
     path: PathLike,
     *,
-    up: str = "y",
+    up: UpAxis | str = UpAxis.Y,
     rotation_order: str = "ZXY",
     precision: int = 6,
-    unit: str | None = None,
+    unit: LengthUnit | str | None = None,
     scale: float | None = None,
 ) -> None:
     """Write ``motion`` as a BVH file, atomically (see :func:`format_bvh` for the options).

@@ -25,7 +25,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from vhuman.errors import FileFormatError, InputError
-from vhuman.io.bvh import read_bvh, write_bvh
+from vhuman.io.bvh import LengthUnit, read_bvh, write_bvh
 from vhuman.io.cmu import cmu_skeleton, read_cmu, write_cmu
 from vhuman.io.deepmimic import deepmimic_humanoid, read_deepmimic, write_deepmimic
 from vhuman.io.filesystem import (
@@ -121,7 +121,10 @@ def detect_format(path: PathLike) -> MotionFormat:
 
 
 def load_motion(
-    path: PathLike, format: MotionFormat | str | None = None, *, unit: str | None = None
+    path: PathLike,
+    format: MotionFormat | str | None = None,
+    *,
+    unit: LengthUnit | str | None = None,
 ) -> Motion:
     """Read a motion file of any supported format.
 

@@ -70,7 +70,7 @@ from numpy.typing import NDArray
 
 from vhuman.errors import FileFormatError, InputError
 from vhuman.geometry import quat_angle
-from vhuman.io import atomic_path, read_bvh, read_cmu
+from vhuman.io import DeepMimicLoop, atomic_path, read_bvh, read_cmu
 from vhuman.io.filesystem import PathLike
 from vhuman.skeleton import Motion, Skeleton, forward_kinematics
 
@@ -585,7 +585,7 @@ def load_deepmimic_sequences(*, fps: float = PROTOCOL_FPS, repeats: int = 3) -> 
                 loop = json.loads(f.read_text("utf-8")).get("Loop", "none")
             except (OSError, ValueError) as exc:
                 raise FileFormatError(f"{f}: cannot read the Loop mode ({exc})") from None
-            if loop == "wrap" and repeats > 1:
+            if loop == DeepMimicLoop.WRAP and repeats > 1:
                 m = m.concatenate(*([m] * (repeats - 1)))
             motions.append(m)
         return _assemble(motions, [f"{n}/{n}" for n in names], list(names), "deepmimic")

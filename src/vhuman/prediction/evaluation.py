@@ -355,7 +355,7 @@ def predict_motion(
         while done < n_frames:
             pred = model(q_hist[:, -n_obs:], p_hist[:, -n_obs:])
             if pred.rotations is None:
-                raise InputError(f"a {model.kind!r} model predicts positions only; no motion")
+                raise InputError(f"a {str(model.kind)!r} model predicts positions only; no motion")
             out.append(pred.rotations[0].numpy().astype(np.float64))
             q_hist = torch.cat([q_hist, pred.rotations], dim=1)
             p_hist = torch.cat([p_hist, pred.positions], dim=1)

@@ -29,7 +29,9 @@ relative position encoding for vision transformer (iRPE). ICCV.
 
 from __future__ import annotations
 
+import enum
 import math
+import numbers
 from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
@@ -53,6 +55,7 @@ __all__ = [
     "MODEL_KINDS",
     "ConstantVelocity",
     "LieTransformer",
+    "ModelKind",
     "MotionPredictor",
     "Prediction",
     "SiMLPe",
@@ -60,6 +63,21 @@ __all__ = [
     "canonical_kind",
     "dct_matrix",
 ]
+
+
+class ModelKind(enum.StrEnum):
+    """The kinds of predictor, each named after its method (saved in model files)."""
+
+    LIE_TRANSFORMER = "lie-transformer"
+    """:class:`LieTransformer`."""
+    SIMLPE = "simlpe"
+    """:class:`SiMLPe` (Guo et al. 2023)."""
+    LTD = "ltd"
+    """:class:`LTD` (Mao et al. 2019)."""
+    ZERO_VELOCITY = "zero_velocity"
+    """:class:`ZeroVelocity`: the last observed pose, held."""
+    CONSTANT_VELOCITY = "constant_velocity"
+    """:class:`ConstantVelocity`: each joint's last rotation step, continued."""
 
 
 class Prediction(NamedTuple):
@@ -149,7 +167,7 @@ class MotionPredictor(nn.Module):
 class ZeroVelocity(MotionPredictor):
     """Repeat the last observed pose."""
 
-    kind = "zero_velocity"
+    kind = ModelKind.ZERO_VELOCITY
 
     def forward(self, q_obs: torch.Tensor, p_obs: torch.Tensor) -> Prediction:
         """See :meth:`MotionPredictor.forward`."""
@@ -160,7 +178,7 @@ class ZeroVelocity(MotionPredictor):
 class ConstantVelocity(MotionPredictor):
     """Continue each joint's last rotation step: ``q_{N+k} = (q_N q_{N−1}⁻¹)^k q_N``."""
 
-    kind = "constant_velocity"
+    kind = ModelKind.CONSTANT_VELOCITY
 
     def forward(self, q_obs: torch.Tensor, p_obs: torch.Tensor) -> Prediction:
         """See :meth:`MotionPredictor.forward`."""
@@ -169,6 +187,17 @@ class ConstantVelocity(MotionPredictor):
         k = torch.arange(1, self.n_future + 1, dtype=q_obs.dtype, device=q_obs.device)
         q = quat_multiply_t(rotvec_to_quat_t(k[:, None, None] * step[:, None]), q_last[:, None])
         return Prediction(q, self.fk(q))
+
+
+def _check_sizes(minimum: int, **sizes: Any) -> None:
+    """Refuse a size (features, heads, layers, blocks) that is not a whole number ≥ ``minimum``.
+
+    Checked before any layer is built, so that a bad model configuration is
+    refused in one line, without torch's warnings about zero-element tensors.
+    """
+    for name, value in sizes.items():
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
+            raise InputError(f"{name} must be a whole number ≥ {minimum}, got {value!r}")
 
 
 def _check_dropout(rate: float) -> None:
@@ -331,7 +360,7 @@ class LieTransformer(MotionPredictor):
         Dropout rate of every residual branch (attention and feed-forward) in training.
     """
 
-    kind = "lie-transformer"
+    kind = ModelKind.LIE_TRANSFORMER
     trainable = True
     JACOBIAN_DAMPING: ClassVar[float] = 1e-3
     """Damping λ [m²] of the Jacobian features' least squares (a lever arm of about 3 cm)."""
@@ -355,6 +384,10 @@ class LieTransformer(MotionPredictor):
         dropout: float = 0.0,
     ) -> None:
         super().__init__(*args)
+        _check_sizes(1, dim=dim, heads=heads, ff=ff)
+        if not self.angle_joints:
+            raise InputError("angle_joints must name at least one joint, got none")
+        _check_sizes(0, encoder_layers=encoder_layers, decoder_layers=decoder_layers, n_freq=n_freq)
         f = int(frames_per_token)
         if f < 1 or self.n_observed % f or self.n_future % f:
             raise InputError(
@@ -525,6 +558,8 @@ class _PositionPredictor(MotionPredictor):
 
     def __init__(self, *args: Any) -> None:
         super().__init__(*args)
+        if not self.position_joints:
+            raise InputError("position_joints must name at least one joint, got none")
         offsets = np.asarray(self.fk.offsets)
         source = list(range(self.n_joints))
         for j in range(1, self.n_joints):
@@ -569,11 +604,12 @@ class SiMLPe(_PositionPredictor):
         Weight of the velocity loss.
     """
 
-    kind = "simlpe"
+    kind = ModelKind.SIMLPE
     trainable = True
 
     def __init__(self, *args: Any, n_blocks: int = 48, velocity_weight: float = 1.0) -> None:
         super().__init__(*args)
+        _check_sizes(0, n_blocks=n_blocks)
         self._opts = {"n_blocks": n_blocks, "velocity_weight": velocity_weight}
         self.velocity_weight = float(velocity_weight)
         length = self.n_observed + self.n_future
@@ -645,7 +681,7 @@ class LTD(_PositionPredictor):
         Weight of the velocity loss (0 in the paper).
     """
 
-    kind = "ltd"
+    kind = ModelKind.LTD
     trainable = True
     SCALE: ClassVar[float] = 1000.0
     """Coordinates inside the network are in millimetres, as in LTD's code: its
@@ -661,6 +697,8 @@ class LTD(_PositionPredictor):
     ) -> None:
         super().__init__(*args)
         _check_dropout(dropout)
+        _check_sizes(1, hidden=hidden)
+        _check_sizes(0, n_blocks=n_blocks)
         self._opts = {
             "hidden": hidden,
             "n_blocks": n_blocks,
@@ -694,14 +732,22 @@ class LTD(_PositionPredictor):
         return self._complete(p_obs, y[:, self.n_observed :].reshape(b, self.n_future, len(pj), 3))
 
 
-MODEL_KINDS: dict[str, type[MotionPredictor]] = {
+MODEL_KINDS: dict[ModelKind, type[MotionPredictor]] = {
     cls.kind: cls for cls in (LieTransformer, SiMLPe, LTD, ZeroVelocity, ConstantVelocity)
 }
 """Predictor classes by ``kind``."""
-KIND_ALIASES: dict[str, str] = {"seed": "lie-transformer"}
+KIND_ALIASES: dict[str, ModelKind] = {"seed": ModelKind.LIE_TRANSFORMER}
 """Former spellings of model kinds, still accepted (``--model``, model files)."""
 
 
-def canonical_kind(kind: str) -> str:
-    """``kind`` with a former spelling (:data:`KIND_ALIASES`) replaced by the current one."""
-    return KIND_ALIASES.get(kind, kind)
+def canonical_kind(kind: ModelKind | str) -> ModelKind | str:
+    """``kind`` as a :class:`ModelKind`, a former spelling (:data:`KIND_ALIASES`) included.
+
+    A string that names no kind is returned as it is, for the caller to refuse
+    with a message of its own.
+    """
+    kind = KIND_ALIASES.get(kind, kind)
+    try:
+        return ModelKind(kind)
+    except ValueError:
+        return kind

@@ -6,18 +6,18 @@ from pathlib import Path
 
 from vhuman.data import shipped_path
 from vhuman.errors import InputError
-from vhuman.prediction.models import canonical_kind
+from vhuman.prediction.models import ModelKind, canonical_kind
 
 __all__ = ["SHIPPED_MODELS", "default_model_path"]
 
 SHIPPED_MODELS = {
-    "lie-transformer": "prediction_lie_transformer.pt",
-    "simlpe": "prediction_simlpe.pt",
+    ModelKind.LIE_TRANSFORMER: "prediction_lie_transformer.pt",
+    ModelKind.SIMLPE: "prediction_simlpe.pt",
 }
 """Model kind → its shipped file in ``vhuman/data/models`` (see the README there)."""
 
 
-def default_model_path(kind: str = "lie-transformer") -> Path:
+def default_model_path(kind: ModelKind | str = ModelKind.LIE_TRANSFORMER) -> Path:
     """The shipped model file of ``kind``.
 
     Parameters
@@ -37,5 +37,7 @@ def default_model_path(kind: str = "lie-transformer") -> Path:
     """
     name = SHIPPED_MODELS.get(canonical_kind(kind))
     if name is None:
-        raise InputError(f"no shipped model of kind {kind!r}; shipped: {', '.join(SHIPPED_MODELS)}")
+        raise InputError(
+            f"no shipped model of kind {str(kind)!r}; shipped: {', '.join(SHIPPED_MODELS)}"
+        )
     return shipped_path("models", name)

@@ -65,7 +65,7 @@ from vhuman.prediction.data import (
     mirror_joints,
 )
 from vhuman.prediction.files import MODEL_FORMAT, ModelInfo, model_config, save_model
-from vhuman.prediction.models import MODEL_KINDS, MotionPredictor, canonical_kind
+from vhuman.prediction.models import MODEL_KINDS, ModelKind, MotionPredictor, canonical_kind
 from vhuman.prediction.sampling import WindowSampler, epoch_order
 from vhuman.prediction.schedule import ema_update, lr_at, make_optimizer
 
@@ -77,7 +77,7 @@ __all__ = [
     "train",
 ]
 
-DEFAULT_LR = {"lie-transformer": 2e-3, "simlpe": 3e-4, "ltd": 5e-4}
+DEFAULT_LR = {ModelKind.LIE_TRANSFORMER: 2e-3, ModelKind.SIMLPE: 3e-4, ModelKind.LTD: 5e-4}
 """Initial learning rate by model kind (siMLPe's paper uses 3e-4, LTD's 5e-4)."""
 
 
@@ -87,7 +87,7 @@ class TrainConfig:
 
     Attributes
     ----------
-    kind : str
+    kind : ModelKind or str
         ``"lie-transformer"``, ``"simlpe"`` or ``"ltd"`` (``"seed"``: a former
         spelling of ``"lie-transformer"``).
     epochs : int
@@ -125,7 +125,7 @@ class TrainConfig:
         Steps over which the learning rate ramps up linearly (0: none).
     """
 
-    kind: str = "lie-transformer"
+    kind: ModelKind | str = ModelKind.LIE_TRANSFORMER
     epochs: int = 8
     steps: int | None = None
     batch_size: int = 64
@@ -146,7 +146,9 @@ class TrainConfig:
         object.__setattr__(self, "kind", canonical_kind(self.kind))
         trainable = sorted(k for k, c in MODEL_KINDS.items() if c.trainable)
         if self.kind not in trainable:
-            raise InputError(f"model kind must be one of {', '.join(trainable)}; got {self.kind!r}")
+            raise InputError(
+                f"model kind must be one of {', '.join(trainable)}; got {str(self.kind)!r}"
+            )
         for name in ("epochs", "batch_size", "stride", "n_observed"):
             if int(getattr(self, name)) < 1:
                 raise InputError(f"{name} must be an integer ≥ 1, got {getattr(self, name)}")
@@ -168,7 +170,7 @@ class TrainConfig:
 
 
 def build_model(
-    kind: str,
+    kind: ModelKind | str,
     sequences: PoseSequences,
     joints: JointSets | None = None,
     *,
@@ -185,7 +187,7 @@ def build_model(
     """
     kind = canonical_kind(kind)
     if kind not in MODEL_KINDS:
-        raise InputError(f"model kind must be one of {', '.join(MODEL_KINDS)}; got {kind!r}")
+        raise InputError(f"model kind must be one of {', '.join(MODEL_KINDS)}; got {str(kind)!r}")
     joints = joints or sequences.joint_sets()
     sk = sequences.skeleton
     try:
@@ -199,7 +201,7 @@ def build_model(
             **(options or {}),
         )
     except TypeError as exc:
-        raise InputError(f"bad options for a {kind!r} model: {exc}") from None
+        raise InputError(f"bad options for a {str(kind)!r} model: {exc}") from None
 
 
 def check_device(device: str) -> None:

@@ -28,11 +28,13 @@ from vhuman.reaching.dataset import (
 from vhuman.reaching.minimum_jerk import MinimumJerkTrajectory, minimum_jerk
 from vhuman.reaching.planning import MAX_JOINT_SPEED
 from vhuman.reaching.predictors import (
+    Activation,
     EnsemblePredictor,
     GradientBoostingPredictor,
     LeastSquaresPredictor,
     MeanPredictor,
     MLPPredictor,
+    RotationInput,
     SwivelPredictor,
     evaluate,
     load_predictor,
@@ -75,6 +77,7 @@ __all__ = [
     "STANDARD_ARM_JOINTS",
     "TRUNK_LEANS_DEG",
     "UP",
+    "Activation",
     "ArmBodyClearance",
     "ArmModel",
     "ArmPose",
@@ -88,6 +91,7 @@ __all__ = [
     "ReachAudit",
     "ReachPlan",
     "ReachResult",
+    "RotationInput",
     "Side",
     "SwivelDataset",
     "SwivelPredictor",

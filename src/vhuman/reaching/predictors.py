@@ -25,6 +25,7 @@ tree. NeurIPS (the histogram-based trees of scikit-learn's
 from __future__ import annotations
 
 import abc
+import enum
 import hashlib
 import io
 import itertools
@@ -46,11 +47,13 @@ from vhuman.reaching.dataset import (
 )
 
 __all__ = [
+    "Activation",
     "EnsemblePredictor",
     "GradientBoostingPredictor",
     "LeastSquaresPredictor",
     "MLPPredictor",
     "MeanPredictor",
+    "RotationInput",
     "SwivelPredictor",
     "evaluate",
     "load_predictor",
@@ -297,7 +300,27 @@ class LeastSquaresPredictor(SwivelPredictor):
         return out
 
 
-_ACTIVATIONS = {"tanh": np.tanh, "relu": lambda h: np.maximum(h, 0.0)}
+class Activation(enum.StrEnum):
+    """The hidden-layer nonlinearity of :class:`MLPPredictor`."""
+
+    TANH = "tanh"
+    RELU = "relu"
+
+
+class RotationInput(enum.StrEnum):
+    """How the hand orientation enters :class:`MLPPredictor` (see its ``rotation``)."""
+
+    ROTVEC = "rotvec"
+    """Xia et al.'s rotation vector ``α, β, γ``."""
+    MATRIX = "matrix"
+    """The nine entries of its rotation matrix."""
+    SHAPE = "shape"
+    """The matrix with cues of the arm's shape (:func:`vhuman.reaching.shape_features`)."""
+    WRIST = "wrist"
+    """The scale-free wrist features (:func:`vhuman.reaching.wrist_features`)."""
+
+
+_ACTIVATIONS = {Activation.TANH: np.tanh, Activation.RELU: lambda h: np.maximum(h, 0.0)}
 
 
 def _lift_rotation(x: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -313,10 +336,10 @@ def _lift_rotation(x: NDArray[np.float64]) -> NDArray[np.float64]:
 
 
 _INPUTS = {
-    "rotvec": lambda x: x,
-    "matrix": _lift_rotation,
-    "shape": shape_features,
-    "wrist": wrist_features,
+    RotationInput.ROTVEC: lambda x: x,
+    RotationInput.MATRIX: _lift_rotation,
+    RotationInput.SHAPE: shape_features,
+    RotationInput.WRIST: wrist_features,
 }
 """Model inputs (N, F) from the features ``m`` (N, 8), by name."""
 
@@ -341,14 +364,14 @@ class MLPPredictor(SwivelPredictor):
         Adam step size; decays by cosine annealing to 1 % of it over training.
     seed : int
         Seeds the weight initialisation and the batch order.
-    rotation : {"rotvec", "matrix", "shape", "wrist"}
+    rotation : RotationInput or {"rotvec", "matrix", "shape", "wrist"}
         How the hand orientation enters the network: Xia et al.'s rotation
         vector ``α, β, γ``, the nine entries of its rotation matrix
         (continuous where the rotation vector jumps; same features ``m``),
         the matrix with cues of the arm's shape
         (:func:`vhuman.reaching.shape_features`, CMU hand proportions), or
         the scale-free wrist features (:func:`vhuman.reaching.wrist_features`).
-    activation : {"tanh", "relu"}
+    activation : Activation or {"tanh", "relu"}
         Hidden-layer nonlinearity.
 
     Raises
@@ -371,8 +394,8 @@ class MLPPredictor(SwivelPredictor):
         batch_size: int = 256,
         learning_rate: float = 3e-3,
         seed: int = 0,
-        rotation: str = "rotvec",
-        activation: str = "tanh",
+        rotation: RotationInput | str = RotationInput.ROTVEC,
+        activation: Activation | str = Activation.TANH,
     ) -> None:
         layers = (hidden,) if np.isscalar(hidden) else tuple(hidden)  # type: ignore[arg-type]
         if not layers:
@@ -384,7 +407,8 @@ class MLPPredictor(SwivelPredictor):
         if not (np.isfinite(learning_rate) and learning_rate > 0.0):
             raise InputError(f"learning_rate must be finite and > 0, got {learning_rate}")
         if rotation not in _INPUTS:
-            raise InputError(f"rotation must be one of {list(_INPUTS)}, got {rotation!r}")
+            allowed = [r.value for r in RotationInput]
+            raise InputError(f"rotation must be one of {allowed}, got {rotation!r}")
         if activation not in _ACTIVATIONS:
             raise InputError(f"activation must be 'tanh' or 'relu', got {activation!r}")
         self.hidden = tuple(int(h) for h in layers)
@@ -392,8 +416,8 @@ class MLPPredictor(SwivelPredictor):
         self.batch_size = int(batch_size)
         self.learning_rate = float(learning_rate)
         self.seed = int(seed)
-        self.rotation = rotation
-        self.activation = activation
+        self.rotation = RotationInput(rotation)
+        self.activation = Activation(activation)
         self.weights_: dict[str, NDArray[np.float64]] | None = None
 
     @property
@@ -455,7 +479,7 @@ class MLPPredictor(SwivelPredictor):
             torch.manual_seed(self.seed)
             modules: list[torch.nn.Module] = []
             for a, b in itertools.pairwise(sizes):
-                act = torch.nn.Tanh() if self.activation == "tanh" else torch.nn.ReLU()
+                act = torch.nn.Tanh() if self.activation is Activation.TANH else torch.nn.ReLU()
                 modules += [torch.nn.Linear(a, b), act]
             modules.append(torch.nn.Linear(sizes[-1], 2))
             net = torch.nn.Sequential(*modules).double()
@@ -485,15 +509,21 @@ class MLPPredictor(SwivelPredictor):
                 total += loss.detach() * len(batch)
             history.append(total.item() / x.shape[0])
             if checkpoint is not None:
-                write_checkpoint(checkpoint, {
-                    "format": MODEL_FORMAT,
-                    "identity": json.dumps(identity),
-                    "state": net.state_dict(),
-                    "optimizer": {"adam": opt.state_dict(), "schedule": sched.state_dict(),
-                                  "generator": gen.get_state()},
-                    "epoch": epoch + 1,
-                    "history": json.dumps(history),
-                })  # fmt: skip
+                write_checkpoint(
+                    checkpoint,
+                    {
+                        "format": MODEL_FORMAT,
+                        "identity": json.dumps(identity),
+                        "state": net.state_dict(),
+                        "optimizer": {
+                            "adam": opt.state_dict(),
+                            "schedule": sched.state_dict(),
+                            "generator": gen.get_state(),
+                        },
+                        "epoch": epoch + 1,
+                        "history": json.dumps(history),
+                    },
+                )
         linear = [m for m in net if isinstance(m, torch.nn.Linear)]
         self.weights_ = {"mean": mean, "std": std}
         for k, layer in enumerate(linear):

@@ -331,10 +331,16 @@ class Section:
 
     def to_dict(self) -> dict[str, Any]:
         """The section's content as captured (JSON values), for :meth:`Report.add_stored`."""
-        blocks = [b if isinstance(b, str) else {"path": str(b.path), "label": b.label}
-                  for b in self._blocks]  # fmt: skip
-        return {"title": self.title, "anchor": self.anchor, "blocks": blocks,
-                "plotly": self._has_plotly}  # fmt: skip
+        blocks = [
+            b if isinstance(b, str) else {"path": str(b.path), "label": b.label}
+            for b in self._blocks
+        ]
+        return {
+            "title": self.title,
+            "anchor": self.anchor,
+            "blocks": blocks,
+            "plotly": self._has_plotly,
+        }
 
     def _html(self, base: Path) -> str:
         blocks = [b if isinstance(b, str) else b.html(base) for b in self._blocks]
