@@ -25,6 +25,13 @@ from vhuman.posture import ArmSetting
 from vhuman.reaching import Side
 from vhuman.scene import BodyModel, Target
 from vhuman.skeleton import Motion, Skeleton
+from vhuman.task.feet import (
+    LEGS,
+    STEP_HEIGHT,
+    foot_placements,
+    plant_feet,
+    stepped_feet,
+)
 
 __all__ = [
     "ArmUnreachableError",
@@ -72,6 +79,17 @@ def ground(
     out = np.array(roots, dtype=np.float64)
     out[:, 2] += floor - lowest.min(axis=-1)
     return out
+
+
+def foot_bottoms(
+    body: BodyModel, roots: NDArray[np.float64], local: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """Height ``(2, N)`` [m] of the lowest point of the left and right feet (the capsules of
+    the ankle and toe segments) in poses ``roots (N, 3)``, ``local (N, J, 4)``."""
+    names = np.asarray(body.skeleton.names)[body.joints]
+    a, b = body.capsules(roots, local)
+    low = np.minimum(a[..., 2], b[..., 2]) - body.radii
+    return np.stack([low[:, np.isin(names, leg[2:])].min(axis=-1) for leg in LEGS])
 
 
 def walk_along(
@@ -156,6 +174,17 @@ def transition(
     grounded = ground(body, roots, local, floor)[:, 2]
     # The ends kept exact: the grounded height plus the ends' own offsets from it, blended.
     roots[:, 2] = grounded + (1.0 - s) * (r0[2] - grounded[0]) + s * (r1[2] - grounded[-1])
+    sk = body.skeleton
+    feet, lift = stepped_feet(foot_placements(sk, r0, q0), foot_placements(sk, r1, q1), n)
+    planted = plant_feet(sk, roots, local, feet)
+    # A stepping foot raised where its lowest point would pass under its lift above the floor.
+    low = foot_bottoms(body, roots, planted) - floor
+    raise_by = np.maximum(STEP_HEIGHT * lift - low, 0.0)
+    feet = tuple(
+        f._replace(ankle=f.ankle + np.outer(r, [0.0, 0.0, 1.0]))
+        for f, r in zip(feet, raise_by, strict=True)
+    )
+    local = plant_feet(sk, roots, local, feet)  # type: ignore[arg-type]
     local[0], local[-1] = q0, q1
     return Motion(body.skeleton, fps, roots, local)
 

@@ -1,0 +1,186 @@
+"""Feet planted through a transition: each foot held where it stands, stepped, held again.
+
+A transition between two poses interpolates every joint, which drags the feet
+over the floor. Here each foot instead keeps its start placement (ankle
+position, foot orientation, toe angle) until its step, moves to its end
+placement in a minimum-jerk step (Flash & Hogan 1985) lifted off the floor,
+and keeps that after; one foot steps after the other. The legs of the
+interpolated poses are then corrected to put the feet there, by the
+analytic two-bone inverse kinematics of the hip–knee–ankle chain (Tolani,
+Goswami and Badler, "Real-time inverse kinematics techniques for
+anthropomorphic limbs", 2000): the knee's flexion set by the hip–ankle
+distance, the thigh swung by the smallest rotation that brings the ankle
+onto its target, which keeps the knee in the interpolated pose's bend plane
+so it cannot flip. Where the interpolated pose already has its feet on the
+targets (the first and last frames) the correction is zero.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numpy.typing import NDArray
+
+from vhuman.animation import Easing, ease
+from vhuman.geometry import quat_angle, quat_apply, quat_conjugate, quat_multiply
+from vhuman.skeleton import Skeleton
+from vhuman.skeleton.kinematics import forward_kinematics
+
+__all__ = [
+    "LEGS",
+    "STEP_HEIGHT",
+    "FootPlacement",
+    "foot_placements",
+    "plant_feet",
+    "step_path",
+    "stepped_feet",
+]
+
+LEGS = (("l_hip", "l_knee", "l_ankle", "l_toe"), ("r_hip", "r_knee", "r_ankle", "r_toe"))
+"""Hip, knee, ankle and toe joint names of each leg."""
+STEP_HEIGHT = 0.05
+"""Height [m] the ankle is lifted at the middle of a step."""
+_MOVED = (0.005, np.radians(2.0))  # ankle travel [m] and turn [rad] below which a foot stays
+
+
+class FootPlacement(NamedTuple):
+    """Where a foot is: ankle position ``(..., 3)`` [m], foot (ankle) world rotation
+    ``(..., 4)`` and toe local rotation ``(..., 4)`` (w, x, y, z)."""
+
+    ankle: NDArray[np.float64]
+    rotation: NDArray[np.float64]
+    toe: NDArray[np.float64]
+
+
+def foot_placements(
+    skeleton: Skeleton, root: NDArray[np.float64], local: NDArray[np.float64]
+) -> tuple[FootPlacement, FootPlacement]:
+    """The left and right feet's placements in poses ``root (..., 3)``, ``local (..., J, 4)``."""
+    pos, rot = forward_kinematics(skeleton.parents, skeleton.offsets, root, local)
+    out = []
+    for _, _, ankle, toe in LEGS:
+        a, t = skeleton.index(ankle), skeleton.index(toe)
+        out.append(FootPlacement(pos[..., a, :], rot[..., a, :], local[..., t, :]))
+    return out[0], out[1]
+
+
+def _slerp(
+    q0: NDArray[np.float64], q1: NDArray[np.float64], s: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """Spherical linear interpolation from ``q0 (4,)`` to ``q1 (4,)`` at ``s (N,)``: ``(N, 4)``."""
+    q1 = q1 if np.dot(q0, q1) >= 0.0 else -q1
+    angle = float(np.arccos(np.clip(np.dot(q0, q1), -1.0, 1.0)))
+    if angle < 1e-9:
+        return np.tile(q0, (len(s), 1))
+    w0 = np.sin((1.0 - s) * angle) / np.sin(angle)
+    w1 = np.sin(s * angle) / np.sin(angle)
+    return w0[:, None] * q0 + w1[:, None] * q1
+
+
+def step_path(start: FootPlacement, end: FootPlacement, u: NDArray[np.float64]) -> FootPlacement:
+    """Foot placements ``(N, ...)`` of one step from ``start`` to ``end`` at step phases
+    ``u (N,)`` in [0, 1] (0 before, 1 after the step): minimum-jerk travel and turn, the
+    ankle lifted by :data:`STEP_HEIGHT` at most at mid-step (none when the foot stays)."""
+    travel = float(np.linalg.norm(end.ankle - start.ankle))
+    turn = float(quat_angle(start.rotation, end.rotation))
+    moves = travel > _MOVED[0] or turn > _MOVED[1]
+    m = ease(Easing.MINIMUM_JERK, u)
+    ankle = start.ankle + m[:, None] * (end.ankle - start.ankle)
+    if moves:
+        ankle[:, 2] += STEP_HEIGHT * 16.0 * u**2 * (1.0 - u) ** 2
+    return FootPlacement(
+        ankle, _slerp(start.rotation, end.rotation, m), _slerp(start.toe, end.toe, m)
+    )
+
+
+def _swing(v: NDArray[np.float64], w: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Smallest rotations ``(N, 4)`` taking directions ``v (N, 3)`` onto ``w (N, 3)``."""
+    v = v / np.linalg.norm(v, axis=-1, keepdims=True)
+    w = w / np.linalg.norm(w, axis=-1, keepdims=True)
+    q = np.concatenate([1.0 + np.sum(v * w, axis=-1, keepdims=True), np.cross(v, w)], axis=-1)
+    return q / np.linalg.norm(q, axis=-1, keepdims=True)
+
+
+def _hinge(angle: NDArray[np.float64], axis: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Rotations ``(N, 4)`` by ``angle (N,)`` [rad] about the unit ``axis (3,)``."""
+    half = 0.5 * angle
+    return np.concatenate([np.cos(half)[:, None], np.sin(half)[:, None] * axis], axis=-1)
+
+
+def plant_feet(
+    skeleton: Skeleton,
+    roots: NDArray[np.float64],
+    local: NDArray[np.float64],
+    feet: tuple[FootPlacement, FootPlacement],
+) -> NDArray[np.float64]:
+    """Local rotations ``(N, J, 4)`` with each leg corrected to put its foot at ``feet``.
+
+    Parameters
+    ----------
+    skeleton : Skeleton
+    roots : ndarray, shape (N, 3)
+        Root positions [m].
+    local : ndarray, shape (N, J, 4)
+        Local rotations of the poses to correct.
+    feet : pair of FootPlacement
+        Left and right targets, each field ``(N, ...)``.
+
+    Returns
+    -------
+    ndarray, shape (N, J, 4)
+        ``local`` with the hip, knee, ankle and toe rotations of both legs
+        replaced. The knee's flexion is kept within its range; a target beyond
+        the leg's reach leaves the ankle as near it as the straight (or most
+        flexed) leg allows.
+    """
+    out = np.array(local, dtype=np.float64)
+    pos, rot = forward_kinematics(skeleton.parents, skeleton.offsets, roots, out)
+    for (hip, knee, ankle, toe), target in zip(LEGS, feet, strict=True):
+        h, k, a, t = (skeleton.index(n) for n in (hip, knee, ankle, toe))
+        pelvis_rot = rot[:, skeleton.parents[h]]
+        thigh, shank = skeleton.offsets[k], skeleton.offsets[a]
+        l1, l2 = float(np.linalg.norm(thigh)), float(np.linalg.norm(shank))
+        axis = skeleton.axes[k] if skeleton.axes is not None else np.array([0.0, 1.0, 0.0])
+        lo, hi = skeleton.limits[k, 0] if skeleton.limits is not None else (-np.pi, np.pi)
+        reach = target.ankle - pos[:, h]
+        d = np.linalg.norm(reach, axis=-1)
+        cos_bend = (d**2 - l1**2 - l2**2) / (2.0 * l1 * l2)
+        flex = np.clip(np.arccos(np.clip(cos_bend, -1.0, 1.0)), max(lo, 0.0), hi)
+        knee_q = _hinge(flex, axis)
+        ankle_in_hip = thigh + quat_apply(knee_q, np.broadcast_to(shank, (len(flex), 3)))
+        hip_rot = rot[:, h]
+        turn = _swing(quat_apply(hip_rot, ankle_in_hip), reach)
+        hip_new = quat_multiply(turn, hip_rot)
+        out[:, h] = quat_multiply(quat_conjugate(pelvis_rot), hip_new)
+        out[:, k] = knee_q
+        out[:, a] = quat_multiply(quat_conjugate(quat_multiply(hip_new, knee_q)), target.rotation)
+        out[:, t] = target.toe
+    return out
+
+
+def stepped_feet(
+    start: tuple[FootPlacement, FootPlacement],
+    end: tuple[FootPlacement, FootPlacement],
+    n: int,
+    windows: tuple[tuple[float, float], tuple[float, float]] = ((0.05, 0.4), (0.45, 0.8)),
+) -> tuple[tuple[FootPlacement, FootPlacement], NDArray[np.float64]]:
+    """Foot placements over ``n`` frames: the foot that travels further steps first, in the
+    first of ``windows`` (fractions of the transition's time), the other in the second.
+
+    Returns
+    -------
+    (FootPlacement, FootPlacement), ndarray of shape (2, n)
+        The left and right feet's placements per frame, and each foot's lift profile:
+        ``16 u² (1 − u)²`` of its step phase ``u`` (1 at mid-step, 0 when planted).
+    """
+    travel = [float(np.linalg.norm(e.ankle - s.ankle)) for s, e in zip(start, end, strict=True)]
+    order = (0, 1) if travel[0] >= travel[1] else (1, 0)
+    time = np.linspace(0.0, 1.0, n)
+    out: list[FootPlacement] = [start[0], start[1]]
+    lift = np.zeros((2, n))
+    for foot, (a, b) in zip(order, windows, strict=True):
+        u = np.clip((time - a) / (b - a), 0.0, 1.0)
+        out[foot] = step_path(start[foot], end[foot], u)
+        lift[foot] = 16.0 * u**2 * (1.0 - u) ** 2
+    return (out[0], out[1]), lift
