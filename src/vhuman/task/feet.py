@@ -23,7 +23,13 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vhuman.animation import Easing, ease
-from vhuman.geometry import quat_angle, quat_apply, quat_conjugate, quat_multiply
+from vhuman.geometry import (
+    quat_angle,
+    quat_apply,
+    quat_conjugate,
+    quat_multiply,
+    quat_to_euler,
+)
 from vhuman.skeleton import Skeleton
 from vhuman.skeleton.kinematics import forward_kinematics
 
@@ -41,6 +47,9 @@ LEGS = (("l_hip", "l_knee", "l_ankle", "l_toe"), ("r_hip", "r_knee", "r_ankle", 
 """Hip, knee, ankle and toe joint names of each leg."""
 STEP_HEIGHT = 0.05
 """Height [m] the ankle is lifted at the middle of a step."""
+_TWIST_ITERATIONS = 4  # turns of the leg about hip–ankle that take the foot's yaw off the ankle
+_ROLL_ITERATIONS = 4  # solves of a leg that roll the foot onto its ball
+_ROLL_MARGIN = np.radians(1.0)  # dorsiflexion [rad] kept inside the ankle's range
 _MOVED = (0.005, np.radians(2.0))  # ankle travel [m] and turn [rad] below which a foot stays
 
 
@@ -108,6 +117,59 @@ def _hinge(angle: NDArray[np.float64], axis: NDArray[np.float64]) -> NDArray[np.
     return np.concatenate([np.cos(half)[:, None], np.sin(half)[:, None] * axis], axis=-1)
 
 
+def _leg(
+    skeleton: Skeleton,
+    pos: NDArray[np.float64],
+    rot: NDArray[np.float64],
+    leg: tuple[str, str, str, str],
+    ankle: NDArray[np.float64],
+    foot: NDArray[np.float64],
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    """Hip, knee and ankle local rotations ``(N, 4)`` putting the ankle at ``ankle (N, 3)``
+    with the foot's world rotation ``foot (N, 4)``, from the global joint positions
+    ``pos (N, J, 3)`` and rotations ``rot (N, J, 4)`` of the poses to correct."""
+    h, k, a = (skeleton.index(n) for n in leg[:3])
+    thigh, shank = skeleton.offsets[k], skeleton.offsets[a]
+    l1, l2 = float(np.linalg.norm(thigh)), float(np.linalg.norm(shank))
+    axis = skeleton.axes[k] if skeleton.axes is not None else np.array([0.0, 1.0, 0.0])
+    lo, hi = skeleton.limits[k, 0] if skeleton.limits is not None else (-np.pi, np.pi)
+    reach = ankle - pos[:, h]
+    d = np.linalg.norm(reach, axis=-1)
+    cos_bend = (d**2 - l1**2 - l2**2) / (2.0 * l1 * l2)
+    flex = np.clip(np.arccos(np.clip(cos_bend, -1.0, 1.0)), max(lo, 0.0), hi)
+    knee_q = _hinge(flex, axis)
+    ankle_in_hip = thigh + quat_apply(knee_q, np.broadcast_to(shank, (len(flex), 3)))
+    hip_rot = quat_multiply(_swing(quat_apply(rot[:, h], ankle_in_hip), reach), rot[:, h])
+    down = reach / d[:, None]
+    for _ in range(_TWIST_ITERATIONS):  # the leg turned about hip–ankle: the foot's yaw
+        ankle_q = quat_multiply(quat_conjugate(quat_multiply(hip_rot, knee_q)), foot)
+        twist = 2.0 * np.arctan2(ankle_q[:, 3], ankle_q[:, 0])
+        twist = (twist + np.pi) % (2.0 * np.pi) - np.pi
+        spin = np.concatenate(
+            [np.cos(0.5 * twist)[:, None], -np.sin(0.5 * twist)[:, None] * down], axis=-1
+        )
+        hip_rot = quat_multiply(spin, hip_rot)
+    hip_local = quat_multiply(quat_conjugate(rot[:, skeleton.parents[h]]), hip_rot)
+    ankle_local = quat_multiply(quat_conjugate(quat_multiply(hip_rot, knee_q)), foot)
+    return hip_local, knee_q, ankle_local
+
+
+def _rolled(
+    skeleton: Skeleton,
+    leg: tuple[str, str, str, str],
+    target: FootPlacement,
+    roll: NDArray[np.float64],
+) -> FootPlacement:
+    """``target`` with the foot pitched heel-up by ``roll (N,)`` [rad] about the ball (the toe
+    joint), the toes kept on the floor."""
+    lift = _hinge(roll, np.array([0.0, 1.0, 0.0]))
+    toe_offset = np.broadcast_to(skeleton.offsets[skeleton.index(leg[3])], target.ankle.shape)
+    ball = target.ankle + quat_apply(target.rotation, toe_offset)
+    foot = quat_multiply(target.rotation, lift)
+    ankle = ball - quat_apply(foot, toe_offset)
+    return FootPlacement(ankle, foot, quat_multiply(quat_conjugate(lift), target.toe))
+
+
 def plant_feet(
     skeleton: Skeleton,
     roots: NDArray[np.float64],
@@ -115,6 +177,10 @@ def plant_feet(
     feet: tuple[FootPlacement, FootPlacement],
 ) -> NDArray[np.float64]:
     """Local rotations ``(N, J, 4)`` with each leg corrected to put its foot at ``feet``.
+
+    Where the ankle would bend up (dorsiflex) past its range, the foot rolls
+    onto its ball instead, the heel rising, the ball and toes staying where
+    they are.
 
     Parameters
     ----------
@@ -136,26 +202,20 @@ def plant_feet(
     """
     out = np.array(local, dtype=np.float64)
     pos, rot = forward_kinematics(skeleton.parents, skeleton.offsets, roots, out)
-    for (hip, knee, ankle, toe), target in zip(LEGS, feet, strict=True):
-        h, k, a, t = (skeleton.index(n) for n in (hip, knee, ankle, toe))
-        pelvis_rot = rot[:, skeleton.parents[h]]
-        thigh, shank = skeleton.offsets[k], skeleton.offsets[a]
-        l1, l2 = float(np.linalg.norm(thigh)), float(np.linalg.norm(shank))
-        axis = skeleton.axes[k] if skeleton.axes is not None else np.array([0.0, 1.0, 0.0])
-        lo, hi = skeleton.limits[k, 0] if skeleton.limits is not None else (-np.pi, np.pi)
-        reach = target.ankle - pos[:, h]
-        d = np.linalg.norm(reach, axis=-1)
-        cos_bend = (d**2 - l1**2 - l2**2) / (2.0 * l1 * l2)
-        flex = np.clip(np.arccos(np.clip(cos_bend, -1.0, 1.0)), max(lo, 0.0), hi)
-        knee_q = _hinge(flex, axis)
-        ankle_in_hip = thigh + quat_apply(knee_q, np.broadcast_to(shank, (len(flex), 3)))
-        hip_rot = rot[:, h]
-        turn = _swing(quat_apply(hip_rot, ankle_in_hip), reach)
-        hip_new = quat_multiply(turn, hip_rot)
-        out[:, h] = quat_multiply(quat_conjugate(pelvis_rot), hip_new)
-        out[:, k] = knee_q
-        out[:, a] = quat_multiply(quat_conjugate(quat_multiply(hip_new, knee_q)), target.rotation)
-        out[:, t] = target.toe
+    for leg, target in zip(LEGS, feet, strict=True):
+        h, k, a, t = (skeleton.index(n) for n in leg)
+        lowest = skeleton.limits[a, 0, 0] + _ROLL_MARGIN if skeleton.limits is not None else -np.pi
+        roll = np.zeros(len(out))
+        placed = target
+        for _ in range(_ROLL_ITERATIONS):
+            *_, ankle_q = _leg(skeleton, pos, rot, leg, placed.ankle, placed.rotation)
+            flexion = quat_to_euler(ankle_q, skeleton.limit_sequences[a])[:, 0]
+            roll = np.maximum(roll + lowest - flexion, 0.0)
+            placed = _rolled(skeleton, leg, target, roll)
+        out[:, h], out[:, k], out[:, a] = _leg(
+            skeleton, pos, rot, leg, placed.ankle, placed.rotation
+        )
+        out[:, t] = placed.toe
     return out
 
 

@@ -184,6 +184,7 @@ def transition(
         f._replace(ankle=f.ankle + np.outer(r, [0.0, 0.0, 1.0]))
         for f, r in zip(feet, raise_by, strict=True)
     )
+    legs = sk.indices([name for leg in LEGS for name in leg])
     local = plant_feet(sk, roots, local, feet)  # type: ignore[arg-type]
     local[0], local[-1] = q0, q1
     return Motion(body.skeleton, fps, roots, local)
