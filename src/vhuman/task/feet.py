@@ -160,14 +160,22 @@ def _rolled(
     target: FootPlacement,
     roll: NDArray[np.float64],
 ) -> FootPlacement:
-    """``target`` with the foot pitched heel-up by ``roll (N,)`` [rad] about the ball (the toe
-    joint), the toes kept on the floor."""
-    lift = _hinge(roll, np.array([0.0, 1.0, 0.0]))
-    toe_offset = np.broadcast_to(skeleton.offsets[skeleton.index(leg[3])], target.ankle.shape)
-    ball = target.ankle + quat_apply(target.rotation, toe_offset)
-    foot = quat_multiply(target.rotation, lift)
-    ankle = ball - quat_apply(foot, toe_offset)
-    return FootPlacement(ankle, foot, quat_multiply(quat_conjugate(lift), target.toe))
+    """``target`` with the foot pitched by ``roll (N,)`` [rad] about its lateral axis: heel up
+    about the ball (the toe joint) where positive, the toes kept on the floor; toes up about
+    the toe tip where negative, foot and toes as one."""
+    toe_index = skeleton.index(leg[3])
+    toe_offset = np.broadcast_to(skeleton.offsets[toe_index], target.ankle.shape)
+    segment = skeleton.segments[toe_index] if skeleton.segments is not None else None
+    tip_in_toe = np.zeros(3) if segment is None else segment.end
+    tip = toe_offset + quat_apply(target.toe, np.broadcast_to(tip_in_toe, target.ankle.shape))
+    pivot = np.where((roll >= 0.0)[:, None], toe_offset, tip)  # in the foot's frame
+    pitch = _hinge(roll, np.array([0.0, 1.0, 0.0]))
+    foot = quat_multiply(target.rotation, pitch)
+    ankle = target.ankle + quat_apply(target.rotation, pivot) - quat_apply(foot, pivot)
+    toe = np.where(
+        (roll >= 0.0)[:, None], quat_multiply(quat_conjugate(pitch), target.toe), target.toe
+    )
+    return FootPlacement(ankle, foot, toe)
 
 
 def plant_feet(
@@ -180,7 +188,8 @@ def plant_feet(
 
     Where the ankle would bend up (dorsiflex) past its range, the foot rolls
     onto its ball instead, the heel rising, the ball and toes staying where
-    they are.
+    they are; where it would point (plantarflex) past its range, the foot
+    turns toes-up about its toe tip.
 
     Parameters
     ----------
@@ -204,13 +213,17 @@ def plant_feet(
     pos, rot = forward_kinematics(skeleton.parents, skeleton.offsets, roots, out)
     for leg, target in zip(LEGS, feet, strict=True):
         h, k, a, t = (skeleton.index(n) for n in leg)
-        lowest = skeleton.limits[a, 0, 0] + _ROLL_MARGIN if skeleton.limits is not None else -np.pi
+        lo, hi = (
+            skeleton.limits[a, 0] + np.array([_ROLL_MARGIN, -_ROLL_MARGIN])
+            if skeleton.limits is not None
+            else (-np.pi, np.pi)
+        )
         roll = np.zeros(len(out))
         placed = target
         for _ in range(_ROLL_ITERATIONS):
             *_, ankle_q = _leg(skeleton, pos, rot, leg, placed.ankle, placed.rotation)
             flexion = quat_to_euler(ankle_q, skeleton.limit_sequences[a])[:, 0]
-            roll = np.maximum(roll + lowest - flexion, 0.0)
+            roll = roll + np.clip(flexion, lo, hi) - flexion
             placed = _rolled(skeleton, leg, target, roll)
         out[:, h], out[:, k], out[:, a] = _leg(
             skeleton, pos, rot, leg, placed.ankle, placed.rotation
