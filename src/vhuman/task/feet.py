@@ -35,9 +35,12 @@ from vhuman.skeleton.kinematics import forward_kinematics
 
 __all__ = [
     "LEGS",
+    "STEP_CLEARANCE",
     "STEP_HEIGHT",
     "FootPlacement",
+    "feet_move",
     "foot_placements",
+    "lift_profile",
     "plant_feet",
     "step_path",
     "stepped_feet",
@@ -45,11 +48,15 @@ __all__ = [
 
 LEGS = (("l_hip", "l_knee", "l_ankle", "l_toe"), ("r_hip", "r_knee", "r_ankle", "r_toe"))
 """Hip, knee, ankle and toe joint names of each leg."""
-STEP_HEIGHT = 0.05
+STEP_HEIGHT = 0.03
 """Height [m] the ankle is lifted at the middle of a step."""
+STEP_CLEARANCE = 0.01
+"""Height [m] above the floor of a stepping foot's lowest point at mid-step, at least."""
 _TWIST_ITERATIONS = 4  # turns of the leg about hip–ankle that take the foot's yaw off the ankle
 _ROLL_ITERATIONS = 4  # solves of a leg that roll the foot onto its ball
+_MOST_ROLL = np.radians(60.0)  # largest roll [rad] of a foot onto its ball or toe tip
 _ROLL_MARGIN = np.radians(1.0)  # dorsiflexion [rad] kept inside the ankle's range
+_LIFT_OFF = 0.25  # step phase at which the foot starts (and before whose end it stops) moving
 _MOVED = (0.005, np.radians(2.0))  # ankle travel [m] and turn [rad] below which a foot stays
 
 
@@ -74,6 +81,26 @@ def foot_placements(
     return out[0], out[1]
 
 
+def feet_move(
+    skeleton: Skeleton,
+    start: tuple[NDArray[np.float64], NDArray[np.float64]],
+    end: tuple[NDArray[np.float64], NDArray[np.float64]],
+) -> bool:
+    """Whether a foot steps between poses ``start`` and ``end`` (root (3,), local (J, 4)):
+    its ankle travels or turns by more than a few millimetres or degrees."""
+    return any(
+        _moves(a, b)
+        for a, b in zip(
+            foot_placements(skeleton, *start), foot_placements(skeleton, *end), strict=True
+        )
+    )
+
+
+def _moves(start: FootPlacement, end: FootPlacement) -> bool:
+    travel = float(np.linalg.norm(end.ankle - start.ankle))
+    return travel > _MOVED[0] or float(quat_angle(start.rotation, end.rotation)) > _MOVED[1]
+
+
 def _slerp(
     q0: NDArray[np.float64], q1: NDArray[np.float64], s: NDArray[np.float64]
 ) -> NDArray[np.float64]:
@@ -89,18 +116,22 @@ def _slerp(
 
 def step_path(start: FootPlacement, end: FootPlacement, u: NDArray[np.float64]) -> FootPlacement:
     """Foot placements ``(N, ...)`` of one step from ``start`` to ``end`` at step phases
-    ``u (N,)`` in [0, 1] (0 before, 1 after the step): minimum-jerk travel and turn, the
-    ankle lifted by :data:`STEP_HEIGHT` at most at mid-step (none when the foot stays)."""
-    travel = float(np.linalg.norm(end.ankle - start.ankle))
-    turn = float(quat_angle(start.rotation, end.rotation))
-    moves = travel > _MOVED[0] or turn > _MOVED[1]
-    m = ease(Easing.MINIMUM_JERK, u)
+    ``u (N,)`` in [0, 1] (0 before, 1 after the step): the ankle lifted by
+    :data:`STEP_HEIGHT` times :func:`lift_profile` (not when the foot stays), and in the
+    middle half of the step, once the foot is off the floor, minimum-jerk travel and turn."""
+    m = ease(Easing.MINIMUM_JERK, np.clip((u - _LIFT_OFF) / (1.0 - 2.0 * _LIFT_OFF), 0.0, 1.0))
     ankle = start.ankle + m[:, None] * (end.ankle - start.ankle)
-    if moves:
-        ankle[:, 2] += STEP_HEIGHT * 16.0 * u**2 * (1.0 - u) ** 2
+    if _moves(start, end):
+        ankle[:, 2] += STEP_HEIGHT * lift_profile(u)
     return FootPlacement(
         ankle, _slerp(start.rotation, end.rotation, m), _slerp(start.toe, end.toe, m)
     )
+
+
+def lift_profile(u: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Lift ``16 u² (1 − u)²`` over step phases ``u (N,)`` in [0, 1]: 1 at mid-step, 0 with
+    zero speed at both ends."""
+    return 16.0 * u**2 * (1.0 - u) ** 2
 
 
 def _swing(v: NDArray[np.float64], w: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -223,7 +254,7 @@ def plant_feet(
         for _ in range(_ROLL_ITERATIONS):
             *_, ankle_q = _leg(skeleton, pos, rot, leg, placed.ankle, placed.rotation)
             flexion = quat_to_euler(ankle_q, skeleton.limit_sequences[a])[:, 0]
-            roll = roll + np.clip(flexion, lo, hi) - flexion
+            roll = np.clip(roll + np.clip(flexion, lo, hi) - flexion, -_MOST_ROLL, _MOST_ROLL)
             placed = _rolled(skeleton, leg, target, roll)
         out[:, h], out[:, k], out[:, a] = _leg(
             skeleton, pos, rot, leg, placed.ankle, placed.rotation
@@ -236,7 +267,7 @@ def stepped_feet(
     start: tuple[FootPlacement, FootPlacement],
     end: tuple[FootPlacement, FootPlacement],
     n: int,
-    windows: tuple[tuple[float, float], tuple[float, float]] = ((0.05, 0.4), (0.45, 0.8)),
+    windows: tuple[tuple[float, float], tuple[float, float]] = ((0.0, 0.5), (0.45, 0.95)),
 ) -> tuple[tuple[FootPlacement, FootPlacement], NDArray[np.float64]]:
     """Foot placements over ``n`` frames: the foot that travels further steps first, in the
     first of ``windows`` (fractions of the transition's time), the other in the second.
@@ -245,7 +276,7 @@ def stepped_feet(
     -------
     (FootPlacement, FootPlacement), ndarray of shape (2, n)
         The left and right feet's placements per frame, and each foot's lift profile:
-        ``16 u² (1 − u)²`` of its step phase ``u`` (1 at mid-step, 0 when planted).
+        :func:`lift_profile` of its step phase (1 at mid-step, 0 when planted).
     """
     travel = [float(np.linalg.norm(e.ankle - s.ankle)) for s, e in zip(start, end, strict=True)]
     order = (0, 1) if travel[0] >= travel[1] else (1, 0)
@@ -255,5 +286,5 @@ def stepped_feet(
     for foot, (a, b) in zip(order, windows, strict=True):
         u = np.clip((time - a) / (b - a), 0.0, 1.0)
         out[foot] = step_path(start[foot], end[foot], u)
-        lift[foot] = 16.0 * u**2 * (1.0 - u) ** 2
+        lift[foot] = lift_profile(u)
     return (out[0], out[1]), lift

@@ -7,7 +7,8 @@
 - Transitions between two poses: every joint's local rotation by spherical
   linear interpolation (Shoemake 1985) with minimum-jerk timing, the root
   moved with the same timing and lifted or lowered so that the lowest point
-  of the body stays on the floor.
+  of the body stays on the floor; the feet held planted by leg inverse
+  kinematics and stepped one after the other (:mod:`vhuman.task.feet`).
 - Hand paths: hand frames by minimum jerk (position) and slerp (orientation),
   the arm solved per frame by the closed-form 7-DOF IK over the swivel angle
   (:meth:`vhuman.posture.ArmSetting.ik_seeds`), taking the solution nearest the
@@ -27,7 +28,7 @@ from vhuman.scene import BodyModel, Target
 from vhuman.skeleton import Motion, Skeleton
 from vhuman.task.feet import (
     LEGS,
-    STEP_HEIGHT,
+    STEP_CLEARANCE,
     foot_placements,
     plant_feet,
     stepped_feet,
@@ -74,10 +75,8 @@ def ground(
     body: BodyModel, roots: NDArray[np.float64], local: NDArray[np.float64], floor: float
 ) -> NDArray[np.float64]:
     """Roots ``(N, 3)`` moved up or down: the lowest capsule point of each pose on ``floor``."""
-    a, b = body.capsules(roots, local)
-    lowest = np.minimum(a[..., 2], b[..., 2]) - body.radii
     out = np.array(roots, dtype=np.float64)
-    out[:, 2] += floor - lowest.min(axis=-1)
+    out[:, 2] += floor - _lowest(body, roots, local)
     return out
 
 
@@ -159,7 +158,10 @@ def transition(
 
     Slerp of every joint with minimum-jerk timing; the root's horizontal
     position by the same timing and its height set so the lowest capsule
-    point stays on ``floor`` (the two end poses are kept as given).
+    point stays on ``floor`` (the two end poses are kept as given). The legs
+    are then corrected to keep the feet planted, each foot stepping once from
+    its start to its end placement (:mod:`vhuman.task.feet`), and the body
+    lifted where that would take it under the floor.
     The first frame is ``start``, the last ``end``.
     """
     n = max(2, round(duration * fps) + 1)
@@ -179,15 +181,27 @@ def transition(
     planted = plant_feet(sk, roots, local, feet)
     # A stepping foot raised where its lowest point would pass under its lift above the floor.
     low = foot_bottoms(body, roots, planted) - floor
-    raise_by = np.maximum(STEP_HEIGHT * lift - low, 0.0)
+    raise_by = np.maximum(STEP_CLEARANCE * lift - low, 0.0)
     feet = tuple(
         f._replace(ankle=f.ankle + np.outer(r, [0.0, 0.0, 1.0]))
         for f, r in zip(feet, raise_by, strict=True)
     )
-    legs = sk.indices([name for leg in LEGS for name in leg])
     local = plant_feet(sk, roots, local, feet)  # type: ignore[arg-type]
     local[0], local[-1] = q0, q1
+    # Lifted where the corrected legs would take the body under the floor (deeper than the
+    # ends themselves, blended).
+    sunk = floor - _lowest(body, roots, local)
+    allowed = (1.0 - s) * sunk[0] + s * sunk[-1]
+    roots[:, 2] += np.maximum(sunk - allowed, 0.0)
     return Motion(body.skeleton, fps, roots, local)
+
+
+def _lowest(
+    body: BodyModel, roots: NDArray[np.float64], local: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """Height ``(N,)`` [m] of the lowest capsule point of each pose."""
+    a, b = body.capsules(roots, local)
+    return np.asarray((np.minimum(a[..., 2], b[..., 2]) - body.radii).min(axis=-1))
 
 
 def hold(
