@@ -152,13 +152,16 @@ def _leg(
     skeleton: Skeleton,
     pos: NDArray[np.float64],
     rot: NDArray[np.float64],
+    local: NDArray[np.float64],
     leg: tuple[str, str, str, str],
     ankle: NDArray[np.float64],
     foot: NDArray[np.float64],
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
     """Hip, knee and ankle local rotations ``(N, 4)`` putting the ankle at ``ankle (N, 3)``
     with the foot's world rotation ``foot (N, 4)``, from the global joint positions
-    ``pos (N, J, 3)`` and rotations ``rot (N, J, 4)`` of the poses to correct."""
+    ``pos (N, J, 3)``, rotations ``rot (N, J, 4)`` and local rotations ``local (N, J, 4)``
+    of the poses to correct. The leg is turned about its hip–ankle line until the ankle's
+    axial twist is that of ``local``."""
     h, k, a = (skeleton.index(n) for n in leg[:3])
     thigh, shank = skeleton.offsets[k], skeleton.offsets[a]
     l1, l2 = float(np.linalg.norm(thigh)), float(np.linalg.norm(shank))
@@ -172,9 +175,11 @@ def _leg(
     ankle_in_hip = thigh + quat_apply(knee_q, np.broadcast_to(shank, (len(flex), 3)))
     hip_rot = quat_multiply(_swing(quat_apply(rot[:, h], ankle_in_hip), reach), rot[:, h])
     down = reach / d[:, None]
+    given = local[:, a]
+    twist0 = 2.0 * np.arctan2(given[:, 3], given[:, 0])
     for _ in range(_TWIST_ITERATIONS):  # the leg turned about hip–ankle: the foot's yaw
         ankle_q = quat_multiply(quat_conjugate(quat_multiply(hip_rot, knee_q)), foot)
-        twist = 2.0 * np.arctan2(ankle_q[:, 3], ankle_q[:, 0])
+        twist = 2.0 * np.arctan2(ankle_q[:, 3], ankle_q[:, 0]) - twist0
         twist = (twist + np.pi) % (2.0 * np.pi) - np.pi
         spin = np.concatenate(
             [np.cos(0.5 * twist)[:, None], -np.sin(0.5 * twist)[:, None] * down], axis=-1
@@ -252,12 +257,12 @@ def plant_feet(
         roll = np.zeros(len(out))
         placed = target
         for _ in range(_ROLL_ITERATIONS):
-            *_, ankle_q = _leg(skeleton, pos, rot, leg, placed.ankle, placed.rotation)
+            *_, ankle_q = _leg(skeleton, pos, rot, out, leg, placed.ankle, placed.rotation)
             flexion = quat_to_euler(ankle_q, skeleton.limit_sequences[a])[:, 0]
             roll = np.clip(roll + np.clip(flexion, lo, hi) - flexion, -_MOST_ROLL, _MOST_ROLL)
             placed = _rolled(skeleton, leg, target, roll)
         out[:, h], out[:, k], out[:, a] = _leg(
-            skeleton, pos, rot, leg, placed.ankle, placed.rotation
+            skeleton, pos, rot, out, leg, placed.ankle, placed.rotation
         )
         out[:, t] = placed.toe
     return out

@@ -53,7 +53,7 @@ __all__ = [
 LIMIT_TOLERANCE = 1e-3
 """Excess [rad] of a leg joint over its range (beyond the end poses') above which a
 transition's leg correction fails and its poses are kept interpolated."""
-MOST_JOINT_STEP = np.radians(18.0)
+MOST_JOINT_STEP = np.radians(19.0)
 """Turn [rad] of a joint in one frame above which the correction fails likewise."""
 WALK_SPEED = 1.0
 """Walking speed that sets the cadence with the default step length [m/s]."""
