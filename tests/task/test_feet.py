@@ -41,8 +41,8 @@ def test_legs_put_the_feet_on_their_targets(body: BodyModel) -> None:
     stand = standing_pose(sk, [0.0, 0.0], 0.0, FPS)
     feet = foot_placements(sk, stand[0], stand[1])
     root, local = _crouch(body)
-    targets = tuple(FootPlacement(f.ankle[None], f.rotation[None], f.toe[None]) for f in feet)
-    out = plant_feet(sk, root[None], local[None], targets)  # type: ignore[arg-type]
+    left, right = (FootPlacement(f.ankle[None], f.rotation[None], f.toe[None]) for f in feet)
+    out = plant_feet(sk, root[None], local[None], (left, right))
     # The balls of the feet (the toe joints) where they stood; the heels may rise.
     toes = sk.indices(["l_toe", "r_toe"])
     was = forward_kinematics(sk.parents, sk.offsets, stand[0], stand[1])[0][toes]

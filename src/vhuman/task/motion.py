@@ -87,7 +87,7 @@ def ground(
     return out
 
 
-def foot_bottoms(
+def _foot_bottoms(
     body: BodyModel, roots: NDArray[np.float64], local: NDArray[np.float64]
 ) -> NDArray[np.float64]:
     """Height ``(2, N)`` [m] of the lowest point of the left and right feet (the capsules of
@@ -210,7 +210,7 @@ def _stepped(
     feet, lift = stepped_feet(start, end, len(roots))
     planted = plant_feet(sk, roots, local, feet)
     # A stepping foot raised where its lowest point would pass under its lift above the floor.
-    low = foot_bottoms(body, roots, planted) - floor
+    low = _foot_bottoms(body, roots, planted) - floor
     raise_by = np.maximum(STEP_CLEARANCE * lift - low, 0.0)
     feet = (
         feet[0]._replace(ankle=feet[0].ankle + np.outer(raise_by[0], [0.0, 0.0, 1.0])),
