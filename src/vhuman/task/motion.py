@@ -7,7 +7,8 @@
 - Transitions between two poses: every joint's local rotation by spherical
   linear interpolation (Shoemake 1985) with minimum-jerk timing, the root
   moved with the same timing and lifted or lowered so that the lowest point
-  of the body stays on the floor.
+  of the body stays on the floor; the feet held planted by leg inverse
+  kinematics and stepped one after the other (:mod:`vhuman.task.feet`).
 - Hand paths: hand frames by minimum jerk (position) and slerp (orientation),
   the arm solved per frame by the closed-form 7-DOF IK over the swivel angle
   (:meth:`vhuman.posture.ArmSetting.ik_seeds`), taking the solution nearest the
@@ -21,10 +22,19 @@ from numpy.typing import ArrayLike, NDArray
 from scipy.spatial.transform import Rotation, Slerp
 
 from vhuman.animation import Easing, GaitParameters, ease, generate_walk
+from vhuman.geometry import quat_angle
 from vhuman.posture import ArmSetting
 from vhuman.reaching import Side
 from vhuman.scene import BodyModel, Target
 from vhuman.skeleton import Motion, Skeleton
+from vhuman.task.check import SLIDE_TOLERANCE, foot_slide
+from vhuman.task.feet import (
+    LEGS,
+    STEP_CLEARANCE,
+    foot_placements,
+    plant_feet,
+    stepped_feet,
+)
 
 __all__ = [
     "ArmUnreachableError",
@@ -40,6 +50,11 @@ __all__ = [
     "walk_along",
 ]
 
+LIMIT_TOLERANCE = 1e-3
+"""Excess [rad] of a leg joint over its range (beyond the end poses') above which a
+transition's leg correction fails and its poses are kept interpolated."""
+MOST_JOINT_STEP = np.radians(19.0)
+"""Turn [rad] of a joint in one frame above which the correction fails likewise."""
 WALK_SPEED = 1.0
 """Walking speed that sets the cadence with the default step length [m/s]."""
 
@@ -67,11 +82,20 @@ def ground(
     body: BodyModel, roots: NDArray[np.float64], local: NDArray[np.float64], floor: float
 ) -> NDArray[np.float64]:
     """Roots ``(N, 3)`` moved up or down: the lowest capsule point of each pose on ``floor``."""
-    a, b = body.capsules(roots, local)
-    lowest = np.minimum(a[..., 2], b[..., 2]) - body.radii
     out = np.array(roots, dtype=np.float64)
-    out[:, 2] += floor - lowest.min(axis=-1)
+    out[:, 2] += floor - _lowest(body, roots, local)
     return out
+
+
+def _foot_bottoms(
+    body: BodyModel, roots: NDArray[np.float64], local: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """Height ``(2, N)`` [m] of the lowest point of the left and right feet (the capsules of
+    the ankle and toe segments) in poses ``roots (N, 3)``, ``local (N, J, 4)``."""
+    names = np.asarray(body.skeleton.names)[body.joints]
+    a, b = body.capsules(roots, local)
+    low = np.minimum(a[..., 2], b[..., 2]) - body.radii
+    return np.stack([low[:, np.isin(names, leg[2:])].min(axis=-1) for leg in LEGS])
 
 
 def walk_along(
@@ -141,7 +165,12 @@ def transition(
 
     Slerp of every joint with minimum-jerk timing; the root's horizontal
     position by the same timing and its height set so the lowest capsule
-    point stays on ``floor`` (the two end poses are kept as given).
+    point stays on ``floor`` (the two end poses are kept as given). The legs
+    are then corrected to keep the feet planted, each foot stepping once from
+    its start to its end placement (:mod:`vhuman.task.feet`), and the body
+    lifted where that would take it under the floor, unless the corrected
+    legs let a foot slide, leave their joint ranges or jump
+    (then the interpolated poses are kept, and the feet slide).
     The first frame is ``start``, the last ``end``.
     """
     n = max(2, round(duration * fps) + 1)
@@ -157,7 +186,60 @@ def transition(
     # The ends kept exact: the grounded height plus the ends' own offsets from it, blended.
     roots[:, 2] = grounded + (1.0 - s) * (r0[2] - grounded[0]) + s * (r1[2] - grounded[-1])
     local[0], local[-1] = q0, q1
+    stepped = _stepped(body, roots, local, s, floor)
+    if stepped is not None:
+        roots, local = stepped
     return Motion(body.skeleton, fps, roots, local)
+
+
+def _stepped(
+    body: BodyModel,
+    roots: NDArray[np.float64],
+    local: NDArray[np.float64],
+    s: NDArray[np.float64],
+    floor: float,
+) -> tuple[NDArray[np.float64], NDArray[np.float64]] | None:
+    """The interpolated poses ``roots (N, 3)``, ``local (N, J, 4)`` (timing ``s (N,)``) with
+    the feet planted and stepped (:mod:`vhuman.task.feet`), the body lifted where the
+    corrected legs would take it under the floor; None where that fails its checks: a foot
+    point on the floor sliding (:func:`vhuman.task.check.foot_slide`), a leg joint beyond its
+    range (more than at the ends), a joint turning by more than :data:`MOST_JOINT_STEP` in a
+    frame."""
+    sk = body.skeleton
+    start, end = (foot_placements(sk, roots[i], local[i]) for i in (0, -1))
+    feet, lift = stepped_feet(start, end, len(roots))
+    planted = plant_feet(sk, roots, local, feet)
+    # A stepping foot raised where its lowest point would pass under its lift above the floor.
+    low = _foot_bottoms(body, roots, planted) - floor
+    raise_by = np.maximum(STEP_CLEARANCE * lift - low, 0.0)
+    feet = (
+        feet[0]._replace(ankle=feet[0].ankle + np.outer(raise_by[0], [0.0, 0.0, 1.0])),
+        feet[1]._replace(ankle=feet[1].ankle + np.outer(raise_by[1], [0.0, 0.0, 1.0])),
+    )
+    out = plant_feet(sk, roots, local, feet)
+    out[0], out[-1] = local[0], local[-1]
+    # Lifted where the corrected legs would take the body under the floor (deeper than the
+    # ends themselves, blended).
+    sunk = floor - _lowest(body, roots, out)
+    allowed = (1.0 - s) * sunk[0] + s * sunk[-1]
+    lifted = roots.copy()
+    lifted[:, 2] += np.maximum(sunk - allowed, 0.0)
+    slide = foot_slide(body, Motion(sk, 1.0, lifted, out), floor).max()
+    legs = sk.indices([name for leg in LEGS for name in leg])
+    excess = sk.limit_violation(out)[:, legs]
+    beyond = float((excess - np.maximum(excess[0], excess[-1])).max())
+    step = float(quat_angle(out[:-1], out[1:]).max())
+    if slide > SLIDE_TOLERANCE or beyond > LIMIT_TOLERANCE or step > MOST_JOINT_STEP:
+        return None
+    return lifted, out
+
+
+def _lowest(
+    body: BodyModel, roots: NDArray[np.float64], local: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """Height ``(N,)`` [m] of the lowest capsule point of each pose."""
+    a, b = body.capsules(roots, local)
+    return np.asarray((np.minimum(a[..., 2], b[..., 2]) - body.radii).min(axis=-1))
 
 
 def hold(

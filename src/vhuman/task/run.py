@@ -40,6 +40,7 @@ from vhuman.reaching import Side
 from vhuman.scene import BodyModel, CollisionWorld, Scene, Target, load_scene
 from vhuman.skeleton import Motion
 from vhuman.task.check import MotionCheck, check_motion
+from vhuman.task.feet import feet_move
 from vhuman.task.motion import (
     ArmUnreachableError,
     arm_path,
@@ -85,6 +86,11 @@ MAX_STROKES = 12
 KNEE_ON_FLOOR = 0.02
 """Height [m] above the floor within which a knee bears weight (REBA and RULA then score
 the legs as supported on both sides)."""
+STEPPING_TIME = 0.9
+"""Shortest transition [s] in which the feet step (each foot a third of it)."""
+TURN_STEP = np.radians(40.0)
+"""Largest turn on the spot [rad] of one transition: the feet step round one after the other
+while the pelvis turns, within the hips' axial rotation range (±45°)."""
 _POSE_TOL = (np.radians(1.0), 0.005)  # joint angle [rad] and root [m] below which poses match
 
 
@@ -299,6 +305,8 @@ class _Composer:
         shift = float(np.linalg.norm(first[0] - self.pose[0]))
         if angle > _POSE_TOL[0] or shift > _POSE_TOL[1]:
             seconds = float(np.clip(max(angle / np.radians(60.0), shift / 0.5), 0.3, 2.0))
+            if feet_move(self.sk, self.pose, first):
+                seconds = max(seconds, STEPPING_TIME)
             self.append(
                 transition(self.body, self.pose, first, seconds, self.fps, self.scene.floor)
             )
@@ -338,13 +346,16 @@ class _Composer:
 
     def face(self, heading: float) -> None:
         """Turn on the spot to ``heading`` [rad] (nothing within 2°)."""
-        if abs(_wrap(heading - self.heading)) > np.radians(2.0):
+        turn = _wrap(heading - self.heading)
+        if abs(turn) > np.radians(2.0):
+            # In equal turns of at most TURN_STEP, each stepping the feet round in turn.
+            parts = int(np.ceil(abs(turn) / TURN_STEP))
+            start = self.heading
+            for k in range(1, parts + 1):
+                self.heading = start + turn * k / parts
+                pose = standing_pose(self.sk, self.pose[0][:2], self.heading, self.fps)
+                self.append(_still(pose, self.sk, self.fps))
             self.heading = heading
-            self.append(
-                _still(
-                    standing_pose(self.sk, self.pose[0][:2], heading, self.fps), self.sk, self.fps
-                )
-            )
 
     def posture(self, step: PostureStep) -> None:
         scene = self.scene
