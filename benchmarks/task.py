@@ -31,7 +31,7 @@ import numpy as np
 from rich.console import Console
 from rich.table import Table
 
-from headline import figure
+from headline import figure, run_script
 from vhuman.geometry import quat_angle
 from vhuman.task import builtin_tasks, run_task
 
@@ -108,4 +108,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

@@ -37,7 +37,7 @@ import numpy as np
 from rich.console import Console
 from rich.table import Table
 
-from headline import figure
+from headline import figure, run_script
 from vhuman.animation import GaitParameters, LegIK, generate_walk
 from vhuman.animation.gait_analysis import (
     CMU_JOINTS,
@@ -49,7 +49,7 @@ from vhuman.animation.gait_analysis import (
     leg_length,
     monotonic_until,
 )
-from vhuman.io import read_cmu
+from vhuman.io import check_writable, read_cmu
 from vhuman.skeleton import standard_humanoid
 from vhuman.skeleton.footskate import SLIDE_TOLERANCE, foot_slide
 
@@ -70,8 +70,15 @@ def cmu_trials(leg_vhuman: float) -> list[dict]:
         if a.step_length_m < 0.5 * leg or not 0.55 <= a.stance_fraction <= 0.7:
             continue
         k = leg_vhuman / leg
-        trials.append({"name": path.stem, "analysis": a, "length_scale": k,
-                       "speed": a.speed_m_s * np.sqrt(k), "raw_speed": a.speed_m_s})  # fmt: skip
+        trials.append(
+            {
+                "name": path.stem,
+                "analysis": a,
+                "length_scale": k,
+                "speed": a.speed_m_s * np.sqrt(k),
+                "raw_speed": a.speed_m_s,
+            }
+        )
     return trials
 
 
@@ -84,10 +91,13 @@ def figures(a: GaitAnalysis, length_scale: float = 1.0) -> dict:
     toe_off = round(100 * a.stance_fraction)
     return {
         "knee_maxima": float(np.mean(knee_maxima(a.curves["knee"]))),
-        "knee_swing_peak_deg": float(knee[swing_peak]), "knee_swing_peak_pct": swing_peak,
-        "knee_stance_wave_deg": float(knee[stance_wave]), "knee_stance_wave_pct": stance_wave,
+        "knee_swing_peak_deg": float(knee[swing_peak]),
+        "knee_swing_peak_pct": swing_peak,
+        "knee_stance_wave_deg": float(knee[stance_wave]),
+        "knee_stance_wave_pct": stance_wave,
         "knee_toe_off_deg": float(knee[min(toe_off, 100)]),
-        "hip_extension_peak_pct": hip_peak, "hip_range_deg": float(np.ptp(hip)),
+        "hip_extension_peak_pct": hip_peak,
+        "hip_range_deg": float(np.ptp(hip)),
         "hip_monotonic": bool(monotonic_until(hip, 0) >= 0),
         "ankle_loading_deg": float(ankle[3:12].min()),
         "ankle_push_off_deg": float(ankle[55:72].min()),
@@ -101,10 +111,11 @@ def figures(a: GaitAnalysis, length_scale: float = 1.0) -> dict:
         "sway_cm": 100 * a.sway_m * length_scale,
         "ball_clearance_cm": 100 * a.ball_clearance_m * length_scale,
         "elbow_range_deg": a.elbow_range_deg,
-        "hip_step_deg": a.angle_step_deg["hip"], "knee_step_deg": a.angle_step_deg["knee"],
+        "hip_step_deg": a.angle_step_deg["hip"],
+        "knee_step_deg": a.angle_step_deg["knee"],
         "ankle_step_deg": a.angle_step_deg["ankle"],
         "leg_acceleration_p99_deg": a.leg_acceleration_p99_deg,
-    }  # fmt: skip
+    }
 
 
 def speed_table(speed: float, ours: dict, band: list[dict], result) -> dict:
@@ -117,18 +128,26 @@ def speed_table(speed: float, ours: dict, band: list[dict], result) -> dict:
         cycles = np.concatenate([t["analysis"].curves[c] for t in band])
         agreement[c] = curve_agreement(a.curves[c].mean(axis=0), cycles.mean(axis=0))
     limit_acc = 5.0 * max(1.0, mine["cadence_steps_min"] / 110.0)
-    mine.update({
-        "knee_r": agreement["knee"][0], "knee_rms_deg": agreement["knee"][1],
-        "hip_r": agreement["hip"][0], "hip_rms_deg": agreement["hip"][1],
-        "ankle_r": agreement["ankle"][0], "ankle_rms_deg": agreement["ankle"][1],
-        "foot_skate_mm": result.foot_skate_mm,
-        "ground_penetration_mm": result.ground_penetration_mm,
-        "floor_slide_mm_per_frame": 1e3 * float(foot_slide(result.motion).max()),
-        "generation_fps": ours["generation_fps"], "speed_m_s": a.speed_m_s,
-    })  # fmt: skip
-    table = Table(title=f"vhuman at {speed} m/s beside {len(band)} CMU trials "
-                  f"({sum(t['analysis'].cycles for t in band)} cycles) at "
-                  f"{speed - BAND:.2f}–{speed + BAND:.2f} m/s, Froude-scaled")  # fmt: skip
+    mine.update(
+        {
+            "knee_r": agreement["knee"][0],
+            "knee_rms_deg": agreement["knee"][1],
+            "hip_r": agreement["hip"][0],
+            "hip_rms_deg": agreement["hip"][1],
+            "ankle_r": agreement["ankle"][0],
+            "ankle_rms_deg": agreement["ankle"][1],
+            "foot_skate_mm": result.foot_skate_mm,
+            "ground_penetration_mm": result.ground_penetration_mm,
+            "floor_slide_mm_per_frame": 1e3 * float(foot_slide(result.motion).max()),
+            "generation_fps": ours["generation_fps"],
+            "speed_m_s": a.speed_m_s,
+        }
+    )
+    table = Table(
+        title=f"vhuman at {speed} m/s beside {len(band)} CMU trials "
+        f"({sum(t['analysis'].cycles for t in band)} cycles) at "
+        f"{speed - BAND:.2f}–{speed + BAND:.2f} m/s, Froude-scaled"
+    )
     for col in ("figure", "vhuman", "CMU mean ± sd", "target"):
         table.add_column(col)
 
@@ -138,10 +157,12 @@ def speed_table(speed: float, ours: dict, band: list[dict], result) -> dict:
         table.add_row(label, f"{mine[key]:{fmt}}", real, target)
 
     for c in CURVES:
-        table.add_row(f"{c} r / RMS° vs CMU mean", f"{mine[c + '_r']:.2f} / "
-                      f"{mine[c + '_rms_deg']:.1f}", "1 / 0",
-                      {"knee": "≥ 0.92 / ≤ 7", "hip": "≥ 0.95 / ≤ 6",
-                       "ankle": "≥ 0.85 / ≤ 6"}[c])  # fmt: skip
+        table.add_row(
+            f"{c} r / RMS° vs CMU mean",
+            f"{mine[c + '_r']:.2f} / {mine[c + '_rms_deg']:.1f}",
+            "1 / 0",
+            {"knee": "≥ 0.92 / ≤ 7", "hip": "≥ 0.95 / ≤ 6", "ankle": "≥ 0.85 / ≤ 6"}[c],
+        )
     add("knee maxima, mid-stance → swing peak", "knee_maxima", ".2f", "1")
     add("knee at toe-off °", "knee_toe_off_deg", ".0f", "≥ 35")
     add("knee swing peak °", "knee_swing_peak_deg", ".0f", "60–70")
@@ -182,17 +203,32 @@ def speed_table(speed: float, ours: dict, band: list[dict], result) -> dict:
         ".2f",
         f"≤ {limit_acc:.1f}",
     )
-    table.add_row("foot slide mm / penetration mm",
-                  f"{mine['foot_skate_mm']:.3f} / {mine['ground_penetration_mm']:.3f}", "-",
-                  "≤ 1 / ≤ 1")  # fmt: skip
-    table.add_row("heel/ball/toe slide while within 5 mm of the floor, mm/frame",
-                  f"{mine['floor_slide_mm_per_frame']:.2f}", "-",
-                  f"≤ {1e3 * SLIDE_TOLERANCE:.0f}")  # fmt: skip
+    table.add_row(
+        "foot slide mm / penetration mm",
+        f"{mine['foot_skate_mm']:.3f} / {mine['ground_penetration_mm']:.3f}",
+        "-",
+        "≤ 1 / ≤ 1",
+    )
+    table.add_row(
+        "heel/ball/toe slide while within 5 mm of the floor, mm/frame",
+        f"{mine['floor_slide_mm_per_frame']:.2f}",
+        "-",
+        f"≤ {1e3 * SLIDE_TOLERANCE:.0f}",
+    )
     table.add_row("generation frames/s", f"{mine['generation_fps']:,.0f}", "-", "≥ 5,000")
     Console(width=120).print(table)
-    return {"speed_m_s": speed, "vhuman": mine, "cmu_trials": [t["name"] for t in band],
-            "cmu": {k: [float(np.mean([c[k] for c in cmu])), float(np.std([c[k] for c in cmu]))]
-                    for k in mine if k in cmu[0]} if cmu else {}}  # fmt: skip
+    return {
+        "speed_m_s": speed,
+        "vhuman": mine,
+        "cmu_trials": [t["name"] for t in band],
+        "cmu": {
+            k: [float(np.mean([c[k] for c in cmu])), float(np.std([c[k] for c in cmu]))]
+            for k in mine
+            if k in cmu[0]
+        }
+        if cmu
+        else {},
+    }
 
 
 def speed_relations(trials: list[dict], ours: dict[float, dict]) -> dict:
@@ -205,15 +241,27 @@ def speed_relations(trials: list[dict], ours: dict[float, dict]) -> dict:
     table = Table(title="Cadence and step against speed")
     for col in ("", "cadence = a + b·v", "r", "step = a + b·v", "r"):
         table.add_column(col)
-    table.add_row(f"CMU, {len(trials)} trials (own units)", f"{fit_c[1]:.0f} + {fit_c[0]:.0f}·v",
-                  f"{r_c:.2f}", f"{fit_s[1]:.2f} + {fit_s[0]:.2f}·v", f"{r_s:.2f}")  # fmt: skip
+    table.add_row(
+        f"CMU, {len(trials)} trials (own units)",
+        f"{fit_c[1]:.0f} + {fit_c[0]:.0f}·v",
+        f"{r_c:.2f}",
+        f"{fit_s[1]:.2f} + {fit_s[0]:.2f}·v",
+        f"{r_s:.2f}",
+    )
     for speed, o in ours.items():
         a = o["analysis"]
-        table.add_row(f"vhuman at {speed} m/s", f"{a.cadence_steps_min:.0f} steps/min", "",
-                      f"{a.step_length_m:.3f} m", "")  # fmt: skip
+        table.add_row(
+            f"vhuman at {speed} m/s",
+            f"{a.cadence_steps_min:.0f} steps/min",
+            "",
+            f"{a.step_length_m:.3f} m",
+            "",
+        )
     Console(width=120).print(table)
-    return {"cmu_cadence_fit": [float(fit_c[1]), float(fit_c[0]), float(r_c)],
-            "cmu_step_fit": [float(fit_s[1]), float(fit_s[0]), float(r_s)]}  # fmt: skip
+    return {
+        "cmu_cadence_fit": [float(fit_c[1]), float(fit_c[0]), float(r_c)],
+        "cmu_step_fit": [float(fit_s[1]), float(fit_s[0]), float(r_s)],
+    }
 
 
 def plot(path: Path, ours: dict[float, dict], bands: dict[float, list[dict]]) -> None:
@@ -262,34 +310,56 @@ def leg_ik_rows(repeats: int = 3) -> list[dict]:
         ankle = best.motion.global_positions[:, ankles]
         reference = ankle if reference is None else reference
         gap = 1e3 * float(np.linalg.norm(ankle - reference, axis=-1).max())
-        rows.append({
-            "leg_ik": method, "generation_fps": best.generation_fps,
-            "joint_updates_per_solve": None if figures_["ik_joint_updates"] is None
-            else figures_["ik_joint_updates"] / figures_["ik_solves"],
-            "converged": f"{figures_['ik_converged']}/{figures_['ik_solves']}",
-            "ankle_gap_to_analytic_mm": gap,
-            "foot_skate_mm": best.foot_skate_mm, "max_joint_step_deg": best.max_joint_step_deg,
-        })  # fmt: skip
+        rows.append(
+            {
+                "leg_ik": method,
+                "generation_fps": best.generation_fps,
+                "joint_updates_per_solve": None
+                if figures_["ik_joint_updates"] is None
+                else figures_["ik_joint_updates"] / figures_["ik_solves"],
+                "converged": f"{figures_['ik_converged']}/{figures_['ik_solves']}",
+                "ankle_gap_to_analytic_mm": gap,
+                "foot_skate_mm": best.foot_skate_mm,
+                "max_joint_step_deg": best.max_joint_step_deg,
+            }
+        )
     table = Table(title="Leg IK of the README walk (0.7 m, 1.3 m/s, 4 cycles; best of 3)")
-    for col in ("leg IK", "frames/s", "updates/solve", "converged", "ankle gap mm", "skate mm",
-                "max step °"):  # fmt: skip
+    for col in (
+        "leg IK",
+        "frames/s",
+        "updates/solve",
+        "converged",
+        "ankle gap mm",
+        "skate mm",
+        "max step °",
+    ):
         table.add_column(col)
     for r in rows:
         per = r["joint_updates_per_solve"]
         table.add_row(
-            r["leg_ik"], f"{r['generation_fps']:,.0f}", "-" if per is None else f"{per:.0f}",
-            r["converged"], f"{r['ankle_gap_to_analytic_mm']:.2f}", f"{r['foot_skate_mm']:.2f}",
+            r["leg_ik"],
+            f"{r['generation_fps']:,.0f}",
+            "-" if per is None else f"{per:.0f}",
+            r["converged"],
+            f"{r['ankle_gap_to_analytic_mm']:.2f}",
+            f"{r['foot_skate_mm']:.2f}",
             f"{r['max_joint_step_deg']:.1f}",
-        )  # fmt: skip
+        )
     Console(width=120).print(table)
     return rows
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--figure", type=Path, default=Path("out/walking_curves.png"),
-                        help="PNG of vhuman's curves over CMU's mean ± 1 sd")  # fmt: skip
+    parser.add_argument(
+        "--figure",
+        type=Path,
+        default=Path("out/walking_curves.png"),
+        help="PNG of vhuman's curves over CMU's mean ± 1 sd",
+    )
     args = parser.parse_args()
+    args.figure.parent.mkdir(parents=True, exist_ok=True)
+    check_writable(args.figure, "--figure")
     body = standard_humanoid()
     ours: dict[float, dict] = {}
     for speed in SPEEDS:
@@ -301,8 +371,11 @@ def main() -> None:
             fps = result.motion.n_frames / (time.perf_counter() - t0)
             best = (result, fps) if best is None or fps > best[1] else best
         result, fps = best
-        ours[speed] = {"result": result, "generation_fps": fps,
-                       "analysis": analyse_gait(result.motion, VHUMAN_JOINTS)}  # fmt: skip
+        ours[speed] = {
+            "result": result,
+            "generation_fps": fps,
+            "analysis": analyse_gait(result.motion, VHUMAN_JOINTS),
+        }
     leg = leg_length(ours[SPEEDS[0]]["result"].motion, VHUMAN_JOINTS)
     trials = cmu_trials(leg) if CMU.is_dir() else []
     if not trials:
@@ -313,9 +386,18 @@ def main() -> None:
     ik = leg_ik_rows()
     plot(args.figure, ours, bands)
     Console(width=120).print(f"figure: {args.figure}")
-    print(json.dumps({"benchmark": "walking", "speeds": rows, "speed_relations": relations,
-                      "leg_ik": ik, "figure": str(args.figure),
-                      "headline": headline(rows, bands)}))  # fmt: skip
+    print(
+        json.dumps(
+            {
+                "benchmark": "walking",
+                "speeds": rows,
+                "speed_relations": relations,
+                "leg_ik": ik,
+                "figure": str(args.figure),
+                "headline": headline(rows, bands),
+            }
+        )
+    )
 
 
 def headline(rows: list[dict], bands: dict[float, list[dict]]) -> list[dict]:
@@ -325,12 +407,20 @@ def headline(rows: list[dict], bands: dict[float, list[dict]]) -> list[dict]:
     out = []
     if bands[1.3]:
         for joint, target in (("knee", 0.92), ("hip", 0.95), ("ankle", 0.85)):
-            out.append(figure("walking", f"{joint} curve r vs CMU mean, 1.3 m/s",
-                              mine[f"{joint}_r"], "", target=target))  # fmt: skip
-    out.append(figure("walking", "generation, 1.3 m/s", mine["generation_fps"], "frames/s",
-                      target=5000.0))  # fmt: skip
+            out.append(
+                figure(
+                    "walking",
+                    f"{joint} curve r vs CMU mean, 1.3 m/s",
+                    mine[f"{joint}_r"],
+                    "",
+                    target=target,
+                )
+            )
+    out.append(
+        figure("walking", "generation, 1.3 m/s", mine["generation_fps"], "frames/s", target=5000.0)
+    )
     return out
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

@@ -27,7 +27,7 @@ from vhuman.posture import ArmSetting
 from vhuman.reaching import Side
 from vhuman.scene import BodyModel, Target
 from vhuman.skeleton import Motion, Skeleton
-from vhuman.task.check import SLIDE_TOLERANCE, foot_slide
+from vhuman.skeleton.footskate import SLIDE_TOLERANCE, foot_slide
 from vhuman.task.feet import (
     LEGS,
     STEP_CLEARANCE,
@@ -202,9 +202,9 @@ def _stepped(
     """The interpolated poses ``roots (N, 3)``, ``local (N, J, 4)`` (timing ``s (N,)``) with
     the feet planted and stepped (:mod:`vhuman.task.feet`), the body lifted where the
     corrected legs would take it under the floor; None where that fails its checks: a foot
-    point on the floor sliding (:func:`vhuman.task.check.foot_slide`), a leg joint beyond its
-    range (more than at the ends), a joint turning by more than :data:`MOST_JOINT_STEP` in a
-    frame."""
+    point on the floor sliding (:func:`vhuman.skeleton.footskate.foot_slide`), a leg joint
+    beyond its range (more than at the ends), a joint turning by more than
+    :data:`MOST_JOINT_STEP` in a frame."""
     sk = body.skeleton
     start, end = (foot_placements(sk, roots[i], local[i]) for i in (0, -1))
     feet, lift = stepped_feet(start, end, len(roots))
@@ -224,7 +224,7 @@ def _stepped(
     allowed = (1.0 - s) * sunk[0] + s * sunk[-1]
     lifted = roots.copy()
     lifted[:, 2] += np.maximum(sunk - allowed, 0.0)
-    slide = foot_slide(body, Motion(sk, 1.0, lifted, out), floor).max()
+    slide = foot_slide(Motion(sk, 1.0, lifted, out), floor).max()
     legs = sk.indices([name for leg in LEGS for name in leg])
     excess = sk.limit_violation(out)[:, legs]
     beyond = float((excess - np.maximum(excess[0], excess[-1])).max())
