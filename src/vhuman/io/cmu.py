@@ -163,12 +163,14 @@ def read_cmu(path: PathLike, *, fps: float = CMU_FPS) -> Motion:
 
 
 def cmu_walking_example(*, fps: float = CMU_FPS) -> Motion:
-    """The packaged CMU trial ``walking_1`` (344 frames), the default clip of the demo.
+    """The packaged CMU trial ``walking_1``, the default clip of the demo: 343 frames.
 
-    CMU Graphics Lab Motion Capture Database: free for research and for
-    inclusion in products, not to be resold as data.
+    The file's frame 0 is left out: like frame 0 of every file of this
+    format, it is not a pose (its rotations are zero but a few, and the
+    wrists jump 0.8 m to frame 1). CMU Graphics Lab Motion Capture Database:
+    free for research and for inclusion in products, not to be resold as data.
     """
-    return read_cmu(shipped_path(_WALKING_EXAMPLE), fps=fps)
+    return read_cmu(shipped_path(_WALKING_EXAMPLE), fps=fps)[1:]
 
 
 def write_cmu(motion: Motion, path: PathLike) -> None:
