@@ -15,7 +15,7 @@ from vhuman.cli.task import task
 from vhuman.ergonomics import assess_reba
 from vhuman.geometry import quat_angle
 from vhuman.task import TaskResult, load_task, run_task
-from vhuman.task.report import write_task_outputs
+from vhuman.task.report import check_rows, write_task_outputs
 
 app = typer.Typer()
 app.command()(task)
@@ -106,11 +106,34 @@ def test_summary_and_outputs(ship_valve: TaskResult, tmp_path: Path) -> None:
         levels = d[key]["time_by_action_level_s"]
         assert sum(levels.values()) == pytest.approx(d["frames"] / d["fps"])
         assert d[key]["max"] >= 1
-    for name in ("task.bvh", "task.npz", "frames.npz", "task.json", "timeline.png", "report.html"):
+    names = ("task.bvh", "task.npz", "frames.npz", "task.json", "timeline.png", "checks.png")
+    for name in (*names, "report.html"):
         assert (tmp_path / name).stat().st_size > 0
     assert d["files"]["bvh"] == str(tmp_path / "task.bvh")
     frames = np.load(tmp_path / "frames.npz")
     assert len(frames["reba_score"]) == d["frames"]
+    sliding = frames["foot_slide_m"] > 1e-3
+    assert int(np.sum(sliding & ~frames["walking"])) == d["check"]["static_frames_feet_sliding"]
+    # The report's table names every failing frame count the JSON gives, each against its total.
+    c = d["check"]
+    counts = [r["frames failing"].split(" of ") for r in check_rows(c)]
+    failing = [int(n) for n, _ in counts]
+    totals = [int(total) for _, total in counts]
+    assert failing == [
+        c["frames_in_contact"],
+        c["frames_beyond_joint_limits"],
+        c["static_frames_unbalanced"],
+        c["static_frames_feet_sliding"],
+        c["walking_frames_feet_sliding"],
+    ]
+    assert totals == [
+        d["frames"],
+        d["frames"],
+        c["static_frames"],
+        c["static_frames"],
+        d["frames"] - c["static_frames"],
+    ]
+    assert "Checks over all frames" in (tmp_path / "report.html").read_text()
 
 
 def _task(tmp_path: Path, scene: str, steps: str) -> Path:

@@ -1,4 +1,4 @@
-"""Task outputs: BVH and npz motion, JSON summary, REBA/RULA timeline and the HTML report."""
+"""Task outputs: motion (BVH, npz), JSON summary, timeline, checks over time, HTML report."""
 
 from __future__ import annotations
 
@@ -11,7 +11,14 @@ from numpy.typing import NDArray
 
 from vhuman.task.run import TaskResult
 
-__all__ = ["ACTION_LEVEL_COLORS", "SUMMARY", "timeline_figure", "write_task_outputs"]
+__all__ = [
+    "ACTION_LEVEL_COLORS",
+    "SUMMARY",
+    "check_rows",
+    "checks_figure",
+    "timeline_figure",
+    "write_task_outputs",
+]
 
 SUMMARY = "task.json"
 """The summary's file name; written last, so that it marks a complete output folder."""
@@ -74,6 +81,101 @@ def timeline_figure(result: TaskResult) -> Any:
     return fig
 
 
+def checks_figure(result: TaskResult) -> Any:
+    """A matplotlib figure: the frame-by-frame checks over time, the steps shaded behind.
+
+    Four panels: clearance to the scene [mm] (below 0 is a contact), the
+    centre of mass's margin inside the support [mm] (out of walking; below 0
+    is unbalanced), the largest foot slide on the floor [mm/frame] with its
+    1 mm tolerance, and the largest excess over a joint range [°].
+    """
+    from matplotlib.figure import Figure
+
+    from vhuman.skeleton.footskate import SLIDE_TOLERANCE
+
+    c = result.check
+    t = result.motion.times
+    fig = Figure(figsize=(9.0, 6.4))
+    axes = fig.subplots(4, 1, sharex=True)
+    panels = (
+        ("clearance [mm]", 1e3 * c.min_clearance, 0.0),
+        ("balance margin [mm]", np.where(c.static, 1e3 * c.balance_margin, np.nan), 0.0),
+        ("foot slide [mm/frame]", 1e3 * c.foot_slide, 1e3 * SLIDE_TOLERANCE),
+        ("beyond joint range [°]", np.degrees(c.limit_violation), 0.0),
+    )
+    for ax, (label, values, limit) in zip(axes, panels, strict=True):
+        for s in result.steps:
+            colour = _STEP_COLORS.get(s.kind, "#cccccc")
+            ax.axvspan(s.start_s, max(s.end_s, s.start_s + 0.05), color=colour, alpha=0.25, lw=0)
+        ax.plot(t, values, color="#333333", lw=0.9)
+        ax.axhline(limit, color="#d62728", lw=0.8, ls="--")
+        ax.set_ylabel(label, fontsize=8)
+        ax.grid(alpha=0.3)
+    axes[0].set_title(
+        f"task {result.spec.name}: checks per frame (dashed: the limit; steps shaded as above)"
+    )
+    axes[-1].set_xlabel("time [s]")
+    fig.tight_layout()
+    return fig
+
+
+def check_rows(check: dict[str, Any]) -> list[dict[str, str]]:
+    """One table row per check of a task's ``check`` summary (``MotionCheck.to_dict()``).
+
+    Each row names the check, the frames that fail it and its worst value.
+    """
+    contact = check["first_contact"]
+    return [
+        {
+            "check": "contact with the scene",
+            "frames failing": f"{check['frames_in_contact']} of {check['frames_checked']}",
+            "worst": "none"
+            if contact is None
+            else f"first at {contact['time_s']:.2f} s: {contact['body_part']} in "
+            f"{contact['solid']}, {1e3 * contact['depth_m']:.1f} mm deep",
+        },
+        {
+            "check": "joint ranges",
+            "frames failing": f"{check['frames_beyond_joint_limits']} of {check['frames_checked']}",
+            "worst": f"{check['joint_limit_violation_max_deg']:.1f}° beyond",
+        },
+        {
+            "check": "centre of mass over the support (out of walking)",
+            "frames failing": f"{check['static_frames_unbalanced']} of {check['static_frames']}",
+            "worst": "—"
+            if check["balance_margin_min_m"] is None
+            else f"margin {1e3 * check['balance_margin_min_m']:.0f} mm",
+        },
+        {
+            "check": "feet not sliding, over 1 mm a frame (out of walking)",
+            "frames failing": f"{check['static_frames_feet_sliding']} of {check['static_frames']}",
+            "worst": f"{check['foot_slide_max_mm_per_frame']:.1f} mm a frame",
+        },
+        {
+            "check": "feet not sliding, over 1 mm a frame (walking)",
+            "frames failing": f"{check['walking_frames_feet_sliding']} of "
+            f"{check['frames_checked'] - check['static_frames']}",
+            "worst": f"{check['walking_foot_slide_max_mm_per_frame']:.1f} mm a frame",
+        },
+    ]
+
+
+def _failed_checks(check: dict[str, Any]) -> str:
+    failed = [
+        f"{n} {what}"
+        for n, what in (
+            (check["frames_beyond_joint_limits"], "frames beyond joint ranges"),
+            (check["static_frames_unbalanced"], "unbalanced"),
+            (
+                check["static_frames_feet_sliding"] + check["walking_frames_feet_sliding"],
+                "with feet sliding",
+            ),
+        )
+        if n
+    ]
+    return "; " + ", ".join(failed) if failed else "; every other check passed"
+
+
 def _scene_meshes(result: TaskResult) -> list[Any]:
     from vhuman.viz import SceneMesh
 
@@ -111,16 +213,18 @@ def _per_frame(result: TaskResult) -> dict[str, NDArray[Any]]:
         "joint_limit_violation_rad": c.limit_violation,
         "balance_margin_m": c.balance_margin,
         "walking": ~c.static,
+        "foot_slide_m": c.foot_slide,
         "arm_comfort": result.arm_comfort,
     }
 
 
 def write_task_outputs(result: TaskResult, folder: str | Path) -> dict[str, str]:
-    """Write ``task.bvh``, ``task.npz``, ``frames.npz``, ``timeline.png``, ``report.html``
-    and, last, ``task.json`` into ``folder`` (each file atomically).
+    """Write ``task.bvh``, ``task.npz``, ``frames.npz``, ``timeline.png``, ``checks.png``,
+    ``report.html`` and, last, ``task.json`` into ``folder`` (each file atomically).
 
     ``frames.npz`` holds the per-frame figures (time, REBA/RULA score and action
-    level, contacts, clearance, joint-limit excess, balance margin).
+    level, contacts, clearance, joint-limit excess, balance margin, walking,
+    foot slide, arm comfort).
 
     Returns
     -------
@@ -139,6 +243,7 @@ def write_task_outputs(result: TaskResult, folder: str | Path) -> dict[str, str]
         "frames": "frames.npz",
         "json": SUMMARY,
         "timeline": "timeline.png",
+        "checks": "checks.png",
         "report": "report.html",
     }
     paths = {k: out / name for k, name in names.items()}
@@ -148,6 +253,7 @@ def write_task_outputs(result: TaskResult, folder: str | Path) -> dict[str, str]
         np.savez_compressed(fh, **_per_frame(result))
     files = {k: str(v) for k, v in paths.items()}
     save_figure(timeline_figure(result), paths["timeline"])
+    save_figure(checks_figure(result), paths["checks"])
 
     doc = result.to_dict()
     report = Report(f"Task: {result.spec.name}")
@@ -159,7 +265,7 @@ def write_task_outputs(result: TaskResult, folder: str | Path) -> dict[str, str]
         f"{result.motion.fps:g} fps ({result.motion.duration:.1f} s). Collision: "
         f"{_verdict(result)}. REBA max {doc['reba']['max']}, RULA max {doc['rula']['max']}.",
     )
-    report.add_summary(head, f"{status}; {_verdict(result)}")
+    report.add_summary(head, f"{status}; {_verdict(result)}{_failed_checks(doc['check'])}")
     rows = [
         {
             "step": s.kind,
@@ -209,7 +315,13 @@ def write_task_outputs(result: TaskResult, folder: str | Path) -> dict[str, str]
         ),
         caption="The pose with the highest REBA score",
     )
-    checks = report.add_section("Checks", _verdict(result) + ".")
+    checks = report.add_section("Checks", f"Every frame checked: {_verdict(result)}.")
+    checks.add_table(check_rows(doc["check"]), caption="Checks over all frames")
+    checks.add_image(
+        paths["checks"],
+        caption="Clearance, balance margin, foot slide and joint-range excess per frame: "
+        "look for the curves crossing their dashed limits",
+    )
     checks.add_json(doc, caption="All figures (task.json)")
     report.write(paths["report"])
     summary = {**result.to_dict(), "files": files}
