@@ -540,7 +540,7 @@ def _prediction_section(report, out: Path, step: Callable[[], None]) -> dict:
 def _task_section(report, out: Path, step: Callable[[], None]) -> dict:
     """The built-in ship-valve task: walk in, get down, reach, turn, hold, stand up, walk out."""
     from vhuman.task import run_task
-    from vhuman.task.report import write_task_outputs
+    from vhuman.task.report import check_rows, failed_checks, write_task_outputs
 
     result = run_task("ship-valve", seed=0)
     step()
@@ -560,9 +560,10 @@ def _task_section(report, out: Path, step: Callable[[], None]) -> dict:
         "solver picks, reaches the valve, turns its handwheel, holds, stands up and walks "
         "out, as one motion; every frame is checked against the scene, the joint limits and "
         f"(out of walking) balance. Status {d['status']}, {d['frames']} frames at "
-        f"{d['fps']:g} fps, {contact_text}. The animated worker in the scene is in its own "
-        "report, linked below."
+        f"{d['fps']:g} fps, {contact_text}; {failed_checks(d['check'])}. The animated worker "
+        "in the scene is in its own report, linked below."
     )
+    section.add_table(check_rows(d["check"]), caption="Checks over all frames")
     section.add_image(
         files["timeline"],
         "REBA and RULA action levels over time (s), steps shaded: look for the time spent "
@@ -573,9 +574,9 @@ def _task_section(report, out: Path, step: Callable[[], None]) -> dict:
     section.add_json(d, "figures")
     report.add_summary(
         section,
-        f"{d['status']}, {d['frames']} frames, {contact_text}, REBA max {d['reba']['max']}, "
-        f"RULA max {d['rula']['max']}",
-        "a contact-free job, REBA/RULA as low as the posture allows",
+        f"{d['status']}, {d['frames']} frames, {contact_text}; {failed_checks(d['check'])}; "
+        f"REBA max {d['reba']['max']}, RULA max {d['rula']['max']}",
+        "a job that passes every check, REBA/RULA as low as the posture allows",
     )
     step()
     return {**d, "files": {k: str(Path(v).relative_to(out)) for k, v in files.items()}}

@@ -16,6 +16,7 @@ __all__ = [
     "SUMMARY",
     "check_rows",
     "checks_figure",
+    "failed_checks",
     "timeline_figure",
     "write_task_outputs",
 ]
@@ -160,7 +161,11 @@ def check_rows(check: dict[str, Any]) -> list[dict[str, str]]:
     ]
 
 
-def _failed_checks(check: dict[str, Any]) -> str:
+def failed_checks(check: dict[str, Any]) -> str:
+    """The checks beside contact that some frames fail, with their frame counts, in words.
+
+    ``"every other check passed"`` where none fails.
+    """
     failed = [
         f"{n} {what}"
         for n, what in (
@@ -173,7 +178,7 @@ def _failed_checks(check: dict[str, Any]) -> str:
         )
         if n
     ]
-    return "; " + ", ".join(failed) if failed else "; every other check passed"
+    return ", ".join(failed) if failed else "every other check passed"
 
 
 def _scene_meshes(result: TaskResult) -> list[Any]:
@@ -265,7 +270,7 @@ def write_task_outputs(result: TaskResult, folder: str | Path) -> dict[str, str]
         f"{result.motion.fps:g} fps ({result.motion.duration:.1f} s). Collision: "
         f"{_verdict(result)}. REBA max {doc['reba']['max']}, RULA max {doc['rula']['max']}.",
     )
-    report.add_summary(head, f"{status}; {_verdict(result)}{_failed_checks(doc['check'])}")
+    report.add_summary(head, f"{status}; {_verdict(result)}; {failed_checks(doc['check'])}")
     rows = [
         {
             "step": s.kind,
