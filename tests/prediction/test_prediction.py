@@ -55,6 +55,18 @@ def test_exp_log_round_trip_matches_geometry():
     assert torch.isfinite(x.grad).all()
 
 
+@pytest.mark.parametrize(
+    "w", [0.0, 1e-9, 0.5, 1.0], ids=["half-turn", "near-half-turn", "mid", "identity"]
+)
+def test_log_gradient_is_finite_at_every_angle(w: float) -> None:
+    v = np.array([0.6, 0.0, 0.8]) * np.sqrt(1.0 - w * w)
+    q = torch.tensor([[w, *v]], dtype=torch.float64, requires_grad=True)
+    r = quat_to_rotvec_t(q)
+    r.sum().backward()
+    assert torch.isfinite(q.grad).all()
+    np.testing.assert_allclose(r.detach().numpy(), quat_to_rotvec(q.detach().numpy()), atol=1e-9)
+
+
 def test_torch_fk_equals_numpy_fk():
     sk = standard_humanoid()
     rng = np.random.default_rng(1)

@@ -85,8 +85,12 @@ def quat_to_rotvec_t(q: torch.Tensor) -> torch.Tensor:
     s2 = _squared_norm3(v)
     small = s2 < _SMALL**2
     s = torch.sqrt(torch.where(small, torch.ones_like(s2), s2))
-    # θ/s = 2 atan2(s, w)/s → (2/w)(1 − s²/(3w²)) as s → 0.
-    ratio = torch.where(small, 2.0 / w * (1.0 - s2 / (3.0 * w * w)), 2.0 * torch.atan2(s, w) / s)
+    # θ/s = 2 atan2(s, w)/s → (2/w)(1 − s²/(3w²)) as s → 0, where w ≈ 1. Each branch is fed
+    # only the values it is taken for (1 in the others), so that neither puts a NaN into the
+    # gradient of the other (at w = 0, a half turn, 2/w would).
+    w_small = torch.where(small, w, torch.ones_like(w))
+    series = 2.0 / w_small * (1.0 - s2 / (3.0 * w_small * w_small))
+    ratio = torch.where(small, series, 2.0 * torch.atan2(s, w) / s)
     return ratio * v
 
 
