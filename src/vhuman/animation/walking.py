@@ -87,7 +87,7 @@ walks flex 7° more at 1.6 m/s than at 1.3 m/s."""
 _LEVEL = 0.8  # share of the swing over which the foot levels out (and turns toes up)
 # Knee keys after mid-stance, (share of the cycle relative to toe-off, flexion [deg]):
 # the knee extends through terminal stance to its straightest, 6°, 16 % before toe-off,
-# then flexes through pre-swing, 20° halfway and 40° at toe-off (Perry & Burnfield 2010,
+# then flexes through pre-swing, 20° halfway and 39° at toe-off (Perry & Burnfield 2010,
 # ch. 5: about 5° at the end of terminal stance, 40° by the end of pre-swing; the recorded
 # CMU walks bend least at about 50 %); the swing peak follows 13 % after toe-off. The heel
 # rises about the ball of the foot as far as this flexion needs (:func:`_heel_rise`), so
