@@ -82,9 +82,9 @@ def test_relations_with_speed(walks) -> None:
 def test_ankle_loads_then_pushes_off(walks, speed) -> None:
     """The ankle plantarflexes in loading response (−3…−8° at 3–12 %, as the foot rolls
     over the heel), dorsiflexes while the shank turns over the flat foot, then plantarflexes
-    at push-off well past its loading dip (at least 12°, at 60–70 %: the heel rises about
-    the ball of the foot as far as the pre-swing knee needs); Perry & Burnfield 2010 give
-    about 15–20° at push-off."""
+    at push-off well past its loading dip (15–20°, Perry & Burnfield 2010, at 60–70 %: the
+    heel rises about the ball of the foot as far as the pre-swing knee needs, and the foot
+    carries on rotating just after toe-off; the recorded CMU walks peak at 66–70 %)."""
     _, a = walks[speed]
     ankle = a.curves["ankle"].mean(axis=0)
     loading = 3 + int(np.argmin(ankle[3:13]))
@@ -93,7 +93,7 @@ def test_ankle_loads_then_pushes_off(walks, speed) -> None:
     assert ankle[loading:50].max() >= ankle[loading] + 15.0  # rolls over the flat foot
     push_off = 55 + int(np.argmin(ankle[55:75]))
     assert 60 <= push_off <= 70
-    assert -20.0 <= ankle[push_off] <= -12.0
+    assert -20.0 <= ankle[push_off] <= -15.0
     assert ankle[push_off] < ankle[loading] - 5.0
 
 

@@ -87,15 +87,21 @@ walks flex 7° more at 1.6 m/s than at 1.3 m/s."""
 _LEVEL = 0.8  # share of the swing over which the foot levels out (and turns toes up)
 # Knee keys after mid-stance, (share of the cycle relative to toe-off, flexion [deg]):
 # the knee extends through terminal stance to its straightest, 6°, 16 % before toe-off,
-# then flexes through pre-swing, 20° halfway and 38° at toe-off (Perry & Burnfield 2010,
+# then flexes through pre-swing, 20° halfway and 39° at toe-off (Perry & Burnfield 2010,
 # ch. 5: about 5° at the end of terminal stance, 40° by the end of pre-swing; the recorded
 # CMU walks bend least at about 50 %); the swing peak follows 13 % after toe-off. The heel
 # rises about the ball of the foot as far as this flexion needs (:func:`_heel_rise`), so
 # the pre-swing knee sets the ankle's push-off plantarflexion (the knee-ankle
 # interaction of Saunders, Inman & Eberhart 1953); the flexion spread over 16 % of the
 # cycle keeps the ankle within 10° a frame at 60 fps from 1.0 to 1.6 m/s.
-_LATE_KNEE = ((-0.16, 6.0), (-0.08, 20.0), (0.0, 38.0))
+_LATE_KNEE = ((-0.16, 6.0), (-0.08, 20.0), (0.0, 39.0))
 _SWING_PEAK_AFTER_TOE_OFF = 0.13
+_TOES_DOWN = np.radians(5.0)
+"""How far past the toe joint's extension the foot may pitch in early swing [rad]. Off the
+floor, the foot carries on its push-off rotation with its toes bent to their limit and
+pointing down by up to this: the ankle plantarflexes most just after toe-off (about 20°,
+Perry & Burnfield 2010, ch. 4; the recorded CMU walks −18° at 68 % of the cycle at
+1.3 m/s)."""
 _LEAST_TRAILING_KNEE = np.radians(10.0)  # the trailing knee's least flexion before toe-off
 _HIGH_HIP = 1.0 / 3.0
 """Share of a leg's cycle at which its hip is highest relative to the other (pelvic
@@ -528,8 +534,9 @@ def _swing(foot: _Foot, t: NDArray, p: GaitParameters, body: _Body) -> _Foot:
     Each swing carries on the planted foot's motion at toe-off (its last
     frames' position, velocity and pitch rate, taken on to the exact toe-off
     time): the ankle follows a cubic Hermite curve to its heel-strike pose, at
-    rest there; the foot keeps its pitch rate, levels out by ``_LEVEL`` of the
-    swing, then turns its toes up for the heel strike. Only the ankle's
+    rest there; the foot keeps its pitch rate (its heel rising up to
+    :data:`_TOES_DOWN` past the toes' range, the push-off), levels out by
+    ``_LEVEL`` of the swing, then turns its toes up for the heel strike. Only the ankle's
     horizontal path is set here; its height follows from the swing knee
     (:func:`_swing_ankles`).
     """
@@ -556,15 +563,16 @@ def _swing(foot: _Foot, t: NDArray, p: GaitParameters, body: _Body) -> _Foot:
         path = _hermite(s[:, None], start, h * velocity, end, 0.0)
         level = np.clip(s / _LEVEL, 0.0, 1.0)
         toes_up = ease(Easing.MINIMUM_JERK, (s - 1.0 + _LEVEL) / _LEVEL)
-        # s (1 − s / _LEVEL)³ peaks at 27 _LEVEL / 256: keep the toes within their range.
-        room = max(body.toe_extension - pitch_off, 0.0) * 256.0 / (27.0 * _LEVEL)
+        # s (1 − s / _LEVEL)³ peaks at 27 _LEVEL / 256: the foot pitches at most _TOES_DOWN
+        # past the toes' range.
+        room = max(body.toe_extension + _TOES_DOWN - pitch_off, 0.0) * 256.0 / (27.0 * _LEVEL)
         heel_up = (
             pitch_off * (1.0 - ease(Easing.MINIMUM_JERK, level))
             + min(h * rate, room) * s * (1.0 - level) ** 3
         )
         yaw = foot.yaw[a - 1] + (foot.yaw[b] - foot.yaw[a - 1]) * ease(Easing.MINIMUM_JERK, s)
         ankle[a:b] = path
-        toes[a:b] = heel_up  # the toes stay bent as long as the heel is up, flat otherwise
+        toes[a:b] = np.minimum(heel_up, body.toe_extension)  # bent with the heel, in range
         pitch[a:b] = heel_up + pitch_on * toes_up
         rotation[a:b] = quat_multiply(_qz(yaw), _qaxis(np.array([0.0, 1.0, 0.0]), pitch[a:b]))
     return replace(foot, ankle=ankle, rotation=rotation, toes=toes, pitch=pitch)
