@@ -38,11 +38,14 @@ _KEEP_HIGH = ~_LOW_BYTES[::-1]
 _ZEROS_LOW = _ASCII_ZEROS & _LOW_BYTES[::-1]
 _ZEROS_HIGH = _ASCII_ZEROS & ~_LOW_BYTES
 _PAD = 8
-# Lemire's steps: pairs of digits, then of 2-digit and of 4-digit numbers, joined in place.
+# Lemire's steps: lanes of 1, 2 and 4 digits (the first: ASCII digits, or zero bytes, masked to
+# their values) joined in pairs by one multiply (the high lane times 10^w plus the low one) and
+# a shift.
 _DIGIT_STEPS = tuple(
-    (np.uint64(10**width), np.uint64(8 * width), np.uint64(mask))
-    for width, mask in ((1, 0x00FF00FF00FF00FF), (2, 0x0000FFFF0000FFFF), (4, 0xFFFFFFFF))
+    (np.uint64(mask), np.uint64(10**w << 8 * w | 1), np.uint64(8 * w))
+    for w, mask in ((1, 0x0F0F0F0F0F0F0F0F), (2, 0x00FF00FF00FF00FF), (4, 0x0000FFFF0000FFFF))
 )
+_BYTE_DIGITS = np.uint8(48), np.uint8(9)  # b - 48 (wrapping) <= 9: an ASCII digit
 _MANY_SLOW = 1024
 
 
@@ -81,28 +84,13 @@ def _digits_ok(word: NDArray[np.uint64]) -> NDArray[np.bool_]:
 def _eight_digits(word: NDArray[np.uint64]) -> NDArray[np.uint64]:
     """The integer written by 8 ASCII digits, first digit in the lowest byte (Lemire, 2018).
 
-    Computed in place: ``word`` is overwritten by the result.
+    Zero bytes count as "0". Computed in place: ``word`` is overwritten by the result.
     """
-    word -= _ASCII_ZEROS
-    for factor, shift, mask in _DIGIT_STEPS:
-        low = word >> shift
-        word *= factor
-        word += low
+    for mask, factor, shift in _DIGIT_STEPS:
         word &= mask
+        word *= factor
+        word >>= shift
     return word
-
-
-def _token_points(
-    b: NDArray[np.uint8], starts: NDArray[np.intp], ends: NDArray[np.intp], digits_from: NDArray
-) -> tuple[NDArray[np.intp], NDArray[np.bool_]]:
-    """Position of each token's decimal point (its end if none), and tokens with one at most."""
-    dots = np.flatnonzero(b == 46)
-    if len(dots) == len(starts) and np.all(dots >= digits_from) and np.all(dots < ends):
-        return dots, np.ones(len(starts), dtype=bool)
-    point = ends.copy()
-    owner = np.searchsorted(starts, dots, side="right") - 1
-    point[owner] = dots
-    return point, np.bincount(owner, minlength=len(starts)) <= 1
 
 
 def decode_lines(text: bytes) -> DecodedLines:
@@ -128,21 +116,43 @@ def decode_lines(text: bytes) -> DecodedLines:
     starts += 1
     token += 1
     ends = gaps[token]
-    del gaps, token
-    line_ends = np.append(np.flatnonzero(b == 10), len(b))
-    counts = np.diff(np.searchsorted(starts, line_ends), prepend=0)
+    del token
+    line_ends = gaps[b[gaps] == 10]
+    n_gaps = len(gaps)
+    del gaps
+    counts = np.diff(np.searchsorted(starts, line_ends), prepend=0, append=len(starts))
 
     first = b[starts]
     negative = first == 45
-    digits_from = starts + (first < 46)  # skip a leading "+" (43) or "-" (45)
-    point, single = _token_points(b, starts, ends, digits_from)
+    skipped = first < 46  # a leading "+" (43) or "-" (45) is skipped, other bytes fail below
+    digits_from = starts + skipped
+    dots = np.flatnonzero(b == 46)
+    # Plain text: besides separators, one sign at most in front and points, only ASCII digits.
+    # Then the tokens' digit bytes need no check of their own.
+    n_skipped = np.count_nonzero(skipped)
+    plain = (
+        n_skipped == np.count_nonzero(negative) + np.count_nonzero(first == 43)
+        and np.count_nonzero(np.subtract(b, _BYTE_DIGITS[0]) > _BYTE_DIGITS[1])
+        == n_gaps + len(dots) + n_skipped
+    )
+    if len(dots) == len(starts) and np.all(dots >= digits_from) and np.all(dots < ends):
+        point, fast = dots, None  # one point in every token, after the sign
+    else:
+        point = ends.copy()
+        owner = np.searchsorted(starts, dots, side="right") - 1
+        point[owner] = dots
+        fast = np.bincount(owner, minlength=len(starts)) <= 1
+    del dots
     n_int = np.subtract(point, digits_from, out=digits_from)
     n_frac = ends - point
     n_frac -= 1
     np.maximum(n_frac, 0, out=n_frac)
-    fast = single & (n_int >= 0) & (n_int <= _FAST_DIGITS) & (n_frac <= 2 * _FAST_DIGITS)
+    in_range = (n_int >= 0) & (n_int <= _FAST_DIGITS) & (n_frac <= 2 * _FAST_DIGITS)
+    fast = in_range if fast is None else fast & in_range
+    del in_range
     fast &= n_int + n_frac >= 1
-    fast &= (first >= 46) | negative | (first == 43)  # what digits_from skips is a sign
+    if not plain:
+        fast &= ~skipped | negative | (first == 43)  # what digits_from skips is a sign
     np.clip(n_int, 0, _FAST_DIGITS, out=n_int)
     np.minimum(n_frac, 2 * _FAST_DIGITS, out=n_frac)
 
@@ -150,26 +160,26 @@ def decode_lines(text: bytes) -> DecodedLines:
     words = as_strided(np.frombuffer(padded, dtype=np.uint64), shape=(len(b) - 7,), strides=(1,))
     point -= 8
     int_word = words[point]
-    int_word &= _KEEP_HIGH[n_int]
-    int_word |= _ZEROS_LOW[n_int]
-    del n_int
     point += 9
     n_frac1 = np.minimum(n_frac, _FAST_DIGITS)
     frac_word = words[point]
+    int_word &= _KEEP_HIGH[n_int]
     frac_word &= _LOW_BYTES[n_frac1]
-    frac_word |= _ZEROS_HIGH[n_frac1]
+    if not plain:
+        fast &= _digits_ok(int_word | _ZEROS_LOW[n_int])
+        fast &= _digits_ok(frac_word | _ZEROS_HIGH[n_frac1])
+    del n_int
     n_frac2 = np.subtract(n_frac, n_frac1, out=n_frac)
     del n_frac1
-    fast &= _digits_ok(int_word)
-    fast &= _digits_ok(frac_word)
     mantissa = _eight_digits(int_word)  # in place: int_word's array
     mantissa *= np.uint64(100_000_000)
     mantissa += _eight_digits(frac_word)
     del frac_word
     if n_frac2.any():  # more than 8 decimals: a second word of fraction digits
         point += 8
-        frac_word = (words[point] & _LOW_BYTES[n_frac2]) | _ZEROS_HIGH[n_frac2]
-        fast &= _digits_ok(frac_word)
+        frac_word = words[point] & _LOW_BYTES[n_frac2]
+        if not plain:
+            fast &= _digits_ok(frac_word | _ZEROS_HIGH[n_frac2])
         # The second word's trailing zero padding is divided away exactly.
         tail = _eight_digits(frac_word) // _POW10[_FAST_DIGITS - n_frac2]
         fast &= mantissa < _EXACT // _POW10[n_frac2]

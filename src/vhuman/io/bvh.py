@@ -430,7 +430,9 @@ class _Layout:
     root_axes: list[int]
     root_columns: list[int]
     fixed: list[tuple[int, int, int]]  # (joint, axis, column) of non-root position channels
-    rotations: dict[str, tuple[list[int], NDArray[np.intp]]]  # order -> (joints, columns)
+    rotations: dict[str, tuple[list[int], NDArray[np.intp]]]  # order -> (joints, columns (3, J))
+    fixed_columns: list[int]  # columns of the non-root position channels
+    needs_zero: bool  # a joint has fewer than 3 rotation channels (columns past the end)
 
     @classmethod
     def of(cls, nodes: list[_Node], n_channels: int) -> _Layout:
@@ -461,55 +463,61 @@ class _Layout:
             for j, c in zip(joints, cols, strict=True):
                 every[j] = c
             groups = {order: (list(range(len(nodes))), every)}
-        rotations = {o: (js, np.array(cs, dtype=np.intp)) for o, (js, cs) in groups.items()}
-        return cls(n_channels, root_axes, root_columns, fixed, rotations)
-
-    @property
-    def fixed_columns(self) -> list[int]:
-        """Columns of the non-root position channels."""
-        return [col for _, _, col in self.fixed]
-
-    @property
-    def needs_zero(self) -> bool:
-        """Whether a joint has fewer than 3 rotation channels (its columns point past the end)."""
-        return any(bool((cols == self.n_channels).any()) for _, cols in self.rotations.values())
+        rotations = {
+            o: (js, np.array(cs, dtype=np.intp).T.copy()) for o, (js, cs) in groups.items()
+        }
+        return cls(
+            n_channels,
+            root_axes,
+            root_columns,
+            fixed,
+            rotations,
+            [col for _, _, col in fixed],
+            any(bool((cols == n_channels).any()) for _, cols in rotations.values()),
+        )
 
 
 def _euler_quats(
     angles: NDArray[np.float64], order: str, axes: AxisMap, out: NDArray[np.float64] | None = None
 ) -> NDArray[np.float64]:
-    """Quaternions ``(..., 4)`` of intrinsic Euler angles ``(..., 3)`` [deg], in our axes.
+    """Quaternions ``(k, J, 4)`` of intrinsic Euler angles ``(k, 3, J)`` [deg], in our axes.
 
-    ``R = R_A(a) R_B(b) R_C(c)`` for ``order = "ABC"`` (three distinct axes),
-    expanded once: with ``s = +1`` when ABC is a cyclic order of XYZ, else -1,
-    and half angles, ``w = ca cb cc - s sa sb sc``, ``q_A = sa cb cc + s ca sb sc``,
-    ``q_B = ca sb cc - s sa cb sc``, ``q_C = ca cb sc + s sa sb cc``. The file's
-    vector components are then moved to our axes (``C R Cᵀ``). Sines and
-    cosines of the half angles come from the tangent of the quarter angles
-    ``t`` (``2t / (1 + t²)`` and ``(1 - t²) / (1 + t²)``): numpy evaluates
-    ``tan`` with SIMD and ``sin``, ``cos`` one value at a time.
+    ``angles`` is overwritten. ``R = R_A(a) R_B(b) R_C(c)`` for ``order = "ABC"``
+    (three distinct axes), expanded once: with ``s = +1`` when ABC is a cyclic
+    order of XYZ, else -1, and half angles, ``w = ca cb cc - s sa sb sc``,
+    ``q_A = sa cb cc + s ca sb sc``, ``q_B = ca sb cc - s sa cb sc``,
+    ``q_C = ca cb sc + s sa sb cc``. The file's vector components are then moved
+    to our axes (``C R Cᵀ``). Sines and cosines of the half angles come from the
+    tangent of the quarter angles ``t``: ``k = 2 / (1 + t²)``, ``sin = t k``,
+    ``cos = k - 1`` (numpy evaluates ``tan`` with SIMD and ``sin``, ``cos`` one
+    value at a time). The angles of one axis lie together (``(k, 3, J)``), so
+    every product runs over contiguous memory.
     """
-    t = np.tan(np.radians(angles) * 0.25)
-    t_squared = t * t
-    scale = 1.0 / (1.0 + t_squared)
-    s = t * scale
-    s *= 2.0
-    c = np.subtract(1.0, t_squared, out=t_squared)
-    c *= scale
-    ca, cb, cc = c[..., 0], c[..., 1], c[..., 2]
-    sa, sb, sc = s[..., 0], s[..., 1], s[..., 2]
-    sign = 1.0 if order in ("XYZ", "YZX", "ZXY") else -1.0
+    t = np.multiply(angles, np.pi / 720.0, out=angles)
+    np.tan(t, out=t)
+    c = t * t
+    c += 1.0
+    np.divide(2.0, c, out=c)
+    s = np.multiply(t, c, out=t)
+    c -= 1.0
+    ca, cb, cc = c[:, 0], c[:, 1], c[:, 2]
+    sa, sb, sc = s[:, 0], s[:, 1], s[:, 2]
+    add, sub = (np.add, np.subtract) if order in ("XYZ", "YZX", "ZXY") else (np.subtract, np.add)
     cbcc, sbsc, sbcc, cbsc = cb * cc, sb * sc, sb * cc, cb * sc
-    file_parts = {
-        order[0]: sa * cbcc + sign * (ca * sbsc),
-        order[1]: ca * sbcc - sign * (sa * cbsc),
-        order[2]: ca * cbsc + sign * (sa * sbcc),
+    terms = {  # each component as (x1 y1) ± (x2 y2)
+        order[0]: (sa, cbcc, ca, sbsc, add),
+        order[1]: (ca, sbcc, sa, cbsc, sub),
+        order[2]: (ca, cbsc, sa, sbcc, add),
     }
     if out is None:
-        out = np.empty((*angles.shape[:-1], 4))
-    out[..., 0] = ca * cbcc - sign * (sa * sbsc)
+        out = np.empty((len(angles), angles.shape[2], 4))
+    sub(ca * cbcc, sa * sbsc, out=out[..., 0])
     for ours, (file_axis, flip) in enumerate(zip(axes.index, axes.sign, strict=True)):
-        out[..., 1 + ours] = file_parts[_AXES[file_axis]] * flip
+        x1, y1, x2, y2, combine = terms[_AXES[file_axis]]
+        component = out[..., 1 + ours]
+        combine(x1 * y1, x2 * y2, out=component)
+        if flip < 0.0:
+            np.negative(component, out=component)
     return out
 
 
