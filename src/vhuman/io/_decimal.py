@@ -11,6 +11,13 @@ division of two exactly represented numbers (Clinger, 1990, fast path), so it
 equals Python's ``float(token)`` bit for bit. Other tokens (exponents, longer
 digit strings, ``nan``) go through ``float``; text that is not a number is
 reported with its line.
+
+The digits are checked once for the whole text: when its bytes besides
+separators, points and one leading sign per token are all ASCII digits (a
+count of byte classes), no word needs a check of its own; otherwise each word
+is checked. When every token has one point the same count of digits from its
+end (numbers written with fixed decimals), the points are found from the
+first token's count instead of by a search.
 """
 
 from __future__ import annotations
@@ -93,6 +100,43 @@ def _eight_digits(word: NDArray[np.uint64]) -> NDArray[np.uint64]:
     return word
 
 
+def _token_points(
+    padded: bytes,
+    b: NDArray[np.uint8],
+    starts: NDArray[np.intp],
+    ends: NDArray[np.intp],
+    digits_from: NDArray[np.intp],
+) -> tuple[NDArray[np.intp], int | NDArray[np.intp], int, NDArray[np.bool_] | None]:
+    """Each token's decimal point (its end if none), the digits after it, and the points.
+
+    Returns the point positions, the digit counts after them (one int when all
+    tokens have the same), the number of points in the text, and which tokens
+    hold one point at most (``None``: each holds one, after its sign). Numbers
+    written with a fixed count of decimals, as exporters write them, are
+    recognised from the first token without finding every point.
+    """
+    n_dots = int(np.count_nonzero(b == 46))
+    if n_dots == len(starts) > 0:
+        dot = padded.find(b".", starts[0], ends[0])
+        if dot >= 0:
+            decimals = int(ends[0]) - dot - 1
+            point = ends - (decimals + 1)
+            if np.all(point >= digits_from) and np.all(b[point] == 46):
+                return point, decimals, n_dots, None
+    dots = np.flatnonzero(b == 46)
+    if n_dots == len(starts) and np.all(dots >= digits_from) and np.all(dots < ends):
+        n_frac = ends - dots
+        n_frac -= 1
+        return dots, n_frac, n_dots, None
+    point = ends.copy()
+    owner = np.searchsorted(starts, dots, side="right") - 1
+    point[owner] = dots
+    n_frac = ends - point
+    n_frac -= 1
+    np.maximum(n_frac, 0, out=n_frac)
+    return point, n_frac, n_dots, np.bincount(owner, minlength=len(starts)) <= 1
+
+
 def decode_lines(text: bytes) -> DecodedLines:
     """All whitespace-separated numbers of ``text`` and how many each line holds.
 
@@ -106,7 +150,7 @@ def decode_lines(text: bytes) -> DecodedLines:
     DecodedLines
         Values equal ``float(token)`` for every token (bit for bit).
     """
-    width = -(-(len(text) + 3 * _PAD) // 8) * 8
+    width = -(-(len(text) + 4 * _PAD) // 8) * 8  # a whole number of words
     padded = b" " * _PAD + text + b" " * (width - len(text) - _PAD)
     b = np.frombuffer(padded, dtype=np.uint8)
     gaps = np.flatnonzero(b <= 32)  # separators; a token lies between two that are not adjacent
@@ -126,35 +170,27 @@ def decode_lines(text: bytes) -> DecodedLines:
     negative = first == 45
     skipped = first < 46  # a leading "+" (43) or "-" (45) is skipped, other bytes fail below
     digits_from = starts + skipped
-    dots = np.flatnonzero(b == 46)
+    point, n_frac, n_dots, fast = _token_points(padded, b, starts, ends, digits_from)
     # Plain text: besides separators, one sign at most in front and points, only ASCII digits.
     # Then the tokens' digit bytes need no check of their own.
     n_skipped = np.count_nonzero(skipped)
     plain = (
         n_skipped == np.count_nonzero(negative) + np.count_nonzero(first == 43)
         and np.count_nonzero(np.subtract(b, _BYTE_DIGITS[0]) > _BYTE_DIGITS[1])
-        == n_gaps + len(dots) + n_skipped
+        == n_gaps + n_dots + n_skipped
     )
-    if len(dots) == len(starts) and np.all(dots >= digits_from) and np.all(dots < ends):
-        point, fast = dots, None  # one point in every token, after the sign
-    else:
-        point = ends.copy()
-        owner = np.searchsorted(starts, dots, side="right") - 1
-        point[owner] = dots
-        fast = np.bincount(owner, minlength=len(starts)) <= 1
-    del dots
     n_int = np.subtract(point, digits_from, out=digits_from)
-    n_frac = ends - point
-    n_frac -= 1
-    np.maximum(n_frac, 0, out=n_frac)
-    in_range = (n_int >= 0) & (n_int <= _FAST_DIGITS) & (n_frac <= 2 * _FAST_DIGITS)
+    # As unsigned, a negative count (a point before the sign) is out of range too.
+    in_range = n_int.view(np.uint64) <= _FAST_DIGITS
     fast = in_range if fast is None else fast & in_range
     del in_range
-    fast &= n_int + n_frac >= 1
+    if np.ndim(n_frac) or n_frac == 0:
+        fast &= n_int + n_frac >= 1
+    fast &= n_frac <= 2 * _FAST_DIGITS
     if not plain:
         fast &= ~skipped | negative | (first == 43)  # what digits_from skips is a sign
     np.clip(n_int, 0, _FAST_DIGITS, out=n_int)
-    np.minimum(n_frac, 2 * _FAST_DIGITS, out=n_frac)
+    n_frac = np.minimum(n_frac, 2 * _FAST_DIGITS)
 
     # words[i] holds bytes i … i+7 (numpy reads the unaligned words).
     words = as_strided(np.frombuffer(padded, dtype=np.uint64), shape=(len(b) - 7,), strides=(1,))
@@ -169,13 +205,13 @@ def decode_lines(text: bytes) -> DecodedLines:
         fast &= _digits_ok(int_word | _ZEROS_LOW[n_int])
         fast &= _digits_ok(frac_word | _ZEROS_HIGH[n_frac1])
     del n_int
-    n_frac2 = np.subtract(n_frac, n_frac1, out=n_frac)
+    n_frac2 = n_frac - n_frac1
     del n_frac1
     mantissa = _eight_digits(int_word)  # in place: int_word's array
     mantissa *= np.uint64(100_000_000)
     mantissa += _eight_digits(frac_word)
     del frac_word
-    if n_frac2.any():  # more than 8 decimals: a second word of fraction digits
+    if np.any(n_frac2):  # more than 8 decimals: a second word of fraction digits
         point += 8
         frac_word = words[point] & _LOW_BYTES[n_frac2]
         if not plain:
