@@ -112,6 +112,7 @@ _ALLOWED_CHANNELS = "Xposition, Yposition, Zposition, Xrotation, Yrotation, Zrot
 _JOINT_BODY = "OFFSET, CHANNELS, JOINT, End Site or '}'"
 _AXES = "XYZ"
 _MAX_CHANNELS = len(_CHANNELS)
+_COUNTS = {str(n): n for n in range(_MAX_CHANNELS + 1)}
 _MAX_MESSAGE = 300
 
 
@@ -229,10 +230,31 @@ class _Tokens:
         return value
 
     def offset(self, owner: str) -> tuple[float, float, float]:
+        try:  # three finite numbers, as nearly always; else token by token, for the message
+            (x, _), (y, _), (z, _) = self._tokens[self._pos : self._pos + 3]
+            xyz = float(x), float(y), float(z)
+        except ValueError:
+            pass
+        else:
+            if math.isfinite(sum(xyz)):
+                self._pos += 3
+                return xyz
         x, y, z = (self.number(lambda a=a: f"OFFSET {a} of {owner}") for a in _AXES)
         return x, y, z
 
     def channels(self, owner: str) -> list[tuple[str, int]]:
+        count = self._tokens[self._pos][0] if self._pos < len(self._tokens) else ""
+        if count in _COUNTS:  # known, distinct names; else name by name, for the message
+            n = _COUNTS[count]
+            fast: list[tuple[str, int]] = []
+            for name, _ in self._tokens[self._pos + 1 : self._pos + 1 + n]:
+                channel = _CHANNELS.get(name.lower())
+                if channel is None or channel in fast:
+                    break
+                fast.append(channel)
+            if len(fast) == n:
+                self._pos += 1 + n
+                return fast
         tok, line = self.next(lambda: f"the channel count of {owner}")
         if not (tok.isdecimal() and len(tok) <= 2 and int(tok) <= _MAX_CHANNELS):
             raise self.error(
