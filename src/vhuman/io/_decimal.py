@@ -22,6 +22,7 @@ first token's count instead of by a search.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -54,6 +55,7 @@ _DIGIT_STEPS = tuple(
 )
 _BYTE_DIGITS = np.uint8(48), np.uint8(9)  # b - 48 (wrapping) <= 9: an ASCII digit
 _MANY_SLOW = 1024
+_TOKEN = re.compile(rb"[^\x00-\x20]+")
 
 
 @dataclass(frozen=True)
@@ -153,6 +155,8 @@ def decode_lines(text: bytes) -> DecodedLines:
     width = -(-(len(text) + 4 * _PAD) // 8) * 8  # a whole number of words
     padded = b" " * _PAD + text + b" " * (width - len(text) - _PAD)
     b = np.frombuffer(padded, dtype=np.uint8)
+    # Bytes that are no ASCII digit; in plain text: separators, points and leading signs.
+    n_not_digits = np.count_nonzero(np.subtract(b, _BYTE_DIGITS[0]) > _BYTE_DIGITS[1])
     gaps = np.flatnonzero(b <= 32)  # separators; a token lies between two that are not adjacent
     token = np.flatnonzero(np.diff(gaps) > 1)
     # Arrays are updated in place and dropped once used: they set a chunk's peak memory.
@@ -171,13 +175,13 @@ def decode_lines(text: bytes) -> DecodedLines:
     skipped = first < 46  # a leading "+" (43) or "-" (45) is skipped, other bytes fail below
     digits_from = starts + skipped
     point, n_frac, n_dots, fast = _token_points(padded, b, starts, ends, digits_from)
+    del ends  # the few tokens read by Python find their end again
     # Plain text: besides separators, one sign at most in front and points, only ASCII digits.
     # Then the tokens' digit bytes need no check of their own.
     n_skipped = np.count_nonzero(skipped)
     plain = (
         n_skipped == np.count_nonzero(negative) + np.count_nonzero(first == 43)
-        and np.count_nonzero(np.subtract(b, _BYTE_DIGITS[0]) > _BYTE_DIGITS[1])
-        == n_gaps + n_dots + n_skipped
+        and n_not_digits == n_gaps + n_dots + n_skipped
     )
     n_int = np.subtract(point, digits_from, out=digits_from)
     # As unsigned, a negative count (a point before the sign) is out of range too.
@@ -196,21 +200,22 @@ def decode_lines(text: bytes) -> DecodedLines:
     words = as_strided(np.frombuffer(padded, dtype=np.uint64), shape=(len(b) - 7,), strides=(1,))
     point -= 8
     int_word = words[point]
+    int_word &= _KEEP_HIGH[n_int]
+    if not plain:
+        fast &= _digits_ok(int_word | _ZEROS_LOW[n_int])
+    del n_int
+    mantissa = _eight_digits(int_word)  # in place: int_word's array
+    mantissa *= np.uint64(100_000_000)
     point += 9
     n_frac1 = np.minimum(n_frac, _FAST_DIGITS)
     frac_word = words[point]
-    int_word &= _KEEP_HIGH[n_int]
     frac_word &= _LOW_BYTES[n_frac1]
     if not plain:
-        fast &= _digits_ok(int_word | _ZEROS_LOW[n_int])
         fast &= _digits_ok(frac_word | _ZEROS_HIGH[n_frac1])
-    del n_int
-    n_frac2 = n_frac - n_frac1
-    del n_frac1
-    mantissa = _eight_digits(int_word)  # in place: int_word's array
-    mantissa *= np.uint64(100_000_000)
     mantissa += _eight_digits(frac_word)
     del frac_word
+    n_frac2 = n_frac - n_frac1
+    del n_frac1
     if np.any(n_frac2):  # more than 8 decimals: a second word of fraction digits
         point += 8
         frac_word = words[point] & _LOW_BYTES[n_frac2]
@@ -223,10 +228,12 @@ def decode_lines(text: bytes) -> DecodedLines:
         scale = _POW10_FLOAT[_FAST_DIGITS + n_frac2]
     else:
         scale = _POW10_FLOAT[_FAST_DIGITS]
+    del point
     fast &= mantissa < _EXACT
     values = mantissa.astype(np.float64)
+    del mantissa
     values /= scale
-    np.copysign(values, 0.5 - negative, out=values)  # -0.5 where negative
+    np.multiply(values, 1 - 2 * negative.view(np.int8), out=values)  # -0.0 too, from 0.0
 
     slow = np.flatnonzero(~fast)
     if len(slow) == 0:
@@ -242,7 +249,7 @@ def decode_lines(text: bytes) -> DecodedLines:
                 values, counts, nonfinite_line=_first_nonfinite(values, slow, starts, line_ends)
             )
     for k, i in enumerate(slow):
-        token = padded[starts[i] : ends[i]]
+        token = _token_at(padded, int(starts[i]))
         try:
             values[i] = float(token) if b"_" not in token else float("x")
         except ValueError:
@@ -252,6 +259,12 @@ def decode_lines(text: bytes) -> DecodedLines:
     return DecodedLines(
         values, counts, nonfinite_line=_first_nonfinite(values, slow, starts, line_ends)
     )
+
+
+def _token_at(padded: bytes, start: int) -> bytes:
+    """The token that starts at byte ``start`` (up to the next separator)."""
+    match = _TOKEN.match(padded, start)
+    return match.group() if match else b""
 
 
 def _first_nonfinite(

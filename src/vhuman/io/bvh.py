@@ -404,6 +404,10 @@ _CHUNK_BYTES = 1 << 18
 _MIN_CHUNK_BYTES = 1 << 15
 _THREADED_BYTES = 1 << 24
 """Frame text from which threads share the decoding (below, starting them costs more)."""
+_MIN_CHUNKS = 6
+"""Fewest chunks of frame text decoded by one thread: a chunk's temporaries (about 6 bytes per
+byte of text) stay near the size of the decoded array, and chunks as large as that take the
+fewest numpy calls."""
 _WRITE_CHUNK_VALUES = 1 << 13
 """Numbers converted and formatted at a time when writing."""
 _WORKERS = min(4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1)
@@ -595,9 +599,16 @@ def _decode_chunk(text: memoryview, layout: _Layout, axes: AxisMap, n_joints: in
     return _Chunk(lines, filled, _convert(values, layout, axes, n_joints))
 
 
+def _threaded(size: int) -> bool:
+    """Whether threads share the decoding of ``size`` bytes of frame text."""
+    return size >= _THREADED_BYTES and _WORKERS >= 2
+
+
 def _chunk_bounds(data: _Bytes, start: int) -> list[tuple[int, int]]:
     """Byte ranges of whole lines, about the size that keeps every core busy and caches warm."""
-    step = int(np.clip((len(data) - start) // (4 * _WORKERS), _MIN_CHUNK_BYTES, _CHUNK_BYTES))
+    size = len(data) - start
+    parts = 4 * _WORKERS if _threaded(size) else _MIN_CHUNKS
+    step = int(np.clip(size // parts, _MIN_CHUNK_BYTES, _CHUNK_BYTES))
     bounds, pos = [], start
     while pos < len(data):
         cut = data.find(b"\n", pos + step)
@@ -613,7 +624,7 @@ def _chunks(
     """Decoded chunks in file order; decoded by a few threads (numpy releases the GIL)."""
     view = memoryview(data)
     bounds = _chunk_bounds(data, start)
-    if len(data) - start < _THREADED_BYTES or _WORKERS < 2:
+    if not _threaded(len(data) - start):
         for a, b in bounds:
             lines = decode_lines(view[a:b])  # converted by the caller, into its array
             yield _Chunk(lines, np.flatnonzero(lines.counts))
@@ -699,9 +710,11 @@ def _read_frames(
                 root_channels, fixed_channels, _ = _convert(
                     values, layout, axes, len(nodes), out=rotations[sl]
                 )
+                del values
             else:
                 root_channels, fixed_channels, local = chunk.frames
                 rotations[sl] = local[:take]
+                del local
             root[sl, layout.root_axes] = root_channels[:take]
             if n_fixed:
                 if done == 0:
@@ -711,6 +724,7 @@ def _read_frames(
         done += take
         trailing += len(filled) - take
         line += len(lines.counts) - 1
+        del chunk, lines, filled  # before the next chunk is decoded
     if done < n_frames:
         raise too_few(done)
     if trailing:

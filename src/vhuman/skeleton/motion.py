@@ -99,7 +99,8 @@ class Motion:
         for i in (1, 2, 3):
             norms += np.square(rot[..., i])
         np.sqrt(norms, out=norms)
-        unit = bool(np.all(np.abs(norms - 1.0) < 1e-12))
+        norms -= 1.0
+        unit = bool(np.all(np.abs(norms, out=norms) < 1e-12))
         if not unit and not np.all(np.isfinite(rot)):
             raise InputError("local_rotations contain NaN or infinite values")
         root = np.asarray(self.root_positions, dtype=np.float64)
