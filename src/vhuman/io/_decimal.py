@@ -123,10 +123,10 @@ def _token_points(
         if dot >= 0:
             decimals = int(ends[0]) - dot - 1
             point = ends - (decimals + 1)
-            if np.all(point >= digits_from) and np.all(b[point] == 46):
+            if (point >= digits_from).all() and (b[point] == 46).all():
                 return point, decimals, n_dots, None
     dots = np.flatnonzero(b == 46)
-    if n_dots == len(starts) and np.all(dots >= digits_from) and np.all(dots < ends):
+    if n_dots == len(starts) and (dots >= digits_from).all() and (dots < ends).all():
         n_frac = ends - dots
         n_frac -= 1
         return dots, n_frac, n_dots, None
@@ -158,7 +158,7 @@ def decode_lines(text: bytes) -> DecodedLines:
     # Bytes that are no ASCII digit; in plain text: separators, points and leading signs.
     n_not_digits = np.count_nonzero(np.subtract(b, _BYTE_DIGITS[0]) > _BYTE_DIGITS[1])
     gaps = np.flatnonzero(b <= 32)  # separators; a token lies between two that are not adjacent
-    token = np.flatnonzero(np.diff(gaps) > 1)
+    token = np.flatnonzero(gaps[1:] - gaps[:-1] > 1)
     # Arrays are updated in place and dropped once used: they set a chunk's peak memory.
     starts = gaps[token]
     starts += 1
@@ -168,7 +168,11 @@ def decode_lines(text: bytes) -> DecodedLines:
     line_ends = gaps[b[gaps] == 10]
     n_gaps = len(gaps)
     del gaps
-    counts = np.diff(np.searchsorted(starts, line_ends), prepend=0, append=len(starts))
+    edges = np.zeros(len(line_ends) + 2, dtype=np.intp)  # tokens before each line
+    edges[1:-1] = np.searchsorted(starts, line_ends)
+    edges[-1] = len(starts)
+    counts = edges[1:] - edges[:-1]
+    del edges
 
     first = b[starts]
     negative = first == 45
@@ -188,16 +192,16 @@ def decode_lines(text: bytes) -> DecodedLines:
     in_range = n_int.view(np.uint64) <= _FAST_DIGITS
     fast = in_range if fast is None else fast & in_range
     del in_range
-    if np.ndim(n_frac) or n_frac == 0:
+    if isinstance(n_frac, np.ndarray) or n_frac == 0:
         fast &= n_int + n_frac >= 1
     fast &= n_frac <= 2 * _FAST_DIGITS
     if not plain:
         fast &= ~skipped | negative | (first == 43)  # what digits_from skips is a sign
-    np.clip(n_int, 0, _FAST_DIGITS, out=n_int)
+    np.minimum(n_int.view(np.uint64), _FAST_DIGITS, out=n_int.view(np.uint64))  # 0 … 8
     n_frac = np.minimum(n_frac, 2 * _FAST_DIGITS)
 
     # words[i] holds bytes i … i+7 (numpy reads the unaligned words).
-    words = as_strided(np.frombuffer(padded, dtype=np.uint64), shape=(len(b) - 7,), strides=(1,))
+    words = np.ndarray((len(b) - 7,), np.uint64, padded, 0, (1,))
     point -= 8
     int_word = words[point]
     int_word &= _KEEP_HIGH[n_int]
