@@ -63,6 +63,7 @@ rename; :func:`vhuman.io.filesystem.atomic_path`).
 from __future__ import annotations
 
 import enum
+import itertools
 import math
 import mmap
 import os
@@ -113,6 +114,14 @@ _JOINT_BODY = "OFFSET, CHANNELS, JOINT, End Site or '}'"
 _AXES = "XYZ"
 _MAX_CHANNELS = len(_CHANNELS)
 _COUNTS = {str(n): n for n in range(_MAX_CHANNELS + 1)}
+_ORDERS = {
+    axes: "".join(_AXES[a] for a in axes) + "".join(a for i, a in enumerate(_AXES) if i not in axes)
+    for axes in itertools.chain.from_iterable(
+        itertools.permutations(range(3), n) for n in (1, 2, 3)
+    )
+}
+"""Rotation order of the rotation channels' axes (file order); with fewer than 3 channels the
+unused axes come last, at angle 0."""
 _MAX_MESSAGE = 300
 
 
@@ -477,9 +486,7 @@ class _Layout:
                 else:
                     fixed.append((j, axis, col))
             if rot:
-                # Fewer than 3 rotation channels: the unused axes come last, at angle 0.
-                order = "".join(_AXES[a] for a, _ in rot)
-                order += "".join(a for a in _AXES if a not in order)
+                order = _ORDERS[tuple(a for a, _ in rot)]
                 members = groups.setdefault(order, ([], []))
                 members[0].append(j)
                 members[1].append([c for _, c in rot] + [n_channels] * (3 - len(rot)))
