@@ -50,8 +50,9 @@ Speed
 -----
 The hierarchy is parsed token by token (it is small; an OFFSET or CHANNELS
 record at once when it is well formed); the frames are decoded a chunk of
-lines at a time (at least six chunks, whose temporaries stay near the decoded
-array's size; shared by a few threads on files over 16 MB of frames), as whole
+lines at a time (a sixth of the text, from 32 KB to 256 KB, so that a chunk's
+temporaries stay near the decoded array's size; shared by a few threads on
+files over 16 MB of frames), as whole
 arrays: numbers by SWAR arithmetic on 8-byte words (:mod:`vhuman.io._decimal`),
 Euler angles to quaternions in one expression over all joints and frames
 (half-angle sines and cosines from one tangent, the angles of each axis
@@ -417,9 +418,9 @@ _MIN_CHUNK_BYTES = 1 << 15
 _THREADED_BYTES = 1 << 24
 """Frame text from which threads share the decoding (below, starting them costs more)."""
 _MIN_CHUNKS = 6
-"""Fewest chunks of frame text decoded by one thread: a chunk's temporaries (about 6 bytes per
-byte of text) stay near the size of the decoded array, and chunks as large as that take the
-fewest numpy calls."""
+"""Chunks that one thread cuts the frame text into (within the chunk size bounds): a chunk's
+temporaries (about 6 bytes per byte of text) stay near the size of the decoded array, and
+chunks as large as that take the fewest numpy calls."""
 _WRITE_CHUNK_VALUES = 1 << 13
 """Numbers converted and formatted at a time when writing."""
 _WORKERS = min(4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1)
