@@ -52,16 +52,15 @@ The hierarchy is parsed token by token (it is small; an OFFSET or CHANNELS
 record at once when it is well formed); the frames are decoded a chunk of
 lines at a time (a sixth of the text, from 32 KB to 256 KB, so that a chunk's
 temporaries stay near the decoded array's size; shared by a few threads on
-files over 16 MB of frames), as whole
-arrays: numbers by SWAR arithmetic on 8-byte words (:mod:`vhuman.io._decimal`),
-Euler angles to quaternions in one expression over all joints and frames
-(half-angle sines and cosines from one tangent, the angles of each axis
-contiguous). Writing runs the same way backwards, a chunk
-of frames at a time: Euler angles straight into the array that is formatted,
-numbers turned to digits 8 at a time and packed by whole-word stores, the
-text streamed to the file. Memory stays near the file's bytes plus the
-quaternions. Files are written atomically and durably (temporary file, fsync,
-rename; :func:`vhuman.io.filesystem.atomic_path`).
+files over 16 MB of frames), as whole arrays: numbers by SWAR arithmetic on
+8-byte words (:mod:`vhuman.io._decimal`), Euler angles to quaternions in one
+expression over all joints and frames (half-angle sines and cosines from one
+tangent, the angles of each axis contiguous). Writing runs the same way
+backwards, a chunk of frames at a time: Euler angles straight into the array
+that is formatted, numbers turned to digits 8 at a time and packed by
+whole-word stores, the text streamed to the file. Memory stays near the file's
+bytes plus the quaternions. Files are written atomically and durably
+(temporary file, fsync, rename; :func:`vhuman.io.filesystem.atomic_path`).
 """
 
 from __future__ import annotations
