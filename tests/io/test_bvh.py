@@ -279,6 +279,15 @@ BAD_CASES = {
     "inf": (VALID.replace(" 20 30 ", " -inf 30 ", 1), "NaN or infinite"),
     "non-numeric": (VALID.replace(" 20 30 ", " 2O 30 ", 1), "'2O' is not a number"),
     "non-numeric offset": (VALID.replace("OFFSET 0 90 0", "OFFSET 0 x 0"), "must be a number"),
+    "infinite offset": (VALID.replace("OFFSET 0 90 0", "OFFSET 0 inf 0"), "must be finite"),
+    "offset cut short": (
+        VALID.replace("OFFSET 0 90 0", "OFFSET 0 90"),
+        "OFFSET Z of joint 'hips' must be a number, got 'CHANNELS'",
+    ),
+    "fewer channel names": (
+        VALID.replace("Xrotation Yrotation Zrotation", "Xrotation Yrotation"),
+        "unknown channel 'End' in joint 'leg' (or fewer names",
+    ),
     "unknown channel": (
         VALID.replace("Xrotation Yrotation Zrotation", "Xrotation Yrotation W"),
         "unknown channel 'W'",

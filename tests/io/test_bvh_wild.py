@@ -209,6 +209,28 @@ def test_decoded_numbers_equal_python_float_bit_for_bit(seed: int) -> None:
     assert decoded.counts.tolist() == [len(tokens[i : i + 7]) for i in range(0, len(tokens), 7)]
 
 
+@pytest.mark.parametrize("decimals", [0, 1, 4, 6, 8, 9, 15, 17])
+def test_numbers_with_fixed_decimals_equal_python_float_bit_for_bit(decimals: int) -> None:
+    rng = np.random.default_rng(decimals)
+    tokens = [
+        f"{x:.{decimals}f}" for x in rng.normal(size=5000) * 10.0 ** rng.integers(-3, 9, 5000)
+    ]
+    for text in (" ".join(tokens), " ".join(["+" + tokens[0].lstrip("-"), *tokens[1:], "7"])):
+        decoded = decode_lines(text.encode())
+        expected = np.array([float(t) for t in text.split()])
+        assert decoded.bad_line == -1
+        assert np.array_equal(decoded.values.view(np.uint64), expected.view(np.uint64))
+
+
+@pytest.mark.parametrize("bad", ["-", "x", "1.2.3", "1-2", "!5", "+-5"])
+def test_a_bad_last_token_is_reported_at_every_text_length(bad: str) -> None:
+    # Long fractions read a second word past the point; the last token may end the text.
+    for pad in range(8):
+        text = " " * pad + "0.29938228177132753 -0.123456 " + bad
+        decoded = decode_lines(text.encode())
+        assert (decoded.bad_line, decoded.bad_token) == (0, bad)
+
+
 @pytest.mark.parametrize(
     ("text", "line", "token"),
     [

@@ -11,10 +11,18 @@ division of two exactly represented numbers (Clinger, 1990, fast path), so it
 equals Python's ``float(token)`` bit for bit. Other tokens (exponents, longer
 digit strings, ``nan``) go through ``float``; text that is not a number is
 reported with its line.
+
+The digits are checked once for the whole text: when its bytes besides
+separators, points and one leading sign per token are all ASCII digits (a
+count of byte classes), no word needs a check of its own; otherwise each word
+is checked. When every token has one point the same count of digits from its
+end (numbers written with fixed decimals), the points are found from the
+first token's count instead of by a search.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -38,12 +46,16 @@ _KEEP_HIGH = ~_LOW_BYTES[::-1]
 _ZEROS_LOW = _ASCII_ZEROS & _LOW_BYTES[::-1]
 _ZEROS_HIGH = _ASCII_ZEROS & ~_LOW_BYTES
 _PAD = 8
-# Lemire's steps: pairs of digits, then of 2-digit and of 4-digit numbers, joined in place.
+# Lemire's steps: lanes of 1, 2 and 4 digits (the first: ASCII digits, or zero bytes, masked to
+# their values) joined in pairs by one multiply (the high lane times 10^w plus the low one) and
+# a shift.
 _DIGIT_STEPS = tuple(
-    (np.uint64(10**width), np.uint64(8 * width), np.uint64(mask))
-    for width, mask in ((1, 0x00FF00FF00FF00FF), (2, 0x0000FFFF0000FFFF), (4, 0xFFFFFFFF))
+    (np.uint64(mask), np.uint64(10**w << 8 * w | 1), np.uint64(8 * w))
+    for w, mask in ((1, 0x0F0F0F0F0F0F0F0F), (2, 0x00FF00FF00FF00FF), (4, 0x0000FFFF0000FFFF))
 )
+_BYTE_DIGITS = np.uint8(48), np.uint8(9)  # b - 48 (wrapping) <= 9: an ASCII digit
 _MANY_SLOW = 1024
+_TOKEN = re.compile(rb"[^\x00-\x20]+")
 
 
 @dataclass(frozen=True)
@@ -81,28 +93,50 @@ def _digits_ok(word: NDArray[np.uint64]) -> NDArray[np.bool_]:
 def _eight_digits(word: NDArray[np.uint64]) -> NDArray[np.uint64]:
     """The integer written by 8 ASCII digits, first digit in the lowest byte (Lemire, 2018).
 
-    Computed in place: ``word`` is overwritten by the result.
+    Zero bytes count as "0". Computed in place: ``word`` is overwritten by the result.
     """
-    word -= _ASCII_ZEROS
-    for factor, shift, mask in _DIGIT_STEPS:
-        low = word >> shift
-        word *= factor
-        word += low
+    for mask, factor, shift in _DIGIT_STEPS:
         word &= mask
+        word *= factor
+        word >>= shift
     return word
 
 
 def _token_points(
-    b: NDArray[np.uint8], starts: NDArray[np.intp], ends: NDArray[np.intp], digits_from: NDArray
-) -> tuple[NDArray[np.intp], NDArray[np.bool_]]:
-    """Position of each token's decimal point (its end if none), and tokens with one at most."""
+    padded: bytes,
+    b: NDArray[np.uint8],
+    starts: NDArray[np.intp],
+    ends: NDArray[np.intp],
+    digits_from: NDArray[np.intp],
+) -> tuple[NDArray[np.intp], int | NDArray[np.intp], int, NDArray[np.bool_] | None]:
+    """Each token's decimal point (its end if none), the digits after it, and the points.
+
+    Returns the point positions, the digit counts after them (one int when all
+    tokens have the same), the number of points in the text, and which tokens
+    hold one point at most (``None``: each holds one, after its sign). Numbers
+    written with a fixed count of decimals, as exporters write them, are
+    recognised from the first token without finding every point.
+    """
+    n_dots = int(np.count_nonzero(b == 46))
+    if n_dots == len(starts) > 0:
+        dot = padded.find(b".", starts[0], ends[0])
+        if dot >= 0:
+            decimals = int(ends[0]) - dot - 1
+            point = ends - (decimals + 1)
+            if (point >= digits_from).all() and (b[point] == 46).all():
+                return point, decimals, n_dots, None
     dots = np.flatnonzero(b == 46)
-    if len(dots) == len(starts) and np.all(dots >= digits_from) and np.all(dots < ends):
-        return dots, np.ones(len(starts), dtype=bool)
+    if n_dots == len(starts) and (dots >= digits_from).all() and (dots < ends).all():
+        n_frac = ends - dots
+        n_frac -= 1
+        return dots, n_frac, n_dots, None
     point = ends.copy()
     owner = np.searchsorted(starts, dots, side="right") - 1
     point[owner] = dots
-    return point, np.bincount(owner, minlength=len(starts)) <= 1
+    n_frac = ends - point
+    n_frac -= 1
+    np.maximum(n_frac, 0, out=n_frac)
+    return point, n_frac, n_dots, np.bincount(owner, minlength=len(starts)) <= 1
 
 
 def decode_lines(text: bytes) -> DecodedLines:
@@ -118,58 +152,79 @@ def decode_lines(text: bytes) -> DecodedLines:
     DecodedLines
         Values equal ``float(token)`` for every token (bit for bit).
     """
-    width = -(-(len(text) + 3 * _PAD) // 8) * 8
+    width = -(-(len(text) + 4 * _PAD) // 8) * 8  # a whole number of words
     padded = b" " * _PAD + text + b" " * (width - len(text) - _PAD)
     b = np.frombuffer(padded, dtype=np.uint8)
+    # Bytes that are no ASCII digit; in plain text: separators, points and leading signs.
+    n_not_digits = np.count_nonzero(np.subtract(b, _BYTE_DIGITS[0]) > _BYTE_DIGITS[1])
     gaps = np.flatnonzero(b <= 32)  # separators; a token lies between two that are not adjacent
-    token = np.flatnonzero(np.diff(gaps) > 1)
+    token = np.flatnonzero(gaps[1:] - gaps[:-1] > 1)
     # Arrays are updated in place and dropped once used: they set a chunk's peak memory.
     starts = gaps[token]
     starts += 1
     token += 1
     ends = gaps[token]
-    del gaps, token
-    line_ends = np.append(np.flatnonzero(b == 10), len(b))
-    counts = np.diff(np.searchsorted(starts, line_ends), prepend=0)
+    del token
+    line_ends = gaps[b[gaps] == 10]
+    n_gaps = len(gaps)
+    del gaps
+    edges = np.zeros(len(line_ends) + 2, dtype=np.intp)  # tokens before each line
+    edges[1:-1] = np.searchsorted(starts, line_ends)
+    edges[-1] = len(starts)
+    counts = edges[1:] - edges[:-1]
+    del edges
 
     first = b[starts]
     negative = first == 45
-    digits_from = starts + (first < 46)  # skip a leading "+" (43) or "-" (45)
-    point, single = _token_points(b, starts, ends, digits_from)
+    skipped = first < 46  # a leading "+" (43) or "-" (45) is skipped, other bytes fail below
+    digits_from = starts + skipped
+    point, n_frac, n_dots, fast = _token_points(padded, b, starts, ends, digits_from)
+    del ends  # the few tokens read by Python find their end again
+    # Plain text: besides separators, one sign at most in front and points, only ASCII digits.
+    # Then the tokens' digit bytes need no check of their own.
+    n_skipped = np.count_nonzero(skipped)
+    plain = (
+        n_skipped == np.count_nonzero(negative) + np.count_nonzero(first == 43)
+        and n_not_digits == n_gaps + n_dots + n_skipped
+    )
     n_int = np.subtract(point, digits_from, out=digits_from)
-    n_frac = ends - point
-    n_frac -= 1
-    np.maximum(n_frac, 0, out=n_frac)
-    fast = single & (n_int >= 0) & (n_int <= _FAST_DIGITS) & (n_frac <= 2 * _FAST_DIGITS)
-    fast &= n_int + n_frac >= 1
-    fast &= (first >= 46) | negative | (first == 43)  # what digits_from skips is a sign
-    np.clip(n_int, 0, _FAST_DIGITS, out=n_int)
-    np.minimum(n_frac, 2 * _FAST_DIGITS, out=n_frac)
+    # As unsigned, a negative count (a point before the sign) is out of range too.
+    in_range = n_int.view(np.uint64) <= _FAST_DIGITS
+    fast = in_range if fast is None else fast & in_range
+    del in_range
+    if isinstance(n_frac, np.ndarray) or n_frac == 0:
+        fast &= n_int + n_frac >= 1
+    fast &= n_frac <= 2 * _FAST_DIGITS
+    if not plain:
+        fast &= ~skipped | negative | (first == 43)  # what digits_from skips is a sign
+    np.minimum(n_int.view(np.uint64), _FAST_DIGITS, out=n_int.view(np.uint64))  # 0 … 8
+    n_frac = np.minimum(n_frac, 2 * _FAST_DIGITS)
 
     # words[i] holds bytes i … i+7 (numpy reads the unaligned words).
-    words = as_strided(np.frombuffer(padded, dtype=np.uint64), shape=(len(b) - 7,), strides=(1,))
+    words = np.ndarray((len(b) - 7,), np.uint64, padded, 0, (1,))
     point -= 8
     int_word = words[point]
     int_word &= _KEEP_HIGH[n_int]
-    int_word |= _ZEROS_LOW[n_int]
+    if not plain:
+        fast &= _digits_ok(int_word | _ZEROS_LOW[n_int])
     del n_int
+    mantissa = _eight_digits(int_word)  # in place: int_word's array
+    mantissa *= np.uint64(100_000_000)
     point += 9
     n_frac1 = np.minimum(n_frac, _FAST_DIGITS)
     frac_word = words[point]
     frac_word &= _LOW_BYTES[n_frac1]
-    frac_word |= _ZEROS_HIGH[n_frac1]
-    n_frac2 = np.subtract(n_frac, n_frac1, out=n_frac)
-    del n_frac1
-    fast &= _digits_ok(int_word)
-    fast &= _digits_ok(frac_word)
-    mantissa = _eight_digits(int_word)  # in place: int_word's array
-    mantissa *= np.uint64(100_000_000)
+    if not plain:
+        fast &= _digits_ok(frac_word | _ZEROS_HIGH[n_frac1])
     mantissa += _eight_digits(frac_word)
     del frac_word
-    if n_frac2.any():  # more than 8 decimals: a second word of fraction digits
+    n_frac2 = n_frac - n_frac1
+    del n_frac1
+    if np.any(n_frac2):  # more than 8 decimals: a second word of fraction digits
         point += 8
-        frac_word = (words[point] & _LOW_BYTES[n_frac2]) | _ZEROS_HIGH[n_frac2]
-        fast &= _digits_ok(frac_word)
+        frac_word = words[point] & _LOW_BYTES[n_frac2]
+        if not plain:
+            fast &= _digits_ok(frac_word | _ZEROS_HIGH[n_frac2])
         # The second word's trailing zero padding is divided away exactly.
         tail = _eight_digits(frac_word) // _POW10[_FAST_DIGITS - n_frac2]
         fast &= mantissa < _EXACT // _POW10[n_frac2]
@@ -177,10 +232,12 @@ def decode_lines(text: bytes) -> DecodedLines:
         scale = _POW10_FLOAT[_FAST_DIGITS + n_frac2]
     else:
         scale = _POW10_FLOAT[_FAST_DIGITS]
+    del point
     fast &= mantissa < _EXACT
     values = mantissa.astype(np.float64)
+    del mantissa
     values /= scale
-    np.copysign(values, 0.5 - negative, out=values)  # -0.5 where negative
+    np.multiply(values, 1 - 2 * negative.view(np.int8), out=values)  # -0.0 too, from 0.0
 
     slow = np.flatnonzero(~fast)
     if len(slow) == 0:
@@ -196,7 +253,7 @@ def decode_lines(text: bytes) -> DecodedLines:
                 values, counts, nonfinite_line=_first_nonfinite(values, slow, starts, line_ends)
             )
     for k, i in enumerate(slow):
-        token = padded[starts[i] : ends[i]]
+        token = _token_at(padded, int(starts[i]))
         try:
             values[i] = float(token) if b"_" not in token else float("x")
         except ValueError:
@@ -206,6 +263,12 @@ def decode_lines(text: bytes) -> DecodedLines:
     return DecodedLines(
         values, counts, nonfinite_line=_first_nonfinite(values, slow, starts, line_ends)
     )
+
+
+def _token_at(padded: bytes, start: int) -> bytes:
+    """The token that starts at byte ``start`` (up to the next separator)."""
+    match = _TOKEN.match(padded, start)
+    return match.group() if match else b""
 
 
 def _first_nonfinite(

@@ -48,21 +48,25 @@ Conventions
 
 Speed
 -----
-The hierarchy is parsed token by token (it is small); the frames are decoded a
-chunk of lines at a time, by a few threads, as whole arrays: numbers by SWAR
-arithmetic on 8-byte words (:mod:`vhuman.io._decimal`), Euler angles to
-quaternions in one expression over all joints and frames (half-angle sines
-and cosines from one tangent). Writing runs the same way backwards, a chunk
-of frames at a time: Euler angles straight into the array that is formatted,
-numbers turned to digits 8 at a time and packed by whole-word stores, the
-text streamed to the file. Memory stays near the file's bytes plus the
-quaternions. Files are written atomically and durably (temporary file, fsync,
-rename; :func:`vhuman.io.filesystem.atomic_path`).
+The hierarchy is parsed token by token (it is small; an OFFSET or CHANNELS
+record at once when it is well formed); the frames are decoded a chunk of
+lines at a time (a sixth of the text, from 32 KB to 256 KB, so that a chunk's
+temporaries stay near the decoded array's size; shared by a few threads on
+files over 16 MB of frames), as whole arrays: numbers by SWAR arithmetic on
+8-byte words (:mod:`vhuman.io._decimal`), Euler angles to quaternions in one
+expression over all joints and frames (half-angle sines and cosines from one
+tangent, the angles of each axis contiguous). Writing runs the same way
+backwards, a chunk of frames at a time: Euler angles straight into the array
+that is formatted, numbers turned to digits 8 at a time and packed by
+whole-word stores, the text streamed to the file. Memory stays near the file's
+bytes plus the quaternions. Files are written atomically and durably
+(temporary file, fsync, rename; :func:`vhuman.io.filesystem.atomic_path`).
 """
 
 from __future__ import annotations
 
 import enum
+import itertools
 import math
 import mmap
 import os
@@ -112,6 +116,15 @@ _ALLOWED_CHANNELS = "Xposition, Yposition, Zposition, Xrotation, Yrotation, Zrot
 _JOINT_BODY = "OFFSET, CHANNELS, JOINT, End Site or '}'"
 _AXES = "XYZ"
 _MAX_CHANNELS = len(_CHANNELS)
+_COUNTS = {str(n): n for n in range(_MAX_CHANNELS + 1)}
+_ORDERS = {
+    axes: "".join(_AXES[a] for a in axes) + "".join(a for i, a in enumerate(_AXES) if i not in axes)
+    for axes in itertools.chain.from_iterable(
+        itertools.permutations(range(3), n) for n in (1, 2, 3)
+    )
+}
+"""Rotation order of the rotation channels' axes (file order); with fewer than 3 channels the
+unused axes come last, at angle 0."""
 _MAX_MESSAGE = 300
 
 
@@ -229,10 +242,31 @@ class _Tokens:
         return value
 
     def offset(self, owner: str) -> tuple[float, float, float]:
+        try:  # three finite numbers, as nearly always; else token by token, for the message
+            (x, _), (y, _), (z, _) = self._tokens[self._pos : self._pos + 3]
+            xyz = float(x), float(y), float(z)
+        except ValueError:
+            pass
+        else:
+            if math.isfinite(sum(xyz)):
+                self._pos += 3
+                return xyz
         x, y, z = (self.number(lambda a=a: f"OFFSET {a} of {owner}") for a in _AXES)
         return x, y, z
 
     def channels(self, owner: str) -> list[tuple[str, int]]:
+        count = self._tokens[self._pos][0] if self._pos < len(self._tokens) else ""
+        if count in _COUNTS:  # known, distinct names; else name by name, for the message
+            n = _COUNTS[count]
+            fast: list[tuple[str, int]] = []
+            for name, _ in self._tokens[self._pos + 1 : self._pos + 1 + n]:
+                channel = _CHANNELS.get(name.lower())
+                if channel is None or channel in fast:
+                    break
+                fast.append(channel)
+            if len(fast) == n:
+                self._pos += 1 + n
+                return fast
         tok, line = self.next(lambda: f"the channel count of {owner}")
         if not (tok.isdecimal() and len(tok) <= 2 and int(tok) <= _MAX_CHANNELS):
             raise self.error(
@@ -382,6 +416,10 @@ _CHUNK_BYTES = 1 << 18
 _MIN_CHUNK_BYTES = 1 << 15
 _THREADED_BYTES = 1 << 24
 """Frame text from which threads share the decoding (below, starting them costs more)."""
+_MIN_CHUNKS = 6
+"""Chunks that one thread cuts the frame text into (within the chunk size bounds): a chunk's
+temporaries (about 6 bytes per byte of text) stay near the size of the decoded array, and
+chunks as large as that take the fewest numpy calls."""
 _WRITE_CHUNK_VALUES = 1 << 13
 """Numbers converted and formatted at a time when writing."""
 _WORKERS = min(4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1)
@@ -430,7 +468,9 @@ class _Layout:
     root_axes: list[int]
     root_columns: list[int]
     fixed: list[tuple[int, int, int]]  # (joint, axis, column) of non-root position channels
-    rotations: dict[str, tuple[list[int], NDArray[np.intp]]]  # order -> (joints, columns)
+    rotations: dict[str, tuple[list[int], NDArray[np.intp]]]  # order -> (joints, columns (3, J))
+    fixed_columns: list[int]  # columns of the non-root position channels
+    needs_zero: bool  # a joint has fewer than 3 rotation channels (columns past the end)
 
     @classmethod
     def of(cls, nodes: list[_Node], n_channels: int) -> _Layout:
@@ -449,9 +489,7 @@ class _Layout:
                 else:
                     fixed.append((j, axis, col))
             if rot:
-                # Fewer than 3 rotation channels: the unused axes come last, at angle 0.
-                order = "".join(_AXES[a] for a, _ in rot)
-                order += "".join(a for a in _AXES if a not in order)
+                order = _ORDERS[tuple(a for a, _ in rot)]
                 members = groups.setdefault(order, ([], []))
                 members[0].append(j)
                 members[1].append([c for _, c in rot] + [n_channels] * (3 - len(rot)))
@@ -461,55 +499,61 @@ class _Layout:
             for j, c in zip(joints, cols, strict=True):
                 every[j] = c
             groups = {order: (list(range(len(nodes))), every)}
-        rotations = {o: (js, np.array(cs, dtype=np.intp)) for o, (js, cs) in groups.items()}
-        return cls(n_channels, root_axes, root_columns, fixed, rotations)
-
-    @property
-    def fixed_columns(self) -> list[int]:
-        """Columns of the non-root position channels."""
-        return [col for _, _, col in self.fixed]
-
-    @property
-    def needs_zero(self) -> bool:
-        """Whether a joint has fewer than 3 rotation channels (its columns point past the end)."""
-        return any(bool((cols == self.n_channels).any()) for _, cols in self.rotations.values())
+        rotations = {
+            o: (js, np.array(cs, dtype=np.intp).T.copy()) for o, (js, cs) in groups.items()
+        }
+        return cls(
+            n_channels,
+            root_axes,
+            root_columns,
+            fixed,
+            rotations,
+            [col for _, _, col in fixed],
+            any(bool((cols == n_channels).any()) for _, cols in rotations.values()),
+        )
 
 
 def _euler_quats(
     angles: NDArray[np.float64], order: str, axes: AxisMap, out: NDArray[np.float64] | None = None
 ) -> NDArray[np.float64]:
-    """Quaternions ``(..., 4)`` of intrinsic Euler angles ``(..., 3)`` [deg], in our axes.
+    """Quaternions ``(k, J, 4)`` of intrinsic Euler angles ``(k, 3, J)`` [deg], in our axes.
 
-    ``R = R_A(a) R_B(b) R_C(c)`` for ``order = "ABC"`` (three distinct axes),
-    expanded once: with ``s = +1`` when ABC is a cyclic order of XYZ, else -1,
-    and half angles, ``w = ca cb cc - s sa sb sc``, ``q_A = sa cb cc + s ca sb sc``,
-    ``q_B = ca sb cc - s sa cb sc``, ``q_C = ca cb sc + s sa sb cc``. The file's
-    vector components are then moved to our axes (``C R Cᵀ``). Sines and
-    cosines of the half angles come from the tangent of the quarter angles
-    ``t`` (``2t / (1 + t²)`` and ``(1 - t²) / (1 + t²)``): numpy evaluates
-    ``tan`` with SIMD and ``sin``, ``cos`` one value at a time.
+    ``angles`` is overwritten. ``R = R_A(a) R_B(b) R_C(c)`` for ``order = "ABC"``
+    (three distinct axes), expanded once: with ``s = +1`` when ABC is a cyclic
+    order of XYZ, else -1, and half angles, ``w = ca cb cc - s sa sb sc``,
+    ``q_A = sa cb cc + s ca sb sc``, ``q_B = ca sb cc - s sa cb sc``,
+    ``q_C = ca cb sc + s sa sb cc``. The file's vector components are then moved
+    to our axes (``C R Cᵀ``). Sines and cosines of the half angles come from the
+    tangent of the quarter angles ``t``: ``k = 2 / (1 + t²)``, ``sin = t k``,
+    ``cos = k - 1`` (numpy evaluates ``tan`` with SIMD and ``sin``, ``cos`` one
+    value at a time). The angles of one axis lie together (``(k, 3, J)``), so
+    every product runs over contiguous memory.
     """
-    t = np.tan(np.radians(angles) * 0.25)
-    t_squared = t * t
-    scale = 1.0 / (1.0 + t_squared)
-    s = t * scale
-    s *= 2.0
-    c = np.subtract(1.0, t_squared, out=t_squared)
-    c *= scale
-    ca, cb, cc = c[..., 0], c[..., 1], c[..., 2]
-    sa, sb, sc = s[..., 0], s[..., 1], s[..., 2]
-    sign = 1.0 if order in ("XYZ", "YZX", "ZXY") else -1.0
+    t = np.multiply(angles, np.pi / 720.0, out=angles)
+    np.tan(t, out=t)
+    c = t * t
+    c += 1.0
+    np.divide(2.0, c, out=c)
+    s = np.multiply(t, c, out=t)
+    c -= 1.0
+    ca, cb, cc = c[:, 0], c[:, 1], c[:, 2]
+    sa, sb, sc = s[:, 0], s[:, 1], s[:, 2]
+    add, sub = (np.add, np.subtract) if order in ("XYZ", "YZX", "ZXY") else (np.subtract, np.add)
     cbcc, sbsc, sbcc, cbsc = cb * cc, sb * sc, sb * cc, cb * sc
-    file_parts = {
-        order[0]: sa * cbcc + sign * (ca * sbsc),
-        order[1]: ca * sbcc - sign * (sa * cbsc),
-        order[2]: ca * cbsc + sign * (sa * sbcc),
+    terms = {  # each component as (x1 y1) ± (x2 y2)
+        order[0]: (sa, cbcc, ca, sbsc, add),
+        order[1]: (ca, sbcc, sa, cbsc, sub),
+        order[2]: (ca, cbsc, sa, sbcc, add),
     }
     if out is None:
-        out = np.empty((*angles.shape[:-1], 4))
-    out[..., 0] = ca * cbcc - sign * (sa * sbsc)
+        out = np.empty((len(angles), angles.shape[2], 4))
+    sub(ca * cbcc, sa * sbsc, out=out[..., 0])
     for ours, (file_axis, flip) in enumerate(zip(axes.index, axes.sign, strict=True)):
-        out[..., 1 + ours] = file_parts[_AXES[file_axis]] * flip
+        x1, y1, x2, y2, combine = terms[_AXES[file_axis]]
+        component = out[..., 1 + ours]
+        combine(x1 * y1, x2 * y2, out=component)
+        if flip < 0.0:
+            np.negative(component, out=component)
     return out
 
 
@@ -565,9 +609,16 @@ def _decode_chunk(text: memoryview, layout: _Layout, axes: AxisMap, n_joints: in
     return _Chunk(lines, filled, _convert(values, layout, axes, n_joints))
 
 
+def _threaded(size: int) -> bool:
+    """Whether threads share the decoding of ``size`` bytes of frame text."""
+    return size >= _THREADED_BYTES and _WORKERS >= 2
+
+
 def _chunk_bounds(data: _Bytes, start: int) -> list[tuple[int, int]]:
     """Byte ranges of whole lines, about the size that keeps every core busy and caches warm."""
-    step = int(np.clip((len(data) - start) // (4 * _WORKERS), _MIN_CHUNK_BYTES, _CHUNK_BYTES))
+    size = len(data) - start
+    parts = 4 * _WORKERS if _threaded(size) else _MIN_CHUNKS
+    step = int(np.clip(size // parts, _MIN_CHUNK_BYTES, _CHUNK_BYTES))
     bounds, pos = [], start
     while pos < len(data):
         cut = data.find(b"\n", pos + step)
@@ -583,7 +634,7 @@ def _chunks(
     """Decoded chunks in file order; decoded by a few threads (numpy releases the GIL)."""
     view = memoryview(data)
     bounds = _chunk_bounds(data, start)
-    if len(data) - start < _THREADED_BYTES or _WORKERS < 2:
+    if not _threaded(len(data) - start):
         for a, b in bounds:
             lines = decode_lines(view[a:b])  # converted by the caller, into its array
             yield _Chunk(lines, np.flatnonzero(lines.counts))
@@ -669,9 +720,11 @@ def _read_frames(
                 root_channels, fixed_channels, _ = _convert(
                     values, layout, axes, len(nodes), out=rotations[sl]
                 )
+                del values
             else:
                 root_channels, fixed_channels, local = chunk.frames
                 rotations[sl] = local[:take]
+                del local
             root[sl, layout.root_axes] = root_channels[:take]
             if n_fixed:
                 if done == 0:
@@ -681,6 +734,7 @@ def _read_frames(
         done += take
         trailing += len(filled) - take
         line += len(lines.counts) - 1
+        del chunk, lines, filled  # before the next chunk is decoded
     if done < n_frames:
         raise too_few(done)
     if trailing:
