@@ -41,6 +41,7 @@ from vhuman.scene import BodyModel, CollisionWorld, Scene, Target, load_scene
 from vhuman.skeleton import Motion
 from vhuman.task.check import MotionCheck, check_motion
 from vhuman.task.feet import feet_move
+from vhuman.task.floor import floor_transition
 from vhuman.task.motion import (
     ArmUnreachableError,
     arm_path,
@@ -303,9 +304,12 @@ class _Composer:
         first = (motion.root_positions[0], motion.local_rotations[0])
         angle = float(quat_angle(self.pose[1], first[1]).max())
         shift = float(np.linalg.norm(first[0] - self.pose[0]))
-        if angle > _POSE_TOL[0] or shift > _POSE_TOL[1]:
+        # A foot moved (by more than feet_move's few millimetres) steps there, even where
+        # every joint turns less than the poses' tolerance.
+        stepping = feet_move(self.sk, self.pose, first)
+        if angle > _POSE_TOL[0] or shift > _POSE_TOL[1] or stepping:
             seconds = float(np.clip(max(angle / np.radians(60.0), shift / 0.5), 0.3, 2.0))
-            if feet_move(self.sk, self.pose, first):
+            if stepping:
                 seconds = max(seconds, STEPPING_TIME)
             self.append(
                 transition(self.body, self.pose, first, seconds, self.fps, self.scene.floor)
@@ -391,7 +395,7 @@ class _Composer:
         else:
             ready, self.hand, self.arm_q = final, target, q_final
         self.append(
-            transition(self.body, self.pose, ready, step.duration, self.fps, self.scene.floor)
+            floor_transition(self.body, self.pose, ready, step.duration, self.fps, self.scene.floor)
         )
         self.goal = target
         self.seated = self.library[result.library_posture].sitting
@@ -570,7 +574,7 @@ class _Composer:
         self.seated = False
         stand = standing_pose(self.sk, self.pose[0][:2], self.heading, self.fps)
         self.append(
-            transition(self.body, self.pose, stand, step.duration, self.fps, self.scene.floor)
+            floor_transition(self.body, self.pose, stand, step.duration, self.fps, self.scene.floor)
         )
         self.hand, self.arm_q = None, None
 
