@@ -59,6 +59,7 @@ __all__ = [
     "SLOWEST",
     "TOES_UP",
     "WEIGHT_SHIFT",
+    "facing",
     "floor_transition",
     "foot_spheres",
     "via_pose",
@@ -329,9 +330,7 @@ def _settle(body: BodyModel, a: Pose, b: Pose, n: int, floor: float) -> Pose | N
     u = np.linspace(0.0, 1.0, n)
     follow = ease(Easing.MINIMUM_JERK, np.clip((u - 0.25) / 0.5, 0.0, 1.0))
     carried = []
-    for start, free in zip(
-        foot_placements(sk, *a), foot_placements(sk, roots, local), strict=True
-    ):
+    for start, free in zip(foot_placements(sk, *a), foot_placements(sk, roots, local), strict=True):
         ankle = start.ankle + follow[:, None] * (free.ankle - start.ankle)
         ankle[:, 2] += STEP_HEIGHT * lift_profile(u)
         rot, toe = (
@@ -340,8 +339,9 @@ def _settle(body: BodyModel, a: Pose, b: Pose, n: int, floor: float) -> Pose | N
                     Rotation.from_quat(_xyzw(q0))
                     * Rotation.from_rotvec(
                         follow[:, None]
-                        * (Rotation.from_quat(_xyzw(q0)).inv() * Rotation.from_quat(_xyzw(q)))
-                        .as_rotvec()
+                        * (
+                            Rotation.from_quat(_xyzw(q0)).inv() * Rotation.from_quat(_xyzw(q))
+                        ).as_rotvec()
                     )
                 ).as_quat()
             )
@@ -352,25 +352,25 @@ def _settle(body: BodyModel, a: Pose, b: Pose, n: int, floor: float) -> Pose | N
     return planted(body, roots, local, (carried[0], carried[1]), lift, s, floor)
 
 
-def _attempts(
-    body: BodyModel, stand: Pose, low: Pose, n: int, floor: float, via: Pose | None
-) -> Pose | None:
+def _straight_down(body: BodyModel, stand: Pose, low: Pose, n: int, floor: float) -> Pose | None:
     """The first getting-down from ``stand`` to ``low`` in ``n`` frames that passes its checks:
-    straight down, leaning over the standing foot while stepping or not, either foot
-    following; then through ``via`` (the first 60 % of the frames getting down to it, the
-    rest settling from it into ``low``)."""
+    leaning over the standing foot while stepping or not, either foot following."""
     for lean, swap in itertools.product((WEIGHT_SHIFT, 0.0), (False, True)):
         planned = _down(body, stand, low, n, floor, swap, lean)
         if planned is not None:
             return planned
-    if via is None:
-        return None
+    return None
+
+
+def _down_via(
+    body: BodyModel, stand: Pose, via: Pose, low: Pose, n: int, floor: float
+) -> Pose | None:
+    """Getting down from ``stand`` to ``via`` in the first 60 % of ``n`` frames, then settling
+    from ``via`` into ``low``; None where either fails its checks."""
     m = max(2, round(0.6 * n))
     settled = _settle(body, via, low, n - m + 1, floor)
-    if settled is None:
-        return None
-    first = _attempts(body, stand, via, m, floor, None)
-    if first is None:
+    first = None if settled is None else _straight_down(body, stand, via, m, floor)
+    if first is None or settled is None:
         return None
     return (
         np.concatenate([first[0], settled[0][1:]]),
@@ -391,19 +391,23 @@ def floor_transition(
     longer.
 
     Where the pelvis drops or rises by more than :data:`DOWN_DROP`, the body gets down or up
-    through the planned keyframes (see the module notes), or else through the floor
-    posture ``via`` (sitting on the floor before lying down: :func:`via_pose`), taking up to
-    :data:`SLOWEST` times ``duration`` where a shorter time fails the checks (a joint
-    turning too fast); where none passes, or for a smaller change of height,
-    :func:`vhuman.task.motion.transition`. The first frame is ``start``, the last ``end``.
+    through the planned keyframes (see the module notes), taking up to :data:`SLOWEST`
+    times ``duration`` where a shorter time fails the checks (a joint turning too fast);
+    where none passes, through the floor posture ``via`` (sitting on the floor before lying
+    down: :func:`via_pose`) likewise; where that fails too, or for a smaller change of
+    height, :func:`vhuman.task.motion.transition`. The first frame is ``start``, the last
+    ``end``.
     """
     drop = float(start[0][2] - end[0][2])
     if abs(drop) > DOWN_DROP:
         down = drop > 0.0
         stand, low = (start, end) if down else (end, start)
-        for factor in np.linspace(1.0, SLOWEST, 3):
+        for through, factor in itertools.product((None, via), np.linspace(1.0, SLOWEST, 3)):
             n = max(2, round(factor * duration * fps) + 1)
-            planned = _attempts(body, stand, low, n, floor, via)
+            if through is None:
+                planned = _straight_down(body, stand, low, n, floor)
+            else:
+                planned = _down_via(body, stand, through, low, n, floor)
             if planned is not None:
                 roots, local = planned
                 if not down:
@@ -412,7 +416,7 @@ def floor_transition(
     return transition(body, start, end, duration, fps, floor)
 
 
-def _heading(rotation: NDArray[np.float64]) -> float:
+def facing(rotation: NDArray[np.float64]) -> float:
     """Heading [rad] a pelvis rotation ``(4,)`` faces: that of its forward (x) axis, or where
     that is nearer vertical than its lateral (y) axis (lying on the back), of the lateral
     axis less 90°."""
@@ -438,12 +442,12 @@ def via_pose(library: PostureLibrary, body: BodyModel, low: Pose, floor: float) 
             for c, r in (foot_spheres(sk, leg, f) for leg, f in zip(LEGS, feet, strict=True))
         ]
         grounded = max(low_spheres) <= CONTACT_HEIGHT
-        if grounded and p.root_position[2] < knees.min():
-            if best is None or p.root_position[2] < best.root_position[2]:
-                best = p
+        lower = best is None or p.root_position[2] < best.root_position[2]
+        if grounded and p.root_position[2] < knees.min() and lower:
+            best = p
     if best is None:
         return None
-    turn = Rotation.from_euler("z", _heading(low[1][0]) - _heading(best.local_rotations[0]))
+    turn = Rotation.from_euler("z", facing(low[1][0]) - facing(best.local_rotations[0]))
     local = best.local_rotations.copy()
     local[0] = _wxyz((turn * Rotation.from_quat(_xyzw(local[0]))).as_quat())
     root = np.array([low[0][0], low[0][1], floor + best.root_position[2]])

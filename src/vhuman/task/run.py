@@ -41,7 +41,7 @@ from vhuman.scene import BodyModel, CollisionWorld, Scene, Target, load_scene
 from vhuman.skeleton import Motion
 from vhuman.task.check import MotionCheck, check_motion
 from vhuman.task.feet import feet_move
-from vhuman.task.floor import floor_transition
+from vhuman.task.floor import facing, floor_transition, via_pose
 from vhuman.task.motion import (
     ArmUnreachableError,
     arm_path,
@@ -378,8 +378,9 @@ class _Composer:
             raise _StepError(f"no valid posture reaches the target ({result.reason})")
         self.postures.append(result.library_posture)
         place = result.placement
-        self.walk_to(place.root_position[:2], place.yaw, exact=False)
         final = (result.motion.root_positions[0], result.motion.local_rotations[0])
+        # Facing where the pelvis will face (away from the work to lie down on the back).
+        self.walk_to(place.root_position[:2], facing(final[1][0]), exact=False)
         target = scene.target
         side = Side.parse(self.spec.side)
         setting = ArmSetting(self.body, final[0], final[1], side, target)
@@ -395,7 +396,15 @@ class _Composer:
         else:
             ready, self.hand, self.arm_q = final, target, q_final
         self.append(
-            floor_transition(self.body, self.pose, ready, step.duration, self.fps, self.scene.floor)
+            floor_transition(
+                self.body,
+                self.pose,
+                ready,
+                step.duration,
+                self.fps,
+                self.scene.floor,
+                via=via_pose(self.library, self.body, ready, self.scene.floor),
+            )
         )
         self.goal = target
         self.seated = self.library[result.library_posture].sitting
@@ -574,7 +583,15 @@ class _Composer:
         self.seated = False
         stand = standing_pose(self.sk, self.pose[0][:2], self.heading, self.fps)
         self.append(
-            floor_transition(self.body, self.pose, stand, step.duration, self.fps, self.scene.floor)
+            floor_transition(
+                self.body,
+                self.pose,
+                stand,
+                step.duration,
+                self.fps,
+                self.scene.floor,
+                via=via_pose(self.library, self.body, self.pose, self.scene.floor),
+            )
         )
         self.hand, self.arm_q = None, None
 
