@@ -2,30 +2,32 @@
 
 A transition from a standing pose to a posture much lower (kneeling, squatting,
 sitting or lying on the floor) goes through keyframes planned from the two
-poses, in the order people get down (the half-kneel or lunge of Riley et al.,
-"Biomechanical analysis of sit-to-stand and kneeling transitions", and the
-floor-to-stand strategies of Ulbrich, Raheem-White and Newton, "Floor-to-stand
-transfers", 2000):
+poses alone, so it works for any library posture:
 
 1. *Step*: each foot that ends on the floor steps to where it will be, flat,
-   turned to its final heading, the point of it that ends on the floor (heel,
-   ball or toe tip) placed over its final spot; the foot that ends off the
-   floor (the kneeling leg's) steps likewise to where its toes will be — a
-   lunge, one foot after the other, the pelvis following the feet's mean
-   displacement.
-2. *Lower*: the body goes down into the posture, each stepped foot rolling
-   onto its final orientation about that point (which stays where it is), the
-   kneeling leg's knee lowered; where both feet end off the floor, the other
-   foot stays planted where it stood (the half-kneel) ...
-3. *Follow*: ... and comes off the floor to its final place while its knee
-   goes down.
+   turned to its final heading, the point of it that ends lowest (heel, ball or
+   toe tip) over its final spot; a foot that ends off the floor (a kneeling
+   leg's) steps likewise to where its toes will be, landing on its toes — the
+   lunge. The feet step one after the other, the pelvis following their mean
+   displacement and leaning towards the standing foot while the other is up.
+2. *Lower*: the body goes down into the posture, each stepped foot turning to
+   its final orientation about that lowest point (which stays where it is) and
+   the kneeling leg's knee going down; where both feet end off the floor, one
+   of them stays planted where it stood (the half-kneel) ...
+3. *Follow*: ... and then comes off the floor to its final place while its
+   knee goes down.
 
-Every phase interpolates the joints (Shoemake's slerp) between its keyframes
-with minimum-jerk timing (Flash & Hogan 1985); the legs are then corrected by
-the two-bone IK of :mod:`vhuman.task.feet` onto the planned foot placements,
-the pelvis lowered where a leg could not reach its foot, and the result checked
-like every other transition (:func:`vhuman.task.motion.planted`). Getting up is
-getting down played backwards.
+Each phase interpolates the joints (slerp, Shoemake 1985) between its
+keyframes with minimum-jerk timing (Flash & Hogan 1985); the legs are then
+corrected by the two-bone IK of :mod:`vhuman.task.feet` onto the planned foot
+placements, the pelvis lowered where a leg could not reach its foot, and the
+result checked like every other transition (:func:`vhuman.task.motion.planted`:
+no foot point on the floor sliding, leg joints within their ranges, no joint
+jump). Where a plan fails its checks the others are tried (no lean, the other
+foot following, more time); where none passes, a posture whose feet rest on the
+floor with the pelvis below the knees (sitting on the floor) is passed through,
+the feet lifted off the floor before they move on into the final posture (lying
+down). Getting up is getting down played backwards.
 """
 
 from __future__ import annotations
@@ -55,6 +57,7 @@ from vhuman.task.motion import lowest_points, planted, transition
 
 __all__ = [
     "DOWN_DROP",
+    "MOST_ROOT_SPEED",
     "REACH",
     "SLOWEST",
     "TOES_UP",
@@ -70,6 +73,8 @@ DOWN_DROP = 0.15
 through the planned keyframes."""
 SLOWEST = 2.0
 """Most times the given duration a transition down or up may take."""
+MOST_ROOT_SPEED = 1.5
+"""Speed [m/s] of the pelvis above which a planned transition is too fast (a brisk walk's)."""
 REACH = 0.97
 """Fraction of a leg's length (thigh plus shank) the hip–ankle distance is kept within: the
 pelvis is lowered where a leg would have to stretch further to reach its foot."""
@@ -79,7 +84,7 @@ has made when it lands from its step (the back foot of the lunge on its toes).""
 WEIGHT_SHIFT = 0.3
 """Fraction of the way from the feet's midpoint to the standing foot that the pelvis leans
 at the middle of a step."""
-_PHASES = ((0.4, 0.6), (0.35, 0.35, 0.3))  # share of the time of each phase (without, with follow)
+_PHASES = ((0.5, 0.5), (0.35, 0.35, 0.3))  # share of the time of each phase (without, with follow)
 _STEP_WINDOWS = ((0.0, 0.55), (0.45, 1.0))  # the two steps in the step phase (its fractions)
 
 Pose = tuple[NDArray[np.float64], NDArray[np.float64]]
@@ -186,7 +191,8 @@ def _keyframes(
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
     """Roots ``(N, 3)``, local rotations ``(N, J, 4)`` and overall progress ``(N,)`` through
     ``keys`` (K poses), phase k having ``counts[k]`` frames after its first: slerp of every
-    joint and a straight root path, each phase with minimum-jerk timing."""
+    joint and a straight root path, each phase with minimum-jerk timing; the first and last
+    frames are the first and last keys as given."""
     s = np.concatenate(
         [[0.0]]
         + [
@@ -201,6 +207,7 @@ def _keyframes(
     for j in range(joints):
         key = Rotation.from_quat(_xyzw(np.stack([k[1][j] for k in keys])))
         local[:, j] = _wxyz(Slerp(knots, key)(s).as_quat())
+    (roots[0], local[0]), (roots[-1], local[-1]) = keys[0], keys[-1]  # the ends exact
     return roots, local, s / (len(keys) - 1)
 
 
@@ -310,7 +317,7 @@ def _down(
     shift = mid - 0.5 * (start[0].ankle + start[1].ankle)
     # ... and leans over the standing foot while the other is off the floor.
     for i in (0, 1):
-        over = lean * np.sqrt(lift[i])[:, None] * (feet[1 - i].ankle - mid)
+        over = lean * lift[i][:, None] * (feet[1 - i].ankle - mid)
         shift[: c1 + 1] += over[: c1 + 1]
     roots[: c1 + 1, :2] = stand[0][:2] + shift[: c1 + 1, :2]
     roots = _reach_lowered(sk, roots, local, feet)
@@ -365,17 +372,21 @@ def _straight_down(body: BodyModel, stand: Pose, low: Pose, n: int, floor: float
 def _down_via(
     body: BodyModel, stand: Pose, via: Pose, low: Pose, n: int, floor: float
 ) -> Pose | None:
-    """Getting down from ``stand`` to ``via`` in the first 60 % of ``n`` frames, then settling
-    from ``via`` into ``low``; None where either fails its checks."""
-    m = max(2, round(0.6 * n))
-    settled = _settle(body, via, low, n - m + 1, floor)
-    first = None if settled is None else _straight_down(body, stand, via, m, floor)
+    """Getting down from ``stand`` to ``via`` in ``n`` frames, then settling from ``via`` into
+    ``low`` in half as many again; None where either fails its checks."""
+    settled = _settle(body, via, low, max(2, n // 2 + 1), floor)
+    first = None if settled is None else _straight_down(body, stand, via, n, floor)
     if first is None or settled is None:
         return None
     return (
         np.concatenate([first[0], settled[0][1:]]),
         np.concatenate([first[1], settled[1][1:]]),
     )
+
+
+def _root_speed(roots: NDArray[np.float64], fps: float) -> float:
+    """Fastest travel [m/s] of the root ``(N, 3)`` between two frames."""
+    return float(np.linalg.norm(np.diff(roots, axis=0), axis=-1).max() * fps)
 
 
 def floor_transition(
@@ -392,10 +403,12 @@ def floor_transition(
 
     Where the pelvis drops or rises by more than :data:`DOWN_DROP`, the body gets down or up
     through the planned keyframes (see the module notes), taking up to :data:`SLOWEST`
-    times ``duration`` where a shorter time fails the checks (a joint turning too fast);
+    times ``duration`` where a shorter time fails the checks (a joint turning too fast, the
+    pelvis faster than :data:`MOST_ROOT_SPEED`);
     where none passes, through the floor posture ``via`` (sitting on the floor before lying
-    down: :func:`via_pose`) likewise; where that fails too, or for a smaller change of
-    height, :func:`vhuman.task.motion.transition`. The first frame is ``start``, the last
+    down: :func:`via_pose`) likewise, settling from it into the floor posture in half as
+    long again; where that fails too, or for a smaller change of height,
+    :func:`vhuman.task.motion.transition`. The first frame is ``start``, the last
     ``end``.
     """
     drop = float(start[0][2] - end[0][2])
@@ -408,7 +421,8 @@ def floor_transition(
                 planned = _straight_down(body, stand, low, n, floor)
             else:
                 planned = _down_via(body, stand, through, low, n, floor)
-            if planned is not None:
+            speed = 0.0 if planned is None else _root_speed(planned[0], fps)
+            if planned is not None and speed <= MOST_ROOT_SPEED:
                 roots, local = planned
                 if not down:
                     roots, local = roots[::-1], local[::-1]
