@@ -3,6 +3,8 @@ stepped (no foot point on the floor sliding), no joint jump, joint ranges kept, 
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
 
@@ -22,14 +24,20 @@ WORKER = "p50-male"
 POSTURES = load_library(worker_skeleton(WORKER)).names
 
 
+@functools.cache
+def _worker(worker: str) -> tuple[BodyModel, PostureLibrary]:
+    body = BodyModel.from_skeleton(worker_skeleton(worker), samples_per_segment=2)
+    return body, load_library(body.skeleton, body=body)
+
+
 @pytest.fixture(scope="module")
 def body() -> BodyModel:
-    return BodyModel.from_skeleton(worker_skeleton(WORKER), samples_per_segment=2)
+    return _worker(WORKER)[0]
 
 
 @pytest.fixture(scope="module")
-def library(body: BodyModel) -> PostureLibrary:
-    return load_library(body.skeleton, body=body)
+def library() -> PostureLibrary:
+    return _worker(WORKER)[1]
 
 
 @pytest.fixture(scope="module")
@@ -58,10 +66,19 @@ def _checked(world: CollisionWorld, body: BodyModel, motion: Motion) -> MotionCh
     return check_motion(world, body, motion, np.ones(motion.n_frames, dtype=bool))
 
 
-@pytest.mark.parametrize("name", POSTURES)
+@pytest.mark.parametrize(
+    ("worker", "name"),
+    [(WORKER, name) for name in POSTURES]
+    + [
+        (worker, name)
+        for worker in ("p5-female", "p95-male")
+        for name in ("kneeling-both-knees", "sitting-floor", "lying-back")
+    ],
+)
 def test_down_and_up_without_sliding_jumps_or_contacts(
-    body: BodyModel, library: PostureLibrary, world: CollisionWorld, name: str
+    world: CollisionWorld, worker: str, name: str
 ) -> None:
+    body, library = _worker(worker)
     stand, low = _poses(library, name, np.array([0.4, -0.3]), 0.6)
     via = via_pose(library, body, low, 0.0)
     for start, end in ((stand, low), (low, stand)):

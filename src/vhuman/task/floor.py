@@ -36,10 +36,9 @@ import itertools
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy.spatial.transform import Rotation, Slerp
 
 from vhuman.animation import Easing, ease
-from vhuman.geometry import quat_apply, quat_multiply
+from vhuman.geometry import quat_apply, quat_multiply, quat_slerp
 from vhuman.posture import LibraryPosture, PostureLibrary
 from vhuman.scene import BodyModel
 from vhuman.skeleton import Motion, Skeleton
@@ -126,8 +125,8 @@ def _flat(
 ) -> FootPlacement:
     """The standing foot turned to ``end``'s heading and moved over the floor so that its end
     sphere ``pivot`` lies above that of ``end``."""
-    turn = Rotation.from_euler("z", _yaw(end.rotation) - _yaw(standing.rotation)).as_quat()
-    turned = standing._replace(rotation=quat_multiply(_wxyz(turn), standing.rotation))
+    turn = _about_z(_yaw(end.rotation) - _yaw(standing.rotation))
+    turned = standing._replace(rotation=quat_multiply(turn, standing.rotation))
     here = foot_spheres(skeleton, leg, turned)[0][pivot]
     there = foot_spheres(skeleton, leg, end)[0][pivot]
     shift = np.array([there[0] - here[0], there[1] - here[1], 0.0])
@@ -145,8 +144,8 @@ def _roll(
     """Placements ``(N, ...)`` from ``start`` to ``end`` at phases ``u (N,)`` in [0, 1]: the
     foot turned (slerp) about its end sphere ``pivot``, whose centre moves on the straight
     line between its two places (vertically where they lie one above the other)."""
-    rot = _slerp(start.rotation, end.rotation, u)
-    toe = _slerp(start.toe, end.toe, u)
+    rot = quat_slerp(start.rotation, end.rotation, u)
+    toe = quat_slerp(start.toe, end.toe, u)
     c0 = foot_spheres(skeleton, leg, start)[0][pivot]
     c1 = foot_spheres(skeleton, leg, end)[0][pivot]
     centre = c0 + u[:, None] * (c1 - c0)
@@ -156,20 +155,9 @@ def _roll(
     return FootPlacement(centre - offset, rot, toe)
 
 
-def _slerp(
-    q0: NDArray[np.float64], q1: NDArray[np.float64], u: NDArray[np.float64]
-) -> NDArray[np.float64]:
-    """Rotations ``(N, 4)`` from ``q0 (4,)`` to ``q1 (4,)`` at ``u (N,)`` in [0, 1]."""
-    key = Rotation.from_quat(_xyzw(np.stack([q0, q1])))
-    return _wxyz(Slerp([0.0, 1.0], key)(np.clip(u, 0.0, 1.0)).as_quat())
-
-
-def _wxyz(q: NDArray[np.float64]) -> NDArray[np.float64]:
-    return np.concatenate([q[..., 3:], q[..., :3]], axis=-1)
-
-
-def _xyzw(q: NDArray[np.float64]) -> NDArray[np.float64]:
-    return np.concatenate([q[..., 1:], q[..., :1]], axis=-1)
+def _about_z(angle: float) -> NDArray[np.float64]:
+    """The rotation ``(4,)`` by ``angle`` [rad] about the vertical."""
+    return np.array([np.cos(0.5 * angle), 0.0, 0.0, np.sin(0.5 * angle)])
 
 
 def _hold(foot: FootPlacement, n: int) -> FootPlacement:
@@ -202,11 +190,9 @@ def _keyframes(
     )
     knots = np.arange(len(keys), dtype=np.float64)
     roots = np.stack([np.interp(s, knots, [k[0][i] for k in keys]) for i in range(3)], axis=-1)
-    joints = keys[0][1].shape[0]
-    local = np.empty((len(s), joints, 4))
-    for j in range(joints):
-        key = Rotation.from_quat(_xyzw(np.stack([k[1][j] for k in keys])))
-        local[:, j] = _wxyz(Slerp(knots, key)(s).as_quat())
+    rotations = np.stack([k[1] for k in keys])  # (K, J, 4)
+    phase = np.minimum(s.astype(int), len(keys) - 2)
+    local = quat_slerp(rotations[phase], rotations[phase + 1], (s - phase)[:, None])
     (roots[0], local[0]), (roots[-1], local[-1]) = keys[0], keys[-1]  # the ends exact
     return roots, local, s / (len(keys) - 1)
 
@@ -340,20 +326,8 @@ def _settle(body: BodyModel, a: Pose, b: Pose, n: int, floor: float) -> Pose | N
     for start, free in zip(foot_placements(sk, *a), foot_placements(sk, roots, local), strict=True):
         ankle = start.ankle + follow[:, None] * (free.ankle - start.ankle)
         ankle[:, 2] += STEP_HEIGHT * lift_profile(u)
-        rot, toe = (
-            _wxyz(
-                (
-                    Rotation.from_quat(_xyzw(q0))
-                    * Rotation.from_rotvec(
-                        follow[:, None]
-                        * (
-                            Rotation.from_quat(_xyzw(q0)).inv() * Rotation.from_quat(_xyzw(q))
-                        ).as_rotvec()
-                    )
-                ).as_quat()
-            )
-            for q0, q in ((start.rotation, free.rotation), (start.toe, free.toe))
-        )
+        rot = quat_slerp(start.rotation, free.rotation, follow)
+        toe = quat_slerp(start.toe, free.toe, follow)
         carried.append(FootPlacement(ankle, rot, toe))
     lift = np.tile(lift_profile(u), (2, 1))
     return planted(body, roots, local, (carried[0], carried[1]), lift, s, floor)
@@ -461,8 +435,8 @@ def via_pose(library: PostureLibrary, body: BodyModel, low: Pose, floor: float) 
             best = p
     if best is None:
         return None
-    turn = Rotation.from_euler("z", facing(low[1][0]) - facing(best.local_rotations[0]))
+    turn = _about_z(facing(low[1][0]) - facing(best.local_rotations[0]))
     local = best.local_rotations.copy()
-    local[0] = _wxyz((turn * Rotation.from_quat(_xyzw(local[0]))).as_quat())
+    local[0] = quat_multiply(turn, local[0])
     root = np.array([low[0][0], low[0][1], floor + best.root_position[2]])
     return root, local
