@@ -17,6 +17,7 @@ from vhuman.task.check import MotionCheck, check_motion
 from vhuman.task.feet import foot_placements
 from vhuman.task.floor import facing, floor_transition, via_pose
 from vhuman.task.motion import MOST_JOINT_STEP, standing_pose
+from vhuman.task.run import KNEE_ON_FLOOR
 
 FPS = 30.0
 DURATION = 2.0  # [s], as the shipped tasks' posture and stand_up steps
@@ -128,3 +129,23 @@ def test_lying_down_passes_through_sitting_facing_away_from_the_head(
     assert abs(np.cos(facing(low[1][0])) + 1.0) < 1e-6
     assert abs(np.cos(facing(via[1][0])) + 1.0) < 1e-6
     assert np.allclose(via[0][:2], low[0][:2])
+
+
+def test_both_knees_go_down_one_after_the_other(body: BodyModel, library: PostureLibrary) -> None:
+    stand, low = _poses(library, "kneeling-both-knees", np.zeros(2), 0.0)
+    motion = floor_transition(body, stand, low, DURATION, FPS, 0.0)
+    names = np.asarray(body.skeleton.names)[body.joints]
+    thighs, shanks = (
+        [int(np.flatnonzero(names == f"{side}_{joint}")[0]) for side in "lr"]
+        for joint in ("hip", "knee")
+    )
+    a, b = body.capsules(motion.root_positions, motion.local_rotations)
+    # The lowest point at each knee: the thigh's lower end or the shank's upper end.
+    knee = np.minimum(
+        b[:, thighs, 2] - body.radii[thighs], a[:, shanks, 2] - body.radii[shanks]
+    )  # (N, 2) [m]
+    down = knee <= KNEE_ON_FLOOR
+    assert down[-1].all()
+    first = int(np.argmax(down.any(axis=1)))
+    assert down[first].sum() == 1
+    assert np.sum(down.sum(axis=1) == 1) >= 5  # frames on one knee (the half-kneel)
