@@ -23,8 +23,9 @@ corrected by the two-bone IK of :mod:`vhuman.task.feet` onto the planned foot
 placements, the pelvis lowered where a leg could not reach its foot, and the
 result checked like every other transition (:func:`vhuman.task.motion.planted`:
 no foot point on the floor sliding, leg joints within their ranges, no joint
-jump). Where a plan fails its checks the others are tried (no lean, the other
-foot following, more time); where none passes, a posture whose feet rest on the
+jump). Where a plan fails its checks, or touches the scene (where the caller
+says so), the others are tried (no lean, the other foot following, more time);
+where none passes, a posture whose feet rest on the
 floor with the pelvis below the knees (sitting on the floor) is passed through,
 the feet lifted off the floor before they move on into the final posture (lying
 down). Getting up is getting down played backwards.
@@ -33,6 +34,7 @@ down). Getting up is getting down played backwards.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 
 import numpy as np
 from numpy.typing import NDArray
@@ -87,6 +89,7 @@ _PHASES = ((0.5, 0.5), (0.35, 0.35, 0.3))  # share of the time of each phase (wi
 _STEP_WINDOWS = ((0.0, 0.55), (0.45, 1.0))  # the two steps in the step phase (its fractions)
 
 Pose = tuple[NDArray[np.float64], NDArray[np.float64]]
+Clear = Callable[[NDArray[np.float64], NDArray[np.float64]], bool]
 
 
 def foot_spheres(
@@ -333,23 +336,34 @@ def _settle(body: BodyModel, a: Pose, b: Pose, n: int, floor: float) -> Pose | N
     return planted(body, roots, local, (carried[0], carried[1]), lift, s, floor)
 
 
-def _straight_down(body: BodyModel, stand: Pose, low: Pose, n: int, floor: float) -> Pose | None:
-    """The first getting-down from ``stand`` to ``low`` in ``n`` frames that passes its checks:
-    leaning over the standing foot while stepping or not, either foot following."""
+def _straight_down(
+    body: BodyModel, stand: Pose, low: Pose, n: int, floor: float, clear: Clear | None
+) -> Pose | None:
+    """The first getting-down from ``stand`` to ``low`` in ``n`` frames that passes its checks
+    and ``clear``: leaning over the standing foot while stepping or not, either foot
+    following."""
     for lean, swap in itertools.product((WEIGHT_SHIFT, 0.0), (False, True)):
         planned = _down(body, stand, low, n, floor, swap, lean)
-        if planned is not None:
+        if planned is not None and (clear is None or clear(*planned)):
             return planned
     return None
 
 
 def _down_via(
-    body: BodyModel, stand: Pose, via: Pose, low: Pose, n: int, floor: float
+    body: BodyModel,
+    stand: Pose,
+    via: Pose,
+    low: Pose,
+    n: int,
+    floor: float,
+    clear: Clear | None,
 ) -> Pose | None:
     """Getting down from ``stand`` to ``via`` in ``n`` frames, then settling from ``via`` into
-    ``low`` in half as many again; None where either fails its checks."""
+    ``low`` in half as many again; None where either fails its checks or ``clear``."""
     settled = _settle(body, via, low, max(2, n // 2 + 1), floor)
-    first = None if settled is None else _straight_down(body, stand, via, n, floor)
+    if settled is not None and clear is not None and not clear(*settled):
+        settled = None
+    first = None if settled is None else _straight_down(body, stand, via, n, floor, clear)
     if first is None or settled is None:
         return None
     return (
@@ -371,6 +385,7 @@ def floor_transition(
     fps: float,
     floor: float,
     via: Pose | None = None,
+    clear: Clear | None = None,
 ) -> Motion:
     """From pose ``start`` to pose ``end`` (root (3,), local (J, 4)) in ``duration`` [s] or
     longer.
@@ -384,6 +399,10 @@ def floor_transition(
     long again; where that fails too, or for a smaller change of height,
     :func:`vhuman.task.motion.transition`. The first frame is ``start``, the last
     ``end``.
+
+    ``clear(roots (N, 3), local (N, J, 4))``, where given, says whether planned frames are
+    free of the scene (no contact); a plan it refuses is passed over like one failing its
+    checks.
     """
     drop = float(start[0][2] - end[0][2])
     if abs(drop) > DOWN_DROP:
@@ -392,9 +411,9 @@ def floor_transition(
         for through, factor in itertools.product((None, via), np.linspace(1.0, SLOWEST, 3)):
             n = max(2, round(factor * duration * fps) + 1)
             if through is None:
-                planned = _straight_down(body, stand, low, n, floor)
+                planned = _straight_down(body, stand, low, n, floor, clear)
             else:
-                planned = _down_via(body, stand, through, low, n, floor)
+                planned = _down_via(body, stand, through, low, n, floor, clear)
             speed = 0.0 if planned is None else _root_speed(planned[0], fps)
             if planned is not None and speed <= MOST_ROOT_SPEED:
                 roots, local = planned

@@ -271,6 +271,7 @@ class _Composer:
         self.sk = worker_skeleton(spec.worker)
         self.body = BodyModel.from_skeleton(self.sk, samples_per_segment=2)
         self.library = load_library(self.sk, body=self.body)
+        self.world = CollisionWorld(scene, resolution=0.1)
         self.grid: FloorGrid = floor_grid(scene, BODY_RADIUS, height=stature(self.sk) + 0.1)
         self.heading = spec.start_heading
         self.pose = standing_pose(self.sk, spec.start_position, self.heading, self.fps)
@@ -315,6 +316,10 @@ class _Composer:
                 transition(self.body, self.pose, first, seconds, self.fps, self.scene.floor)
             )
         self._append_raw(motion, walking, arm)
+
+    def clear(self, roots: NDArray[np.float64], local: NDArray[np.float64]) -> bool:
+        """Whether no pose ``roots (N, 3)``, ``local (N, J, 4)`` touches the scene."""
+        return not any(r.in_collision for r in self.world.check_many(self.body, roots, local))
 
     def motion(self) -> Motion:
         return Motion(self.sk, self.fps, np.concatenate(self.roots), np.concatenate(self.locals))
@@ -404,6 +409,7 @@ class _Composer:
                 self.fps,
                 self.scene.floor,
                 via=via_pose(self.library, self.body, ready, self.scene.floor),
+                clear=self.clear,
             )
         )
         self.goal = target
@@ -591,6 +597,7 @@ class _Composer:
                 self.fps,
                 self.scene.floor,
                 via=via_pose(self.library, self.body, self.pose, self.scene.floor),
+                clear=self.clear,
             )
         )
         self.hand, self.arm_q = None, None
@@ -759,8 +766,7 @@ def run_task(
             write_checkpoint(checkpoint, identity, {"composer": state, "steps": steps}, arrays)
     motion = comp.motion()
     static = ~np.concatenate(comp.walking)
-    world = CollisionWorld(scene, resolution=0.1)
-    check = check_motion(world, comp.body, motion, static)
+    check = check_motion(comp.world, comp.body, motion, static)
     sitting = np.concatenate(comp.sitting)
     kneeling = knees_down(comp.body, motion, scene.floor)
     reba = _per_frame(
