@@ -16,7 +16,7 @@ from vhuman.skeleton.footskate import SLIDE_TOLERANCE
 from vhuman.task.check import MotionCheck, check_motion
 from vhuman.task.feet import foot_placements
 from vhuman.task.floor import facing, floor_transition, via_pose
-from vhuman.task.motion import MOST_JOINT_STEP, standing_pose
+from vhuman.task.motion import MOST_JOINT_STEP, standing_pose, transition
 from vhuman.task.run import KNEE_ON_FLOOR
 
 FPS = 30.0
@@ -149,3 +149,17 @@ def test_both_knees_go_down_one_after_the_other(body: BodyModel, library: Postur
     first = int(np.argmax(down.any(axis=1)))
     assert down[first].sum() == 1
     assert np.sum(down.sum(axis=1) == 1) >= 5  # frames on one knee (the half-kneel)
+
+
+def test_a_plan_touching_the_scene_is_passed_over(body: BodyModel, library: PostureLibrary) -> None:
+    stand, low = _poses(library, "kneeling-one-knee", np.zeros(2), 0.0)
+    seen: list[int] = []
+
+    def blocked(roots: np.ndarray, local: np.ndarray) -> bool:
+        seen.append(len(roots))
+        return False
+
+    motion = floor_transition(body, stand, low, DURATION, FPS, 0.0, clear=blocked)
+    plain = transition(body, stand, low, DURATION, FPS, 0.0)
+    assert seen  # plans passing their own checks were offered and refused
+    np.testing.assert_array_equal(motion.local_rotations, plain.local_rotations)
