@@ -89,7 +89,7 @@ _PHASES = ((0.5, 0.5), (0.35, 0.35, 0.3))  # share of the time of each phase (wi
 _STEP_WINDOWS = ((0.0, 0.55), (0.45, 1.0))  # the two steps in the step phase (its fractions)
 
 Pose = tuple[NDArray[np.float64], NDArray[np.float64]]
-Clear = Callable[[NDArray[np.float64], NDArray[np.float64]], bool]
+PosesCheck = Callable[[NDArray[np.float64], NDArray[np.float64]], bool]
 
 
 def foot_spheres(
@@ -337,14 +337,14 @@ def _settle(body: BodyModel, a: Pose, b: Pose, n: int, floor: float) -> Pose | N
 
 
 def _straight_down(
-    body: BodyModel, stand: Pose, low: Pose, n: int, floor: float, clear: Clear | None
+    body: BodyModel, stand: Pose, low: Pose, n: int, floor: float, accept: PosesCheck
 ) -> Pose | None:
     """The first getting-down from ``stand`` to ``low`` in ``n`` frames that passes its checks
-    and ``clear``: leaning over the standing foot while stepping or not, either foot
+    and ``accept``: leaning over the standing foot while stepping or not, either foot
     following."""
     for lean, swap in itertools.product((WEIGHT_SHIFT, 0.0), (False, True)):
         planned = _down(body, stand, low, n, floor, swap, lean)
-        if planned is not None and (clear is None or clear(*planned)):
+        if planned is not None and accept(*planned):
             return planned
     return None
 
@@ -356,14 +356,14 @@ def _down_via(
     low: Pose,
     n: int,
     floor: float,
-    clear: Clear | None,
+    accept: PosesCheck,
 ) -> Pose | None:
     """Getting down from ``stand`` to ``via`` in ``n`` frames, then settling from ``via`` into
-    ``low`` in half as many again; None where either fails its checks or ``clear``."""
+    ``low`` in half as many again; None where either fails its checks or ``accept``."""
     settled = _settle(body, via, low, max(2, n // 2 + 1), floor)
-    if settled is not None and clear is not None and not clear(*settled):
+    if settled is not None and not accept(*settled):
         settled = None
-    first = None if settled is None else _straight_down(body, stand, via, n, floor, clear)
+    first = None if settled is None else _straight_down(body, stand, via, n, floor, accept)
     if first is None or settled is None:
         return None
     return (
@@ -385,7 +385,7 @@ def floor_transition(
     fps: float,
     floor: float,
     via: Pose | None = None,
-    clear: Clear | None = None,
+    clear: PosesCheck | None = None,
 ) -> Motion:
     """From pose ``start`` to pose ``end`` (root (3,), local (J, 4)) in ``duration`` [s] or
     longer.
@@ -408,14 +408,18 @@ def floor_transition(
     if abs(drop) > DOWN_DROP:
         down = drop > 0.0
         stand, low = (start, end) if down else (end, start)
+
+        def accept(roots: NDArray[np.float64], local: NDArray[np.float64]) -> bool:
+            fast = _root_speed(roots, fps) > MOST_ROOT_SPEED
+            return not fast and (clear is None or clear(roots, local))
+
         for through, factor in itertools.product((None, via), np.linspace(1.0, SLOWEST, 3)):
             n = max(2, round(factor * duration * fps) + 1)
             if through is None:
-                planned = _straight_down(body, stand, low, n, floor, clear)
+                planned = _straight_down(body, stand, low, n, floor, accept)
             else:
-                planned = _down_via(body, stand, through, low, n, floor, clear)
-            speed = 0.0 if planned is None else _root_speed(planned[0], fps)
-            if planned is not None and speed <= MOST_ROOT_SPEED:
+                planned = _down_via(body, stand, through, low, n, floor, accept)
+            if planned is not None:
                 roots, local = planned
                 if not down:
                     roots, local = roots[::-1], local[::-1]
