@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 from vhuman.cli.task import task
 from vhuman.ergonomics import assess_reba
 from vhuman.geometry import quat_angle
+from vhuman.skeleton.footskate import SLIDE_TOLERANCE
 from vhuman.task import TaskResult, load_task, run_task
 from vhuman.task.report import check_rows, write_task_outputs
 
@@ -223,6 +224,14 @@ def test_feet_sliding_counted_on_every_frame(ship_valve: TaskResult) -> None:
     assert d["static_frames_feet_sliding"] == int(np.sum(c.static & c.sliding))
     assert d["walking_frames_feet_sliding"] == int(np.sum(~c.static & c.sliding))
     assert d["foot_slide_max_mm_per_frame"] == pytest.approx(1e3 * c.foot_slide[c.static].max())
+
+
+def test_no_foot_slides_out_of_walking(ship_valve: TaskResult) -> None:
+    # Getting down to the posture and back up included (vhuman.task.floor).
+    c = ship_valve.check
+    assert c.static.sum() > 300
+    assert c.foot_slide[c.static].max() <= SLIDE_TOLERANCE
+    assert c.to_dict()["frames_in_contact"] == 0
 
 
 def test_legs_scored_by_their_support_per_frame(ship_valve: TaskResult) -> None:

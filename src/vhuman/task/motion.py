@@ -31,6 +31,7 @@ from vhuman.skeleton.footskate import SLIDE_TOLERANCE, foot_slide
 from vhuman.task.feet import (
     LEGS,
     STEP_CLEARANCE,
+    FootPlacement,
     foot_placements,
     plant_feet,
     stepped_feet,
@@ -44,6 +45,8 @@ __all__ = [
     "hand_arc",
     "hand_line",
     "hold",
+    "lowest_points",
+    "planted",
     "standing_pose",
     "stature",
     "transition",
@@ -83,7 +86,7 @@ def ground(
 ) -> NDArray[np.float64]:
     """Roots ``(N, 3)`` moved up or down: the lowest capsule point of each pose on ``floor``."""
     out = np.array(roots, dtype=np.float64)
-    out[:, 2] += floor - _lowest(body, roots, local)
+    out[:, 2] += floor - lowest_points(body, roots, local)
     return out
 
 
@@ -200,17 +203,54 @@ def _stepped(
     floor: float,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]] | None:
     """The interpolated poses ``roots (N, 3)``, ``local (N, J, 4)`` (timing ``s (N,)``) with
-    the feet planted and stepped (:mod:`vhuman.task.feet`), the body lifted where the
-    corrected legs would take it under the floor; None where that fails its checks: a foot
-    point on the floor sliding (:func:`vhuman.skeleton.footskate.foot_slide`), a leg joint
-    beyond its range (more than at the ends), a joint turning by more than
-    :data:`MOST_JOINT_STEP` in a frame."""
-    sk = body.skeleton
-    start, end = (foot_placements(sk, roots[i], local[i]) for i in (0, -1))
+    the feet planted and stepped one after the other (:func:`planted`); None where that
+    fails its checks."""
+    start, end = (foot_placements(body.skeleton, roots[i], local[i]) for i in (0, -1))
     feet, lift = stepped_feet(start, end, len(roots))
-    planted = plant_feet(sk, roots, local, feet)
-    # A stepping foot raised where its lowest point would pass under its lift above the floor.
-    low = _foot_bottoms(body, roots, planted) - floor
+    return planted(body, roots, local, feet, lift, s, floor)
+
+
+def planted(
+    body: BodyModel,
+    roots: NDArray[np.float64],
+    local: NDArray[np.float64],
+    feet: tuple[FootPlacement, FootPlacement],
+    lift: NDArray[np.float64],
+    s: NDArray[np.float64],
+    floor: float,
+) -> tuple[NDArray[np.float64], NDArray[np.float64]] | None:
+    """Poses ``roots (N, 3)``, ``local (N, J, 4)`` with the legs corrected to put the feet at
+    ``feet`` (:func:`vhuman.task.feet.plant_feet`), the body lifted where the corrected legs
+    would take it under the floor; None where that fails its checks.
+
+    Parameters
+    ----------
+    body : BodyModel
+    roots : ndarray, shape (N, 3)
+        Root positions [m].
+    local : ndarray, shape (N, J, 4)
+        Local rotations; the first and last frames are kept as given.
+    feet : pair of FootPlacement
+        Left and right foot placements per frame, each field ``(N, ...)``.
+    lift : ndarray, shape (2, N)
+        Each foot's step lift profile (1 at mid-step, 0 when planted): a stepping foot is
+        raised where its lowest point would pass under :data:`STEP_CLEARANCE` times it.
+    s : ndarray, shape (N,)
+        Progress from the first frame (0) to the last (1): the depth under the floor the
+        body may reach is that of the ends, blended by it.
+    floor : float
+        Floor height [m].
+
+    Returns
+    -------
+    (ndarray, ndarray) or None
+        Roots and local rotations; None where a foot point on the floor slides
+        (:func:`vhuman.skeleton.footskate.foot_slide`), a leg joint leaves its range (more
+        than at the ends) or a joint turns by more than :data:`MOST_JOINT_STEP` in a frame.
+    """
+    sk = body.skeleton
+    first = plant_feet(sk, roots, local, feet)
+    low = _foot_bottoms(body, roots, first) - floor
     raise_by = np.maximum(STEP_CLEARANCE * lift - low, 0.0)
     feet = (
         feet[0]._replace(ankle=feet[0].ankle + np.outer(raise_by[0], [0.0, 0.0, 1.0])),
@@ -220,7 +260,7 @@ def _stepped(
     out[0], out[-1] = local[0], local[-1]
     # Lifted where the corrected legs would take the body under the floor (deeper than the
     # ends themselves, blended).
-    sunk = floor - _lowest(body, roots, out)
+    sunk = floor - lowest_points(body, roots, out)
     allowed = (1.0 - s) * sunk[0] + s * sunk[-1]
     lifted = roots.copy()
     lifted[:, 2] += np.maximum(sunk - allowed, 0.0)
@@ -234,7 +274,7 @@ def _stepped(
     return lifted, out
 
 
-def _lowest(
+def lowest_points(
     body: BodyModel, roots: NDArray[np.float64], local: NDArray[np.float64]
 ) -> NDArray[np.float64]:
     """Height ``(N,)`` [m] of the lowest capsule point of each pose."""

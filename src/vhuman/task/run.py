@@ -41,6 +41,7 @@ from vhuman.scene import BodyModel, CollisionWorld, Scene, Target, load_scene
 from vhuman.skeleton import Motion
 from vhuman.task.check import MotionCheck, check_motion
 from vhuman.task.feet import feet_move
+from vhuman.task.floor import facing, floor_transition, via_pose
 from vhuman.task.motion import (
     ArmUnreachableError,
     arm_path,
@@ -270,6 +271,7 @@ class _Composer:
         self.sk = worker_skeleton(spec.worker)
         self.body = BodyModel.from_skeleton(self.sk, samples_per_segment=2)
         self.library = load_library(self.sk, body=self.body)
+        self.world = CollisionWorld(scene, resolution=0.1)
         self.grid: FloorGrid = floor_grid(scene, BODY_RADIUS, height=stature(self.sk) + 0.1)
         self.heading = spec.start_heading
         self.pose = standing_pose(self.sk, spec.start_position, self.heading, self.fps)
@@ -303,14 +305,21 @@ class _Composer:
         first = (motion.root_positions[0], motion.local_rotations[0])
         angle = float(quat_angle(self.pose[1], first[1]).max())
         shift = float(np.linalg.norm(first[0] - self.pose[0]))
-        if angle > _POSE_TOL[0] or shift > _POSE_TOL[1]:
+        # A foot moved (by more than feet_move's few millimetres) steps there, even where
+        # every joint turns less than the poses' tolerance.
+        stepping = feet_move(self.sk, self.pose, first)
+        if angle > _POSE_TOL[0] or shift > _POSE_TOL[1] or stepping:
             seconds = float(np.clip(max(angle / np.radians(60.0), shift / 0.5), 0.3, 2.0))
-            if feet_move(self.sk, self.pose, first):
+            if stepping:
                 seconds = max(seconds, STEPPING_TIME)
             self.append(
                 transition(self.body, self.pose, first, seconds, self.fps, self.scene.floor)
             )
         self._append_raw(motion, walking, arm)
+
+    def clear(self, roots: NDArray[np.float64], local: NDArray[np.float64]) -> bool:
+        """Whether no pose ``roots (N, 3)``, ``local (N, J, 4)`` touches the scene."""
+        return not any(r.in_collision for r in self.world.check_many(self.body, roots, local))
 
     def motion(self) -> Motion:
         return Motion(self.sk, self.fps, np.concatenate(self.roots), np.concatenate(self.locals))
@@ -374,8 +383,9 @@ class _Composer:
             raise _StepError(f"no valid posture reaches the target ({result.reason})")
         self.postures.append(result.library_posture)
         place = result.placement
-        self.walk_to(place.root_position[:2], place.yaw, exact=False)
         final = (result.motion.root_positions[0], result.motion.local_rotations[0])
+        # Facing where the pelvis will face (away from the work to lie down on the back).
+        self.walk_to(place.root_position[:2], facing(final[1][0]), exact=False)
         target = scene.target
         side = Side.parse(self.spec.side)
         setting = ArmSetting(self.body, final[0], final[1], side, target)
@@ -391,7 +401,16 @@ class _Composer:
         else:
             ready, self.hand, self.arm_q = final, target, q_final
         self.append(
-            transition(self.body, self.pose, ready, step.duration, self.fps, self.scene.floor)
+            floor_transition(
+                self.body,
+                self.pose,
+                ready,
+                step.duration,
+                self.fps,
+                self.scene.floor,
+                via=via_pose(self.library, self.body, ready, self.scene.floor),
+                clear=self.clear,
+            )
         )
         self.goal = target
         self.seated = self.library[result.library_posture].sitting
@@ -570,7 +589,16 @@ class _Composer:
         self.seated = False
         stand = standing_pose(self.sk, self.pose[0][:2], self.heading, self.fps)
         self.append(
-            transition(self.body, self.pose, stand, step.duration, self.fps, self.scene.floor)
+            floor_transition(
+                self.body,
+                self.pose,
+                stand,
+                step.duration,
+                self.fps,
+                self.scene.floor,
+                via=via_pose(self.library, self.body, self.pose, self.scene.floor),
+                clear=self.clear,
+            )
         )
         self.hand, self.arm_q = None, None
 
@@ -738,8 +766,7 @@ def run_task(
             write_checkpoint(checkpoint, identity, {"composer": state, "steps": steps}, arrays)
     motion = comp.motion()
     static = ~np.concatenate(comp.walking)
-    world = CollisionWorld(scene, resolution=0.1)
-    check = check_motion(world, comp.body, motion, static)
+    check = check_motion(comp.world, comp.body, motion, static)
     sitting = np.concatenate(comp.sitting)
     kneeling = knees_down(comp.body, motion, scene.floor)
     reba = _per_frame(

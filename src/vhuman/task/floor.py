@@ -1,0 +1,465 @@
+"""Getting down from standing to a floor posture and back up, the feet planted throughout.
+
+A transition from a standing pose to a posture much lower (kneeling, squatting,
+sitting or lying on the floor) goes through keyframes planned from the two
+poses alone, so it works for any library posture:
+
+1. *Step*: each foot that ends on the floor steps to where it will be, flat,
+   turned to its final heading, the point of it that ends lowest (heel, ball or
+   toe tip) over its final spot; a foot that ends off the floor (a kneeling
+   leg's) steps likewise to where its toes will be, landing on its toes — the
+   lunge. The feet step one after the other, the pelvis following their mean
+   displacement and leaning towards the standing foot while the other is up.
+2. *Lower*: the body goes down into the posture, each stepped foot turning to
+   its final orientation about that lowest point (which stays where it is) and
+   the kneeling leg's knee going down; where both feet end off the floor, one
+   of them stays planted where it stood (the half-kneel) ...
+3. *Follow*: ... and then comes off the floor to its final place while its
+   knee goes down.
+
+Each phase interpolates the joints (slerp, Shoemake 1985) between its
+keyframes with minimum-jerk timing (Flash & Hogan 1985); the legs are then
+corrected by the two-bone IK of :mod:`vhuman.task.feet` onto the planned foot
+placements, the pelvis lowered where a leg could not reach its foot, and the
+result checked like every other transition (:func:`vhuman.task.motion.planted`:
+no foot point on the floor sliding, leg joints within their ranges, no joint
+jump). Where a plan fails its checks, or touches the scene (where the caller
+says so), the others are tried (no lean, the other foot following, more time);
+where none passes, a posture whose feet rest on the
+floor with the pelvis below the knees (sitting on the floor) is passed through,
+the feet lifted off the floor before they move on into the final posture (lying
+down). Getting up is getting down played backwards.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+
+import numpy as np
+from numpy.typing import NDArray
+
+from vhuman.animation import Easing, ease
+from vhuman.geometry import quat_apply, quat_multiply, quat_slerp
+from vhuman.posture import LibraryPosture, PostureLibrary
+from vhuman.scene import BodyModel
+from vhuman.skeleton import Motion, Skeleton
+from vhuman.skeleton.footskate import CONTACT_HEIGHT
+from vhuman.skeleton.kinematics import forward_kinematics
+from vhuman.task.feet import (
+    LEGS,
+    STEP_HEIGHT,
+    FootPlacement,
+    foot_placements,
+    lift_profile,
+    step_path,
+)
+from vhuman.task.motion import lowest_points, planted, transition
+
+__all__ = [
+    "DOWN_DROP",
+    "MOST_ROOT_SPEED",
+    "REACH",
+    "SLOWEST",
+    "TOES_UP",
+    "WEIGHT_SHIFT",
+    "facing",
+    "floor_transition",
+    "foot_spheres",
+    "via_pose",
+]
+
+DOWN_DROP = 0.15
+"""Drop [m] of the pelvis between two poses above which a transition gets down (or up)
+through the planned keyframes."""
+SLOWEST = 2.0
+"""Most times the given duration a transition down or up may take."""
+MOST_ROOT_SPEED = 1.5
+"""Speed [m/s] of the pelvis above which a planned transition is too fast (a brisk walk's)."""
+REACH = 0.97
+"""Fraction of a leg's length (thigh plus shank) the hip–ankle distance is kept within: the
+pelvis is lowered where a leg would have to stretch further to reach its foot."""
+TOES_UP = 0.5
+"""Fraction of the turn from flat to its end orientation that a foot ending off the floor
+has made when it lands from its step (the back foot of the lunge on its toes)."""
+WEIGHT_SHIFT = 0.3
+"""Fraction of the way from the feet's midpoint to the standing foot that the pelvis leans
+at the middle of a step."""
+_PHASES = ((0.5, 0.5), (0.35, 0.35, 0.3))  # share of the time of each phase (without, with follow)
+_STEP_WINDOWS = ((0.0, 0.55), (0.45, 1.0))  # the two steps in the step phase (its fractions)
+
+Pose = tuple[NDArray[np.float64], NDArray[np.float64]]
+PosesCheck = Callable[[NDArray[np.float64], NDArray[np.float64]], bool]
+
+
+def foot_spheres(
+    skeleton: Skeleton, leg: tuple[str, str, str, str], foot: FootPlacement
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Centres ``(..., 4, 3)`` [m] and radii ``(4,)`` [m] of a foot's end spheres at placement
+    ``foot``: heel and ball (the foot's capsule), ball and toe tip (the toes' capsule)."""
+    a, t = skeleton.index(leg[2]), skeleton.index(leg[3])
+    foot_seg, toe_seg = skeleton.segments[a], skeleton.segments[t]  # type: ignore[index]
+    shape = foot.ankle.shape
+    toe_offset = np.broadcast_to(skeleton.offsets[t], shape)
+    in_foot = [
+        np.broadcast_to(foot_seg.start, shape),  # type: ignore[union-attr]
+        np.broadcast_to(foot_seg.end, shape),  # type: ignore[union-attr]
+        toe_offset + quat_apply(foot.toe, np.broadcast_to(toe_seg.start, shape)),  # type: ignore[union-attr]
+        toe_offset + quat_apply(foot.toe, np.broadcast_to(toe_seg.end, shape)),  # type: ignore[union-attr]
+    ]
+    centres = np.stack([foot.ankle + quat_apply(foot.rotation, p) for p in in_foot], axis=-2)
+    radii = np.array([foot_seg.radius] * 2 + [toe_seg.radius] * 2)  # type: ignore[union-attr]
+    return centres, radii
+
+
+def _yaw(rotation: NDArray[np.float64]) -> float:
+    """Heading [rad] of a foot: that of its lateral (y) axis less 90°, which a pitch of the
+    foot (toes down, heel up) leaves unchanged."""
+    y = quat_apply(rotation, np.array([0.0, 1.0, 0.0]))
+    return float(np.arctan2(y[1], y[0]) - 0.5 * np.pi)
+
+
+def _flat(
+    skeleton: Skeleton,
+    leg: tuple[str, str, str, str],
+    standing: FootPlacement,
+    end: FootPlacement,
+    pivot: int,
+) -> FootPlacement:
+    """The standing foot turned to ``end``'s heading and moved over the floor so that its end
+    sphere ``pivot`` lies above that of ``end``."""
+    turn = _about_z(_yaw(end.rotation) - _yaw(standing.rotation))
+    turned = standing._replace(rotation=quat_multiply(turn, standing.rotation))
+    here = foot_spheres(skeleton, leg, turned)[0][pivot]
+    there = foot_spheres(skeleton, leg, end)[0][pivot]
+    shift = np.array([there[0] - here[0], there[1] - here[1], 0.0])
+    return turned._replace(ankle=turned.ankle + shift)
+
+
+def _roll(
+    skeleton: Skeleton,
+    leg: tuple[str, str, str, str],
+    start: FootPlacement,
+    end: FootPlacement,
+    pivot: int,
+    u: NDArray[np.float64],
+) -> FootPlacement:
+    """Placements ``(N, ...)`` from ``start`` to ``end`` at phases ``u (N,)`` in [0, 1]: the
+    foot turned (slerp) about its end sphere ``pivot``, whose centre moves on the straight
+    line between its two places (vertically where they lie one above the other)."""
+    rot = quat_slerp(start.rotation, end.rotation, u)
+    toe = quat_slerp(start.toe, end.toe, u)
+    c0 = foot_spheres(skeleton, leg, start)[0][pivot]
+    c1 = foot_spheres(skeleton, leg, end)[0][pivot]
+    centre = c0 + u[:, None] * (c1 - c0)
+    n = len(u)
+    turned = FootPlacement(np.zeros((n, 3)), rot, toe)
+    offset = foot_spheres(skeleton, leg, turned)[0][:, pivot]
+    return FootPlacement(centre - offset, rot, toe)
+
+
+def _about_z(angle: float) -> NDArray[np.float64]:
+    """The rotation ``(4,)`` by ``angle`` [rad] about the vertical."""
+    return np.array([np.cos(0.5 * angle), 0.0, 0.0, np.sin(0.5 * angle)])
+
+
+def _hold(foot: FootPlacement, n: int) -> FootPlacement:
+    return FootPlacement(*(np.tile(f, (n, 1)) for f in foot))
+
+
+def _join(parts: list[FootPlacement]) -> FootPlacement:
+    """Placements of consecutive phases, each phase's first frame dropped but the first."""
+    return FootPlacement(
+        *(
+            np.concatenate([parts[0][k]] + [p[k][1:] for p in parts[1:]])
+            for k in range(len(FootPlacement._fields))
+        )
+    )
+
+
+def _keyframes(
+    keys: list[Pose], counts: list[int]
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    """Roots ``(N, 3)``, local rotations ``(N, J, 4)`` and overall progress ``(N,)`` through
+    ``keys`` (K poses), phase k having ``counts[k]`` frames after its first: slerp of every
+    joint and a straight root path, each phase with minimum-jerk timing; the first and last
+    frames are the first and last keys as given."""
+    s = np.concatenate(
+        [[0.0]]
+        + [
+            k + ease(Easing.MINIMUM_JERK, np.linspace(0.0, 1.0, c + 1)[1:])
+            for k, c in enumerate(counts)
+        ]
+    )
+    knots = np.arange(len(keys), dtype=np.float64)
+    roots = np.stack([np.interp(s, knots, [k[0][i] for k in keys]) for i in range(3)], axis=-1)
+    rotations = np.stack([k[1] for k in keys])  # (K, J, 4)
+    phase = np.minimum(s.astype(int), len(keys) - 2)
+    local = quat_slerp(rotations[phase], rotations[phase + 1], (s - phase)[:, None])
+    (roots[0], local[0]), (roots[-1], local[-1]) = keys[0], keys[-1]  # the ends exact
+    return roots, local, s / (len(keys) - 1)
+
+
+def _reach_lowered(
+    skeleton: Skeleton,
+    roots: NDArray[np.float64],
+    local: NDArray[np.float64],
+    feet: tuple[FootPlacement, FootPlacement],
+) -> NDArray[np.float64]:
+    """Roots ``(N, 3)`` lowered where a hip would be further from its ankle target than
+    :data:`REACH` of the leg's length."""
+    pos = forward_kinematics(skeleton.parents, skeleton.offsets, roots, local)[0]
+    s = np.linspace(0.0, 1.0, len(roots))
+    drop = np.zeros(len(roots))
+    for leg, foot in zip(LEGS, feet, strict=True):
+        h, k, a = (skeleton.index(n) for n in leg[:3])
+        limb = float(np.linalg.norm(skeleton.offsets[k]) + np.linalg.norm(skeleton.offsets[a]))
+        d = pos[:, h] - foot.ankle
+        ends = np.linalg.norm(d[[0, -1]], axis=-1)
+        # As far as REACH of the leg, or as the ends themselves stretch (blended).
+        length = np.maximum(REACH * limb, (1.0 - s) * ends[0] + s * ends[1])
+        across = np.minimum(np.linalg.norm(d[:, :2], axis=-1), length)
+        drop = np.maximum(drop, d[:, 2] - np.sqrt(length**2 - across**2))
+    out = roots.copy()
+    out[:, 2] -= np.maximum(drop, 0.0)
+    return out
+
+
+def _down(
+    body: BodyModel,
+    stand: Pose,
+    floor_pose: Pose,
+    n: int,
+    floor: float,
+    swap: bool,
+    lean: float,
+) -> Pose | None:
+    """Getting down from ``stand`` to ``floor_pose`` in ``n`` frames (see the module notes);
+    None where the planned motion fails the checks of :func:`vhuman.task.motion.planted`."""
+    sk = body.skeleton
+    start = foot_placements(sk, *stand)
+    end = foot_placements(sk, *floor_pose)
+    bottoms = [foot_spheres(sk, leg, f) for leg, f in zip(LEGS, end, strict=True)]
+    height = np.array([c[:, 2] - r - floor for c, r in bottoms])  # (2, 4)
+    grounded = height.min(axis=-1) <= CONTACT_HEIGHT
+    pivots = [int(np.argmin(h)) for h in height]
+    pre = [_flat(sk, leg, s, e, p) for leg, s, e, p in zip(LEGS, start, end, pivots, strict=True)]
+    for i in np.flatnonzero(~grounded):  # on its toes: partly turned to its end orientation
+        dropped = end[i]._replace(ankle=end[i].ankle - [0.0, 0.0, height[i].min()])
+        rolled = _roll(sk, LEGS[i], pre[i], dropped, pivots[i], np.array([TOES_UP]))
+        pre[i] = FootPlacement(*(f[0] for f in rolled))
+    travel = [
+        float(np.linalg.norm(e.ankle[:2] - s.ankle[:2])) for s, e in zip(start, end, strict=True)
+    ]
+    # The foot that follows: where both feet end off the floor, the one travelling less
+    # (with ``swap``, the other; None without an alternative).
+    follow = None if grounded.any() else (1 if travel[0] >= travel[1] else 0)
+    if swap:
+        if follow is None:
+            return None
+        follow = 1 - follow
+    stepping = [i for i in (0, 1) if i != follow]
+    stepping.sort(key=lambda i: -travel[i])
+    shares = _PHASES[follow is not None]
+    counts = [max(2, round(f * (n - 1))) for f in shares]
+    counts[-1] = max(2, n - 1 - sum(counts[:-1]))
+    # Keyframe 1: standing, the pelvis moved with the feet's mean displacement.
+    moved = np.mean(
+        [(pre[i] if i in stepping else start[i]).ankle - start[i].ankle for i in (0, 1)], axis=0
+    )
+    k1 = (stand[0] + np.array([moved[0], moved[1], 0.0]), stand[1])
+    keys: list[Pose] = [stand, k1]
+    if follow is not None:
+        keys.append((floor_pose[0], floor_pose[1]))
+    keys.append(floor_pose)
+    roots, local, s = _keyframes(keys, counts)
+    # Foot placements phase by phase.
+    c1 = counts[0]
+    parts: list[list[FootPlacement]] = [[], []]
+    lift = np.zeros((2, len(s)))
+    time = np.linspace(0.0, 1.0, c1 + 1)
+    for order, i in enumerate(stepping):
+        a, b = _STEP_WINDOWS[order] if len(stepping) == 2 else (0.0, 1.0)
+        u = np.clip((time - a) / (b - a), 0.0, 1.0)
+        parts[i].append(step_path(start[i], pre[i], u))
+        lift[i, : c1 + 1] = lift_profile(u)
+    if follow is not None:
+        parts[follow].append(_hold(start[follow], c1 + 1))
+    u2 = ease(Easing.MINIMUM_JERK, np.linspace(0.0, 1.0, counts[1] + 1))
+    for i in (0, 1):
+        if i == follow:
+            parts[i].append(_hold(start[i], counts[1] + 1))
+        else:
+            parts[i].append(_roll(sk, LEGS[i], pre[i], end[i], pivots[i], u2))
+    if follow is not None:
+        u3 = np.linspace(0.0, 1.0, counts[2] + 1)
+        for i in (0, 1):
+            if i == follow:
+                parts[i].append(step_path(start[i], end[i], u3))
+                lift[i, -len(u3) :] = lift_profile(u3)
+            else:
+                parts[i].append(_hold(end[i], counts[2] + 1))
+    feet = (_join(parts[0]), _join(parts[1]))
+    # While the feet step, the pelvis follows their mean displacement (the weight shifting
+    # onto the foot that lands).
+    mid = 0.5 * (feet[0].ankle + feet[1].ankle)
+    shift = mid - 0.5 * (start[0].ankle + start[1].ankle)
+    # ... and leans over the standing foot while the other is off the floor.
+    for i in (0, 1):
+        over = lean * lift[i][:, None] * (feet[1 - i].ankle - mid)
+        shift[: c1 + 1] += over[: c1 + 1]
+    roots[: c1 + 1, :2] = stand[0][:2] + shift[: c1 + 1, :2]
+    roots = _reach_lowered(sk, roots, local, feet)
+    return planted(body, roots, local, feet, lift, s, floor)
+
+
+def _settle(body: BodyModel, a: Pose, b: Pose, n: int, floor: float) -> Pose | None:
+    """From floor posture ``a`` to floor posture ``b`` in ``n`` frames, the feet lifted off the
+    floor before they follow the interpolated legs (their travel and turn from ``a`` delayed
+    and eased as in a step, :func:`vhuman.task.feet.step_path`); None where that fails the
+    checks of :func:`vhuman.task.motion.planted`."""
+    sk = body.skeleton
+    roots, local, s = _keyframes([a, b], [n - 1])
+    # Lifted where the interpolated body would pass under the floor (deeper than the ends).
+    sunk = floor - lowest_points(body, roots, local)
+    roots[:, 2] += np.maximum(sunk - ((1.0 - s) * sunk[0] + s * sunk[-1]), 0.0)
+    u = np.linspace(0.0, 1.0, n)
+    follow = ease(Easing.MINIMUM_JERK, np.clip((u - 0.25) / 0.5, 0.0, 1.0))
+    carried = []
+    for start, free in zip(foot_placements(sk, *a), foot_placements(sk, roots, local), strict=True):
+        ankle = start.ankle + follow[:, None] * (free.ankle - start.ankle)
+        ankle[:, 2] += STEP_HEIGHT * lift_profile(u)
+        rot = quat_slerp(start.rotation, free.rotation, follow)
+        toe = quat_slerp(start.toe, free.toe, follow)
+        carried.append(FootPlacement(ankle, rot, toe))
+    lift = np.tile(lift_profile(u), (2, 1))
+    return planted(body, roots, local, (carried[0], carried[1]), lift, s, floor)
+
+
+def _straight_down(
+    body: BodyModel, stand: Pose, low: Pose, n: int, floor: float, accept: PosesCheck
+) -> Pose | None:
+    """The first getting-down from ``stand`` to ``low`` in ``n`` frames that passes its checks
+    and ``accept``: leaning over the standing foot while stepping or not, either foot
+    following."""
+    for lean, swap in itertools.product((WEIGHT_SHIFT, 0.0), (False, True)):
+        planned = _down(body, stand, low, n, floor, swap, lean)
+        if planned is not None and accept(*planned):
+            return planned
+    return None
+
+
+def _down_via(
+    body: BodyModel,
+    stand: Pose,
+    via: Pose,
+    low: Pose,
+    n: int,
+    floor: float,
+    accept: PosesCheck,
+) -> Pose | None:
+    """Getting down from ``stand`` to ``via`` in ``n`` frames, then settling from ``via`` into
+    ``low`` in half as many again; None where either fails its checks or ``accept``."""
+    settled = _settle(body, via, low, max(2, n // 2 + 1), floor)
+    if settled is not None and not accept(*settled):
+        settled = None
+    first = None if settled is None else _straight_down(body, stand, via, n, floor, accept)
+    if first is None or settled is None:
+        return None
+    return (
+        np.concatenate([first[0], settled[0][1:]]),
+        np.concatenate([first[1], settled[1][1:]]),
+    )
+
+
+def _root_speed(roots: NDArray[np.float64], fps: float) -> float:
+    """Fastest travel [m/s] of the root ``(N, 3)`` between two frames."""
+    return float(np.linalg.norm(np.diff(roots, axis=0), axis=-1).max() * fps)
+
+
+def floor_transition(
+    body: BodyModel,
+    start: Pose,
+    end: Pose,
+    duration: float,
+    fps: float,
+    floor: float,
+    via: Pose | None = None,
+    clear: PosesCheck | None = None,
+) -> Motion:
+    """From pose ``start`` to pose ``end`` (root (3,), local (J, 4)) in ``duration`` [s] or
+    longer.
+
+    Where the pelvis drops or rises by more than :data:`DOWN_DROP`, the body gets down or up
+    through the planned keyframes (see the module notes), taking up to :data:`SLOWEST`
+    times ``duration`` where a shorter time fails the checks (a joint turning too fast, the
+    pelvis faster than :data:`MOST_ROOT_SPEED`);
+    where none passes, through the floor posture ``via`` (sitting on the floor before lying
+    down: :func:`via_pose`) likewise, settling from it into the floor posture in half as
+    long again; where that fails too, or for a smaller change of height,
+    :func:`vhuman.task.motion.transition`. The first frame is ``start``, the last
+    ``end``.
+
+    ``clear(roots (N, 3), local (N, J, 4))``, where given, says whether planned frames are
+    free of the scene (no contact); a plan it refuses is passed over like one failing its
+    checks.
+    """
+    drop = float(start[0][2] - end[0][2])
+    if abs(drop) > DOWN_DROP:
+        down = drop > 0.0
+        stand, low = (start, end) if down else (end, start)
+
+        def accept(roots: NDArray[np.float64], local: NDArray[np.float64]) -> bool:
+            fast = _root_speed(roots, fps) > MOST_ROOT_SPEED
+            return not fast and (clear is None or clear(roots, local))
+
+        for through, factor in itertools.product((None, via), np.linspace(1.0, SLOWEST, 3)):
+            n = max(2, round(factor * duration * fps) + 1)
+            if through is None:
+                planned = _straight_down(body, stand, low, n, floor, accept)
+            else:
+                planned = _down_via(body, stand, through, low, n, floor, accept)
+            if planned is not None:
+                roots, local = planned
+                if not down:
+                    roots, local = roots[::-1], local[::-1]
+                return Motion(body.skeleton, fps, roots, local)
+    return transition(body, start, end, duration, fps, floor)
+
+
+def facing(rotation: NDArray[np.float64]) -> float:
+    """Heading [rad] a pelvis rotation ``(4,)`` faces: that of its forward (x) axis, or where
+    that is nearer vertical than its lateral (y) axis (lying on the back), of the lateral
+    axis less 90°."""
+    x, y = quat_apply(rotation, np.eye(3)[:2])
+    if abs(x[2]) <= abs(y[2]):
+        return float(np.arctan2(x[1], x[0]))
+    return float(np.arctan2(y[1], y[0]) - 0.5 * np.pi)
+
+
+def via_pose(library: PostureLibrary, body: BodyModel, low: Pose, floor: float) -> Pose | None:
+    """The posture of ``library`` to pass through on the way down to ``low`` (root (3,),
+    local (J, 4)): of those with both feet on the floor and the pelvis below the knees
+    (sitting on the floor), the one with the lowest pelvis, turned to face where ``low``'s
+    pelvis faces, its pelvis above ``low``'s; None where the library has none."""
+    sk = body.skeleton
+    best: LibraryPosture | None = None
+    for p in library:
+        pos = forward_kinematics(sk.parents, sk.offsets, p.root_position, p.local_rotations)[0]
+        knees = pos[sk.indices(["l_knee", "r_knee"]), 2]
+        feet = foot_placements(sk, p.root_position, p.local_rotations)
+        low_spheres = [
+            float((c[:, 2] - r).min())
+            for c, r in (foot_spheres(sk, leg, f) for leg, f in zip(LEGS, feet, strict=True))
+        ]
+        grounded = max(low_spheres) <= CONTACT_HEIGHT
+        lower = best is None or p.root_position[2] < best.root_position[2]
+        if grounded and p.root_position[2] < knees.min() and lower:
+            best = p
+    if best is None:
+        return None
+    turn = _about_z(facing(low[1][0]) - facing(best.local_rotations[0]))
+    local = best.local_rotations.copy()
+    local[0] = quat_multiply(turn, local[0])
+    root = np.array([low[0][0], low[0][1], floor + best.root_position[2]])
+    return root, local

@@ -1,0 +1,165 @@
+"""Getting down to every library posture and back up in an open scene: the feet planted or
+stepped (no foot point on the floor sliding), no joint jump, joint ranges kept, no contact."""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+import pytest
+
+from vhuman.geometry import quat_angle, quat_multiply
+from vhuman.posture import PostureLibrary, load_library, worker_skeleton
+from vhuman.scene import BodyModel, CollisionWorld, Scene, Target
+from vhuman.skeleton import Motion
+from vhuman.skeleton.footskate import SLIDE_TOLERANCE
+from vhuman.task.check import MotionCheck, check_motion
+from vhuman.task.feet import foot_placements
+from vhuman.task.floor import facing, floor_transition, via_pose
+from vhuman.task.motion import MOST_JOINT_STEP, standing_pose, transition
+from vhuman.task.run import KNEE_ON_FLOOR
+
+FPS = 30.0
+DURATION = 2.0  # [s], as the shipped tasks' posture and stand_up steps
+WORKER = "p50-male"
+POSTURES = load_library(worker_skeleton(WORKER)).names
+
+
+@functools.cache
+def _worker(worker: str) -> tuple[BodyModel, PostureLibrary]:
+    body = BodyModel.from_skeleton(worker_skeleton(worker), samples_per_segment=2)
+    return body, load_library(body.skeleton, body=body)
+
+
+@pytest.fixture(scope="module")
+def body() -> BodyModel:
+    return _worker(WORKER)[0]
+
+
+@pytest.fixture(scope="module")
+def library() -> PostureLibrary:
+    return _worker(WORKER)[1]
+
+
+@pytest.fixture(scope="module")
+def world() -> CollisionWorld:
+    target = Target([2.0, 0.0, 1.0], [1.0, 0.0, 0.0, 0.0], [1.0, 0.0, 0.0])
+    return CollisionWorld(Scene("open floor", (), target), resolution=0.1)
+
+
+def _poses(library: PostureLibrary, name: str, xy: np.ndarray, yaw: float) -> tuple:
+    """The standing pose and library posture ``name`` placed at ``xy`` [m] turned by ``yaw``
+    [rad], the worker standing there facing where the posture's pelvis faces."""
+    sk = library.skeleton
+    p = library[name]
+    c, s = np.cos(yaw), np.sin(yaw)
+    root = np.concatenate(
+        [xy + np.array([[c, -s], [s, c]]) @ p.root_position[:2], [p.root_position[2]]]
+    )
+    local = p.local_rotations.copy()
+    local[0] = quat_multiply([np.cos(yaw / 2), 0.0, 0.0, np.sin(yaw / 2)], local[0])
+    low = (root, local)
+    stand = standing_pose(sk, xy, facing(local[0]), FPS)
+    return stand, low
+
+
+def _checked(world: CollisionWorld, body: BodyModel, motion: Motion) -> MotionCheck:
+    return check_motion(world, body, motion, np.ones(motion.n_frames, dtype=bool))
+
+
+@pytest.mark.parametrize(
+    ("worker", "name"),
+    [(WORKER, name) for name in POSTURES]
+    + [
+        (worker, name)
+        for worker in ("p5-female", "p95-male")
+        for name in ("kneeling-both-knees", "sitting-floor", "lying-back")
+    ],
+)
+def test_down_and_up_without_sliding_jumps_or_contacts(
+    world: CollisionWorld, worker: str, name: str
+) -> None:
+    body, library = _worker(worker)
+    stand, low = _poses(library, name, np.array([0.4, -0.3]), 0.6)
+    via = via_pose(library, body, low, 0.0)
+    for start, end in ((stand, low), (low, stand)):
+        motion = floor_transition(body, start, end, DURATION, FPS, 0.0, via=via)
+        assert np.allclose(motion.root_positions[[0, -1]], [start[0], end[0]])
+        assert np.allclose(motion.local_rotations[[0, -1]], [start[1], end[1]])
+        check = _checked(world, body, motion)
+        assert check.foot_slide.max() <= SLIDE_TOLERANCE
+        step = quat_angle(motion.local_rotations[:-1], motion.local_rotations[1:])
+        assert step.max() <= MOST_JOINT_STEP
+        ends = max(check.limit_violation[0], check.limit_violation[-1])
+        assert check.limit_violation.max() <= ends + 1e-3  # [rad]
+        assert np.all(check.contacts == 0)
+        assert motion.duration <= 3.0 * DURATION + 1e-9  # [s]: twice, and half as long again
+
+
+def test_getting_up_is_getting_down_backwards(body: BodyModel, library: PostureLibrary) -> None:
+    stand, low = _poses(library, "kneeling-one-knee", np.zeros(2), 0.0)
+    down = floor_transition(body, stand, low, DURATION, FPS, 0.0)
+    up = floor_transition(body, low, stand, DURATION, FPS, 0.0)
+    assert np.allclose(up.root_positions, down.root_positions[::-1])
+    assert np.allclose(up.local_rotations, down.local_rotations[::-1])
+
+
+def test_kneeling_steps_one_foot_back_before_going_down(
+    body: BodyModel, library: PostureLibrary
+) -> None:
+    sk = body.skeleton
+    stand, low = _poses(library, "kneeling-one-knee", np.zeros(2), 0.0)
+    motion = floor_transition(body, stand, low, DURATION, FPS, 0.0)
+    right = foot_placements(sk, motion.root_positions, motion.local_rotations)[1]
+    # The right (kneeling) leg's foot goes back while the pelvis is still high: a lunge.
+    back = int(np.argmax(right.ankle[:, 0] < right.ankle[-1, 0] + 0.05))
+    high = motion.root_positions[:, 2] > 0.5 * (stand[0][2] + low[0][2])
+    assert high[back]
+
+
+def test_lying_down_passes_through_sitting_facing_away_from_the_head(
+    body: BodyModel, library: PostureLibrary
+) -> None:
+    _, low = _poses(library, "lying-back", np.zeros(2), 0.0)
+    via = via_pose(library, body, low, 0.0)
+    assert via is not None
+    sitting = library["sitting-floor"]
+    assert np.allclose(via[1][1:], sitting.local_rotations[1:])
+    # Lying on the back with the head towards +x: the pelvis faces −x, and so does the seat.
+    assert abs(np.cos(facing(low[1][0])) + 1.0) < 1e-6
+    assert abs(np.cos(facing(via[1][0])) + 1.0) < 1e-6
+    assert np.allclose(via[0][:2], low[0][:2])
+
+
+def test_both_knees_go_down_one_after_the_other(body: BodyModel, library: PostureLibrary) -> None:
+    stand, low = _poses(library, "kneeling-both-knees", np.zeros(2), 0.0)
+    motion = floor_transition(body, stand, low, DURATION, FPS, 0.0)
+    names = np.asarray(body.skeleton.names)[body.joints]
+    thighs, shanks = (
+        [int(np.flatnonzero(names == f"{side}_{joint}")[0]) for side in "lr"]
+        for joint in ("hip", "knee")
+    )
+    a, b = body.capsules(motion.root_positions, motion.local_rotations)
+    # The lowest point at each knee: the thigh's lower end or the shank's upper end.
+    knee = np.minimum(
+        b[:, thighs, 2] - body.radii[thighs], a[:, shanks, 2] - body.radii[shanks]
+    )  # (N, 2) [m]
+    down = knee <= KNEE_ON_FLOOR
+    assert down[-1].all()
+    first = int(np.argmax(down.any(axis=1)))
+    assert down[first].sum() == 1
+    assert np.sum(down.sum(axis=1) == 1) >= 5  # frames on one knee (the half-kneel)
+
+
+def test_a_plan_touching_the_scene_is_passed_over(body: BodyModel, library: PostureLibrary) -> None:
+    stand, low = _poses(library, "kneeling-one-knee", np.zeros(2), 0.0)
+    seen: list[int] = []
+
+    def blocked(roots: np.ndarray, local: np.ndarray) -> bool:
+        seen.append(len(roots))
+        return False
+
+    motion = floor_transition(body, stand, low, DURATION, FPS, 0.0, clear=blocked)
+    plain = transition(body, stand, low, DURATION, FPS, 0.0)
+    assert seen  # plans passing their own checks were offered and refused
+    np.testing.assert_array_equal(motion.local_rotations, plain.local_rotations)
