@@ -32,8 +32,8 @@ from rich.console import Console
 from rich.table import Table
 
 from headline import figure, run_script
-from vhuman.geometry import quat_angle
 from vhuman.task import builtin_tasks, run_task
+from vhuman.task.check import JOINT_SPEED_LIMIT
 
 
 def measure(name: str, seed: int) -> dict[str, Any]:
@@ -43,7 +43,6 @@ def measure(name: str, seed: int) -> dict[str, Any]:
     wall = time.perf_counter() - started
     m = result.motion
     check = result.check.to_dict()
-    speed = np.degrees(quat_angle(m.local_rotations[:-1], m.local_rotations[1:])) * m.fps
     return {
         "task": name,
         "status": "done" if result.done else "stopped",
@@ -59,7 +58,8 @@ def measure(name: str, seed: int) -> dict[str, Any]:
         "unbalanced_frames": check["static_frames_unbalanced"],
         "joint_limit_frames": check["frames_beyond_joint_limits"],
         "joint_limit_max_deg": check["joint_limit_violation_max_deg"],
-        "joint_speed_max_deg_s": float(speed.max()),
+        "joint_speed_max_deg_s": check["joint_speed_max_deg_s"],
+        "joint_speed_frames": check["frames_over_joint_speed"],
         "reba_max": int(result.reba.score.max()),
         "rula_max": int(result.rula.score.max()),
     }
@@ -84,6 +84,7 @@ def main() -> None:
         ("unbalanced frames", "unbalanced_frames", "{}"),
         ("joint-limit frames", "joint_limit_frames", "{}"),
         ("joint speed max °/s", "joint_speed_max_deg_s", "{:.0f}"),
+        (f"frames over {np.degrees(JOINT_SPEED_LIMIT):.0f} °/s", "joint_speed_frames", "{}"),
         ("REBA max", "reba_max", "{}"),
         ("RULA max", "rula_max", "{}"),
     )
@@ -91,7 +92,7 @@ def main() -> None:
         table.add_column(label, justify="left" if label == "task" else "right")
     for row in rows:
         table.add_row(*(fmt.format(row[key]) for _, key, fmt in columns))
-    Console(width=160).print(table)
+    Console(width=190).print(table)
     headline = [
         figure(
             "task",

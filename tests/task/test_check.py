@@ -1,5 +1,5 @@
 """The foot-slide measure the task check counts: feet on the floor that move are caught,
-still or lifted feet are not."""
+still or lifted feet are not; the joint speed it counts is each joint's own turn per second."""
 
 from __future__ import annotations
 
@@ -7,9 +7,11 @@ import numpy as np
 import pytest
 
 from vhuman.errors import InputError
+from vhuman.geometry import quat_multiply, rotvec_to_quat
 from vhuman.posture import worker_skeleton
 from vhuman.skeleton import Motion, Skeleton
 from vhuman.skeleton.footskate import CONTACT_HEIGHT, SLIDE_TOLERANCE, foot_points, foot_slide
+from vhuman.task.check import joint_speed
 from vhuman.task.motion import standing_pose
 
 FPS = 30.0
@@ -64,3 +66,22 @@ def test_a_skeleton_without_feet_is_refused(standing: tuple) -> None:
     bare = Skeleton(sk.names, sk.parents, sk.offsets)
     with pytest.raises(InputError, match="no foot capsules"):
         foot_points(Motion(bare, FPS, np.zeros((2, 3)), np.tile(standing[2], (2, 1, 1))))
+
+
+@pytest.mark.parametrize("rate", [0.5, 3.0, 12.0])
+def test_joint_speed_is_the_fastest_joint_turn(standing: tuple, rate: float) -> None:
+    # The right knee turns at `rate` rad/s, the left elbow at half of it, the root moves.
+    sk, root, local = standing
+    n = 12
+    frames = np.tile(local, (n, 1, 1))
+    knee, elbow = sk.names.index("r_knee"), sk.names.index("l_elbow")
+    t = np.arange(n) / FPS
+    frames[:, knee] = quat_multiply(local[knee], rotvec_to_quat(np.outer(rate * t, [0, 1, 0])))
+    frames[:, elbow] = quat_multiply(
+        local[elbow], rotvec_to_quat(np.outer(0.5 * rate * t, [1, 0, 0]))
+    )
+    roots = root + np.outer(t, [1.0, 0.0, 0.0])
+    speed = joint_speed(Motion(sk, FPS, roots, frames))
+    np.testing.assert_allclose(speed[:-1], rate, rtol=1e-9)
+    assert speed[-1] == 0.0
+    assert joint_speed(_moved(standing, np.array([0.01, 0.0, 0.0]))).max() < 1e-6

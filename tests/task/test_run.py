@@ -123,6 +123,7 @@ def test_summary_and_outputs(ship_valve: TaskResult, tmp_path: Path) -> None:
     assert failing == [
         c["frames_in_contact"],
         c["frames_beyond_joint_limits"],
+        c["frames_over_joint_speed"],
         c["static_frames_unbalanced"],
         c["static_frames_feet_sliding"],
         c["walking_frames_feet_sliding"],
@@ -130,11 +131,14 @@ def test_summary_and_outputs(ship_valve: TaskResult, tmp_path: Path) -> None:
     assert totals == [
         d["frames"],
         d["frames"],
+        d["frames"],
         c["static_frames"],
         c["static_frames"],
         d["frames"] - c["static_frames"],
     ]
     assert "Checks over all frames" in (tmp_path / "report.html").read_text()
+    fast = np.degrees(frames["joint_speed_rad_s"]) > c["joint_speed_limit_deg_s"]
+    assert int(fast.sum()) == c["frames_over_joint_speed"]
 
 
 def _task(tmp_path: Path, scene: str, steps: str) -> Path:

@@ -93,6 +93,10 @@ def task(
             f"{c['walking_frames_feet_sliding']} walking (at most "
             f"{c['walking_foot_slide_max_mm_per_frame']:.1f} mm)"
         )
+        console.print(
+            f"joints faster than {c['joint_speed_limit_deg_s']:.0f}°/s: "
+            f"{c['frames_over_joint_speed']} frames (fastest {c['joint_speed_max_deg_s']:.0f}°/s)"
+        )
         for key in ("reba", "rula"):
             e = doc[key]
             spent = ", ".join(f"{a}: {v:.1f} s" for a, v in e["time_by_action_level_s"].items())

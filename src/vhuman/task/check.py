@@ -1,5 +1,5 @@
-"""Every frame of a task motion checked: body–scene contacts, joint limits, static balance,
-feet sliding on the floor (:func:`vhuman.skeleton.footskate.foot_slide`).
+"""Every frame of a task motion checked: body–scene contacts, joint limits, joint speeds,
+static balance, feet sliding on the floor (:func:`vhuman.skeleton.footskate.foot_slide`).
 """
 
 from __future__ import annotations
@@ -10,12 +10,18 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from vhuman.geometry import quat_angle
 from vhuman.posture.check import static_balance
+from vhuman.reaching import MAX_JOINT_SPEED
 from vhuman.scene import BodyModel, CollisionWorld
 from vhuman.skeleton import Motion
 from vhuman.skeleton.footskate import SLIDE_TOLERANCE, foot_slide
 
-__all__ = ["MotionCheck", "check_motion"]
+__all__ = ["JOINT_SPEED_LIMIT", "MotionCheck", "check_motion", "joint_speed"]
+
+JOINT_SPEED_LIMIT = MAX_JOINT_SPEED
+"""Speed [rad/s] above which a joint turns too fast: the reach planner's bound on every arm
+angle (:data:`vhuman.reaching.MAX_JOINT_SPEED`), applied to every joint."""
 
 
 @dataclass(frozen=True)
@@ -42,6 +48,9 @@ class MotionCheck:
         Largest horizontal travel [m] from this frame to the next of a foot
         point resting on the floor in both (0 where none rests; 0 at the last
         frame).
+    joint_speed : ndarray, shape (N,)
+        Largest joint angular speed from this frame to the next [rad/s]
+        (:func:`joint_speed`; 0 at the last frame).
     """
 
     contacts: NDArray[np.int64]
@@ -51,6 +60,7 @@ class MotionCheck:
     balance_margin: NDArray[np.float64]
     static: NDArray[np.bool_]
     foot_slide: NDArray[np.float64]
+    joint_speed: NDArray[np.float64]
 
     @property
     def frames_checked(self) -> int:
@@ -85,11 +95,28 @@ class MotionCheck:
             "static_frames_feet_sliding": int(np.sum(self.static & self.sliding)),
             "walking_foot_slide_max_mm_per_frame": _max_mm(self.foot_slide[~self.static]),
             "walking_frames_feet_sliding": int(np.sum(~self.static & self.sliding)),
+            "joint_speed_max_deg_s": float(np.degrees(self.joint_speed.max(initial=0.0))),
+            "joint_speed_limit_deg_s": float(np.degrees(JOINT_SPEED_LIMIT)),
+            "frames_over_joint_speed": int(np.sum(self.joint_speed > JOINT_SPEED_LIMIT)),
         }
 
 
 def _max_mm(slide: NDArray[np.float64]) -> float:
     return float(1e3 * slide.max()) if len(slide) else 0.0
+
+
+def joint_speed(motion: Motion) -> NDArray[np.float64]:
+    """Largest angular speed ``(N,)`` [rad/s] of any joint from each frame to the next.
+
+    The angle of each joint's relative rotation between consecutive frames
+    (its local rotation, so a joint's own turn, not its parent's) times the
+    frame rate; 0 at the last frame.
+    """
+    out = np.zeros(motion.n_frames)
+    if motion.n_frames > 1:
+        q = motion.local_rotations
+        out[:-1] = quat_angle(q[:-1], q[1:]).max(axis=-1) * motion.fps
+    return out
 
 
 def check_motion(
@@ -135,4 +162,13 @@ def check_motion(
             margin[k] = static_balance(world, body, roots[k], local[k]).margin
     limits = motion.skeleton.limit_violation(local).max(axis=-1)
     slide = foot_slide(motion, world.scene.floor)
-    return MotionCheck(contacts, clearance, first, limits, margin, np.asarray(static, bool), slide)
+    return MotionCheck(
+        contacts,
+        clearance,
+        first,
+        limits,
+        margin,
+        np.asarray(static, bool),
+        slide,
+        joint_speed(motion),
+    )

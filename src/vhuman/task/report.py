@@ -85,24 +85,27 @@ def timeline_figure(result: TaskResult) -> Any:
 def checks_figure(result: TaskResult) -> Any:
     """A matplotlib figure: the frame-by-frame checks over time, the steps shaded behind.
 
-    Four panels: clearance to the scene [mm] (below 0 is a contact), the
+    Five panels: clearance to the scene [mm] (below 0 is a contact), the
     centre of mass's margin inside the support [mm] (out of walking; below 0
     is unbalanced), the largest foot slide on the floor [mm/frame] with its
-    1 mm tolerance, and the largest excess over a joint range [°].
+    1 mm tolerance, the largest excess over a joint range [°] and the fastest
+    joint [°/s] with its limit.
     """
     from matplotlib.figure import Figure
 
     from vhuman.skeleton.footskate import SLIDE_TOLERANCE
+    from vhuman.task.check import JOINT_SPEED_LIMIT
 
     c = result.check
     t = result.motion.times
-    fig = Figure(figsize=(9.0, 6.4))
-    axes = fig.subplots(4, 1, sharex=True)
+    fig = Figure(figsize=(9.0, 7.6))
+    axes = fig.subplots(5, 1, sharex=True)
     panels = (
         ("clearance [mm]", 1e3 * c.min_clearance, 0.0),
         ("balance margin [mm]", np.where(c.static, 1e3 * c.balance_margin, np.nan), 0.0),
         ("foot slide [mm/frame]", 1e3 * c.foot_slide, 1e3 * SLIDE_TOLERANCE),
         ("beyond joint range [°]", np.degrees(c.limit_violation), 0.0),
+        ("fastest joint [°/s]", np.degrees(c.joint_speed), np.degrees(JOINT_SPEED_LIMIT)),
     )
     for ax, (label, values, limit) in zip(axes, panels, strict=True):
         for s in result.steps:
@@ -141,6 +144,11 @@ def check_rows(check: dict[str, Any]) -> list[dict[str, str]]:
             "worst": f"{check['joint_limit_violation_max_deg']:.1f}° beyond",
         },
         {
+            "check": f"joints under {check['joint_speed_limit_deg_s']:.0f}°/s",
+            "frames failing": f"{check['frames_over_joint_speed']} of {check['frames_checked']}",
+            "worst": f"{check['joint_speed_max_deg_s']:.0f}°/s",
+        },
+        {
             "check": "centre of mass over the support (out of walking)",
             "frames failing": f"{check['static_frames_unbalanced']} of {check['static_frames']}",
             "worst": "—"
@@ -170,6 +178,7 @@ def failed_checks(check: dict[str, Any]) -> str:
         f"{n} {what}"
         for n, what in (
             (check["frames_beyond_joint_limits"], "frames beyond joint ranges"),
+            (check["frames_over_joint_speed"], "with a joint too fast"),
             (check["static_frames_unbalanced"], "unbalanced"),
             (
                 check["static_frames_feet_sliding"] + check["walking_frames_feet_sliding"],
@@ -219,6 +228,7 @@ def _per_frame(result: TaskResult) -> dict[str, NDArray[Any]]:
         "balance_margin_m": c.balance_margin,
         "walking": ~c.static,
         "foot_slide_m": c.foot_slide,
+        "joint_speed_rad_s": c.joint_speed,
         "arm_comfort": result.arm_comfort,
     }
 
@@ -229,7 +239,7 @@ def write_task_outputs(result: TaskResult, folder: str | Path) -> dict[str, str]
 
     ``frames.npz`` holds the per-frame figures (time, REBA/RULA score and action
     level, contacts, clearance, joint-limit excess, balance margin, walking,
-    foot slide, arm comfort).
+    foot slide, fastest joint, arm comfort).
 
     Returns
     -------
