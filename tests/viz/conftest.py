@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from vhuman.geometry import rotvec_to_quat
+from vhuman.scene.shapes import CUBE_FACES
 from vhuman.skeleton import Motion, standard_humanoid
 from vhuman.viz import SceneMesh
 
@@ -50,18 +51,4 @@ def box() -> SceneMesh:
     v = np.array(
         [[x, y, z] for x in (1.0, 1.4) for y in (-0.2, 0.2) for z in (0.6, 1.0)], dtype=float
     )
-    faces = [
-        [0, 1, 3],
-        [0, 3, 2],
-        [4, 6, 7],
-        [4, 7, 5],
-        [0, 4, 5],
-        [0, 5, 1],
-        [2, 3, 7],
-        [2, 7, 6],
-        [0, 2, 6],
-        [0, 6, 4],
-        [1, 5, 7],
-        [1, 7, 3],
-    ]
-    return SceneMesh("box", v, faces, color="orange", opacity=0.8)
+    return SceneMesh("box", v, CUBE_FACES, color="orange", opacity=0.8)
