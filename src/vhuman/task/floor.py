@@ -40,8 +40,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vhuman.animation import Easing, ease
-from vhuman.geometry import quat_apply, quat_multiply, quat_slerp
+from vhuman.geometry import quat_angle, quat_apply, quat_multiply, quat_slerp
 from vhuman.posture import LibraryPosture, PostureLibrary
+from vhuman.reaching import MAX_JOINT_SPEED
 from vhuman.scene import BodyModel
 from vhuman.skeleton import Motion, Skeleton
 from vhuman.skeleton.footskate import CONTACT_HEIGHT
@@ -377,6 +378,11 @@ def _root_speed(roots: NDArray[np.float64], fps: float) -> float:
     return float(np.linalg.norm(np.diff(roots, axis=0), axis=-1).max() * fps)
 
 
+def _joint_speed(local: NDArray[np.float64], fps: float) -> float:
+    """Fastest turn [rad/s] of a joint ``local (N, J, 4)`` between two frames."""
+    return float(quat_angle(local[:-1], local[1:]).max() * fps)
+
+
 def floor_transition(
     body: BodyModel,
     start: Pose,
@@ -393,7 +399,8 @@ def floor_transition(
     Where the pelvis drops or rises by more than :data:`DOWN_DROP`, the body gets down or up
     through the planned keyframes (see the module notes), taking up to :data:`SLOWEST`
     times ``duration`` where a shorter time fails the checks (a joint turning too fast, the
-    pelvis faster than :data:`MOST_ROOT_SPEED`);
+    pelvis faster than :data:`MOST_ROOT_SPEED`, a joint faster than
+    :data:`vhuman.reaching.MAX_JOINT_SPEED`);
     where none passes, through the floor posture ``via`` (sitting on the floor before lying
     down: :func:`via_pose`) likewise, settling from it into the floor posture in half as
     long again; where that fails too, or for a smaller change of height,
@@ -410,7 +417,9 @@ def floor_transition(
         stand, low = (start, end) if down else (end, start)
 
         def accept(roots: NDArray[np.float64], local: NDArray[np.float64]) -> bool:
-            fast = _root_speed(roots, fps) > MOST_ROOT_SPEED
+            fast = _root_speed(roots, fps) > MOST_ROOT_SPEED or _joint_speed(local, fps) > (
+                MAX_JOINT_SPEED
+            )
             return not fast and (clear is None or clear(roots, local))
 
         for through, factor in itertools.product((None, via), np.linspace(1.0, SLOWEST, 3)):

@@ -87,8 +87,9 @@ MAX_STROKES = 12
 KNEE_ON_FLOOR = 0.02
 """Height [m] above the floor within which a knee bears weight (REBA and RULA then score
 the legs as supported on both sides)."""
-STEPPING_TIME = 0.9
-"""Shortest transition [s] in which the feet step (each foot a third of it)."""
+STEPPING_TIME = 1.2
+"""Shortest transition [s] in which the feet step (each foot a third of it): long enough that
+the stepping leg's knee turns slower than :data:`vhuman.reaching.MAX_JOINT_SPEED`."""
 TURN_STEP = np.radians(40.0)
 """Largest turn on the spot [rad] of one transition: the feet step round one after the other
 while the pelvis turns, within the hips' axial rotation range (±45°)."""
