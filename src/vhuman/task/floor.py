@@ -23,9 +23,13 @@ corrected by the two-bone IK of :mod:`vhuman.task.feet` onto the planned foot
 placements, the pelvis lowered where a leg could not reach its foot, and the
 result checked like every other transition (:func:`vhuman.task.motion.planted`:
 no foot point on the floor sliding, leg joints within their ranges, no joint
-jump). Where a plan fails its checks, or touches the scene (where the caller
-says so), the others are tried (no lean, the other foot following, more time);
-where none passes, a posture whose feet rest on the
+jump). The variants (no lean, one foot following once the body is down, the
+other foot following, more time) are planned too; a plan that fails its
+checks, or touches the scene (where the caller says so), is passed over, and of
+the rest the one with the fewest frames whose centre of mass lies outside the
+support polygon of the body points on the floor is taken (McGhee & Frank 1968,
+as :func:`vhuman.posture.check.static_balance`); where none passes, a posture
+whose feet rest on the
 floor with the pelvis below the knees (sitting on the floor) is passed through,
 the feet lifted off the floor before they move on into the final posture (lying
 down). Getting up is getting down played backwards.
