@@ -1,5 +1,7 @@
 """Getting down to every library posture and back up in an open scene: the feet planted or
-stepped (no foot point on the floor sliding), no joint jump, joint ranges kept, no contact."""
+stepped (no foot point on the floor sliding), no joint jump, joint ranges kept, no contact,
+no joint faster than the limit, and statically balanced where the library posture lets the
+feet and knees carry the body all the way down."""
 
 from __future__ import annotations
 
@@ -13,9 +15,9 @@ from vhuman.posture import PostureLibrary, load_library, worker_skeleton
 from vhuman.scene import BodyModel, CollisionWorld, Scene, Target
 from vhuman.skeleton import Motion
 from vhuman.skeleton.footskate import SLIDE_TOLERANCE
-from vhuman.task.check import MotionCheck, check_motion
+from vhuman.task.check import JOINT_SPEED_LIMIT, MotionCheck, check_motion
 from vhuman.task.feet import foot_placements
-from vhuman.task.floor import facing, floor_transition, via_pose
+from vhuman.task.floor import facing, floor_transition, unbalanced_frames, via_pose
 from vhuman.task.motion import MOST_JOINT_STEP, standing_pose, transition
 from vhuman.task.run import KNEE_ON_FLOOR
 
@@ -23,6 +25,10 @@ FPS = 30.0
 DURATION = 2.0  # [s], as the shipped tasks' posture and stand_up steps
 WORKER = "p50-male"
 POSTURES = load_library(worker_skeleton(WORKER)).names
+# Postures got down to and up from with the centre of mass over the feet (and knees) in every
+# frame. Sitting and lying on the floor are not: the centre of mass passes behind the heels
+# before the buttocks reach the floor, while the shoulders are too high for a hand to reach it.
+BALANCED = ("standing", "squatting", "kneeling-one-knee", "kneeling-both-knees")
 
 
 @functools.cache
@@ -94,6 +100,20 @@ def test_down_and_up_without_sliding_jumps_or_contacts(
         assert check.limit_violation.max() <= ends + 1e-3  # [rad]
         assert np.all(check.contacts == 0)
         assert motion.duration <= 3.0 * DURATION + 1e-9  # [s]: twice, and half as long again
+        assert check.joint_speed.max() <= JOINT_SPEED_LIMIT
+        if name in BALANCED:
+            assert np.all(check.balance_margin >= 0.0)
+
+
+@pytest.mark.parametrize("name", ["kneeling-both-knees", "sitting-floor"])
+def test_unbalanced_frames_are_those_the_check_finds(
+    world: CollisionWorld, body: BodyModel, library: PostureLibrary, name: str
+) -> None:
+    stand, low = _poses(library, name, np.array([0.4, -0.3]), 0.6)
+    motion = floor_transition(body, stand, low, DURATION, FPS, 0.0)
+    check = _checked(world, body, motion)
+    counted = unbalanced_frames(body, motion.root_positions, motion.local_rotations, 0.0)
+    assert counted == check.unbalanced_frames
 
 
 def test_getting_up_is_getting_down_backwards(body: BodyModel, library: PostureLibrary) -> None:

@@ -14,9 +14,14 @@ from typer.testing import CliRunner
 from vhuman.cli.task import task
 from vhuman.ergonomics import assess_reba
 from vhuman.geometry import quat_angle
+from vhuman.posture import load_library, worker_skeleton
+from vhuman.scene import BodyModel
+from vhuman.skeleton import Motion
 from vhuman.skeleton.footskate import SLIDE_TOLERANCE
 from vhuman.task import TaskResult, load_task, run_task
+from vhuman.task.check import JOINT_SPEED_LIMIT
 from vhuman.task.report import check_rows, write_task_outputs
+from vhuman.task.run import KNEE_ON_FLOOR, knees_down
 
 app = typer.Typer()
 app.command()(task)
@@ -251,3 +256,35 @@ def test_legs_scored_by_their_support_per_frame(ship_valve: TaskResult) -> None:
     if sitting:  # REBA's sitting rule (legs 1) and RULA's supported legs while seated
         assert np.all(r.reba.legs[held] == 1)
         assert np.all(r.rula.legs[held] == 1)
+
+
+def test_kneeling_on_both_knees_is_scored_as_kneeling() -> None:
+    sk = worker_skeleton("p50-male")
+    body = BodyModel.from_skeleton(sk, samples_per_segment=2)
+    library = load_library(sk, body=body)
+    names = np.asarray(sk.names)[body.joints]
+    shanks = np.isin(names, ("l_knee", "r_knee"))
+
+    def still(name: str) -> Motion:
+        p = library[name]
+        return Motion(sk, 30.0, p.root_position[None], p.local_rotations[None])
+
+    kneel = still("kneeling-both-knees")
+    a, _ = body.capsules(kneel.root_positions, kneel.local_rotations)
+    # The thigh's end bears on the floor; the shank's knee end alone is off it.
+    assert np.all(a[0, shanks, 2] - body.radii[shanks] > KNEE_ON_FLOOR)
+    assert knees_down(body, kneel, 0.0).all()
+    assert knees_down(body, still("kneeling-one-knee"), 0.0).all()
+    for name in ("standing", "squatting", "sitting-floor"):
+        assert not knees_down(body, still(name), 0.0).any()
+    lifted = Motion(
+        sk, 30.0, kneel.root_positions + np.array([0.0, 0.0, 0.05]), kneel.local_rotations
+    )
+    assert not knees_down(body, lifted, 0.0).any()
+
+
+@pytest.mark.parametrize("name", ["ship-valve", "pipe-alley"])
+def test_no_joint_turns_faster_than_the_limit(name: str, ship_valve: TaskResult) -> None:
+    r = ship_valve if name == "ship-valve" else run_task(name, seed=0)
+    assert r.done
+    assert r.check.joint_speed.max() <= JOINT_SPEED_LIMIT

@@ -132,8 +132,13 @@ def check_motion(
     motion : Motion
         N frames.
     static : ndarray of bool, shape (N,)
-        Frames whose static balance is checked (the centre of mass over the
-        support polygon of the body points on the floor or on solids).
+        Frames whose static balance is checked: the centre of mass over the
+        support polygon of the body points resting on the floor or on solids
+        (:func:`vhuman.posture.check.static_balance`). Which points support is
+        found from the pose alone, the same for every body part: the lowest
+        line of each capsule where it lies within 4 cm of a surface below it,
+        so a knee, a hand or the buttocks count while down there, and a foot
+        stops counting once lifted higher.
 
     Returns
     -------

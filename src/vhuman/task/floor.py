@@ -23,9 +23,13 @@ corrected by the two-bone IK of :mod:`vhuman.task.feet` onto the planned foot
 placements, the pelvis lowered where a leg could not reach its foot, and the
 result checked like every other transition (:func:`vhuman.task.motion.planted`:
 no foot point on the floor sliding, leg joints within their ranges, no joint
-jump). Where a plan fails its checks, or touches the scene (where the caller
-says so), the others are tried (no lean, the other foot following, more time);
-where none passes, a posture whose feet rest on the
+jump). The variants (no lean, one foot following once the body is down, the
+other foot following, more time) are planned too; a plan that fails its
+checks, or touches the scene (where the caller says so), is passed over, and of
+the rest the one with the fewest frames whose centre of mass lies outside the
+support polygon of the body points on the floor is taken (McGhee & Frank 1968,
+as :func:`vhuman.posture.check.static_balance`); where none passes, a posture
+whose feet rest on the
 floor with the pelvis below the knees (sitting on the floor) is passed through,
 the feet lifted off the floor before they move on into the final posture (lying
 down). Getting up is getting down played backwards.
@@ -38,10 +42,13 @@ from collections.abc import Callable
 
 import numpy as np
 from numpy.typing import NDArray
+from scipy.spatial import ConvexHull
 
 from vhuman.animation import Easing, ease
-from vhuman.geometry import quat_apply, quat_multiply, quat_slerp
+from vhuman.geometry import quat_angle, quat_apply, quat_multiply, quat_slerp
 from vhuman.posture import LibraryPosture, PostureLibrary
+from vhuman.posture.check import centre_of_mass, polygon_margin
+from vhuman.reaching import MAX_JOINT_SPEED
 from vhuman.scene import BodyModel
 from vhuman.skeleton import Motion, Skeleton
 from vhuman.skeleton.footskate import CONTACT_HEIGHT
@@ -61,14 +68,19 @@ __all__ = [
     "MOST_ROOT_SPEED",
     "REACH",
     "SLOWEST",
+    "SUPPORT_HEIGHT",
     "TOES_UP",
     "WEIGHT_SHIFT",
     "facing",
     "floor_transition",
     "foot_spheres",
+    "unbalanced_frames",
     "via_pose",
 ]
 
+SUPPORT_HEIGHT = 0.04
+"""Height [m] above the floor within which a body point supports the body (that of
+:func:`vhuman.posture.check.static_balance`)."""
 DOWN_DROP = 0.15
 """Drop [m] of the pelvis between two poses above which a transition gets down (or up)
 through the planned keyframes."""
@@ -233,9 +245,13 @@ def _down(
     floor: float,
     swap: bool,
     lean: float,
+    follow_late: bool = False,
 ) -> Pose | None:
     """Getting down from ``stand`` to ``floor_pose`` in ``n`` frames (see the module notes);
-    None where the planned motion fails the checks of :func:`vhuman.task.motion.planted`."""
+    None where the planned motion fails the checks of :func:`vhuman.task.motion.planted`.
+
+    With ``follow_late``, one foot follows after the body is down even where the feet end on
+    the floor (the other foot stepping ahead, the body going down between the two)."""
     sk = body.skeleton
     start = foot_placements(sk, *stand)
     end = foot_placements(sk, *floor_pose)
@@ -251,9 +267,10 @@ def _down(
     travel = [
         float(np.linalg.norm(e.ankle[:2] - s.ankle[:2])) for s, e in zip(start, end, strict=True)
     ]
-    # The foot that follows: where both feet end off the floor, the one travelling less
-    # (with ``swap``, the other; None without an alternative).
-    follow = None if grounded.any() else (1 if travel[0] >= travel[1] else 0)
+    # The foot that follows: where both feet end off the floor (or with ``follow_late``), the
+    # one travelling less (with ``swap``, the other; None without an alternative).
+    late = follow_late or not grounded.any()
+    follow = (1 if travel[0] >= travel[1] else 0) if late else None
     if swap:
         if follow is None:
             return None
@@ -339,14 +356,22 @@ def _settle(body: BodyModel, a: Pose, b: Pose, n: int, floor: float) -> Pose | N
 def _straight_down(
     body: BodyModel, stand: Pose, low: Pose, n: int, floor: float, accept: PosesCheck
 ) -> Pose | None:
-    """The first getting-down from ``stand`` to ``low`` in ``n`` frames that passes its checks
-    and ``accept``: leaning over the standing foot while stepping or not, either foot
-    following."""
-    for lean, swap in itertools.product((WEIGHT_SHIFT, 0.0), (False, True)):
-        planned = _down(body, stand, low, n, floor, swap, lean)
+    """Of the getting-downs from ``stand`` to ``low`` in ``n`` frames that pass their checks
+    and ``accept`` (leaning over the standing foot while stepping or not; both feet stepping
+    before the body goes down, or one following after it, either foot), the one with the
+    fewest frames whose centre of mass lies outside the support (:func:`unbalanced_frames`;
+    the first tried of those)."""
+    best: Pose | None = None
+    fewest = np.inf
+    for late, lean, swap in itertools.product((False, True), (WEIGHT_SHIFT, 0.0), (False, True)):
+        planned = _down(body, stand, low, n, floor, swap, lean, late)
         if planned is not None and accept(*planned):
-            return planned
-    return None
+            count = unbalanced_frames(body, *planned, floor)
+            if count < fewest:
+                best, fewest = planned, count
+            if count == 0:
+                break
+    return best
 
 
 def _down_via(
@@ -372,9 +397,40 @@ def _down_via(
     )
 
 
+def unbalanced_frames(
+    body: BodyModel, roots: NDArray[np.float64], local: NDArray[np.float64], floor: float
+) -> int:
+    """Poses ``roots (N, 3)``, ``local (N, J, 4)`` whose centre of mass lies outside the
+    support polygon of the body points on ``floor`` [m] (the rule of
+    :func:`vhuman.posture.check.support_points`, the floor alone: the lowest line of each
+    capsule, sampled, within :data:`SUPPORT_HEIGHT` of it, each point a square of half side
+    the capsule's radius)."""
+    com = centre_of_mass(body, roots, local)[:, :2]
+    a, b = body.capsules(roots, local)  # (N, S, 3)
+    t = np.linspace(0.0, 1.0, 7)[:, None]
+    low = a[:, :, None, :] + t * (b - a)[:, :, None, :]  # (N, S, 7, 3)
+    on = low[..., 2] - body.radii[:, None] - floor <= SUPPORT_HEIGHT
+    corners = np.array([[1.0, 1.0], [1.0, -1.0], [-1.0, 1.0], [-1.0, -1.0]])
+    patch = body.radii[:, None, None, None] * corners  # (S, 1, 4, 2)
+    count = 0
+    for k in range(len(roots)):
+        pts = (low[k, :, :, None, :2] + patch)[on[k]].reshape(-1, 2)
+        if len(pts) < 3:
+            count += 1
+            continue
+        hull = pts[ConvexHull(pts).vertices]
+        count += polygon_margin(com[k], hull) < 0.0
+    return count
+
+
 def _root_speed(roots: NDArray[np.float64], fps: float) -> float:
     """Fastest travel [m/s] of the root ``(N, 3)`` between two frames."""
     return float(np.linalg.norm(np.diff(roots, axis=0), axis=-1).max() * fps)
+
+
+def _joint_speed(local: NDArray[np.float64], fps: float) -> float:
+    """Fastest turn [rad/s] of a joint ``local (N, J, 4)`` between two frames."""
+    return float(quat_angle(local[:-1], local[1:]).max() * fps)
 
 
 def floor_transition(
@@ -391,12 +447,14 @@ def floor_transition(
     longer.
 
     Where the pelvis drops or rises by more than :data:`DOWN_DROP`, the body gets down or up
-    through the planned keyframes (see the module notes), taking up to :data:`SLOWEST`
-    times ``duration`` where a shorter time fails the checks (a joint turning too fast, the
-    pelvis faster than :data:`MOST_ROOT_SPEED`);
-    where none passes, through the floor posture ``via`` (sitting on the floor before lying
-    down: :func:`via_pose`) likewise, settling from it into the floor posture in half as
-    long again; where that fails too, or for a smaller change of height,
+    through the planned keyframes (see the module notes) in ``duration`` or up to
+    :data:`SLOWEST` times it, or through the floor posture ``via`` (sitting on the floor
+    before lying down: :func:`via_pose`) likewise, settling from it into the floor posture in
+    half as long again. Of the plans that pass their checks (no joint turning too far in a
+    frame nor faster than :data:`vhuman.reaching.MAX_JOINT_SPEED`, the pelvis no faster than
+    :data:`MOST_ROOT_SPEED`), the one with the fewest frames out of static balance
+    (:func:`unbalanced_frames`) is taken, the first tried (straight down, fastest) of
+    those; where none passes, or for a smaller change of height,
     :func:`vhuman.task.motion.transition`. The first frame is ``start``, the last
     ``end``.
 
@@ -410,9 +468,13 @@ def floor_transition(
         stand, low = (start, end) if down else (end, start)
 
         def accept(roots: NDArray[np.float64], local: NDArray[np.float64]) -> bool:
-            fast = _root_speed(roots, fps) > MOST_ROOT_SPEED
+            fast = _root_speed(roots, fps) > MOST_ROOT_SPEED or _joint_speed(local, fps) > (
+                MAX_JOINT_SPEED
+            )
             return not fast and (clear is None or clear(roots, local))
 
+        best: Pose | None = None
+        fewest = np.inf
         for through, factor in itertools.product((None, via), np.linspace(1.0, SLOWEST, 3)):
             n = max(2, round(factor * duration * fps) + 1)
             if through is None:
@@ -420,10 +482,16 @@ def floor_transition(
             else:
                 planned = _down_via(body, stand, through, low, n, floor, accept)
             if planned is not None:
-                roots, local = planned
-                if not down:
-                    roots, local = roots[::-1], local[::-1]
-                return Motion(body.skeleton, fps, roots, local)
+                count = unbalanced_frames(body, *planned, floor)
+                if count < fewest:
+                    best, fewest = planned, count
+                if count == 0:
+                    break
+        if best is not None:
+            roots, local = best
+            if not down:
+                roots, local = roots[::-1], local[::-1]
+            return Motion(body.skeleton, fps, roots, local)
     return transition(body, start, end, duration, fps, floor)
 
 

@@ -60,6 +60,9 @@ MOST_JOINT_STEP = np.radians(19.0)
 """Turn [rad] of a joint in one frame above which the correction fails likewise."""
 WALK_SPEED = 1.0
 """Walking speed that sets the cadence with the default step length [m/s]."""
+TURN_LENGTH = 0.5
+"""Length of path [m] over which a walk's heading turns through a corner of the path (the
+pelvis turning slower than :data:`vhuman.reaching.MAX_JOINT_SPEED` at walking speed)."""
 
 
 class ArmUnreachableError(Exception):
@@ -110,7 +113,7 @@ def walk_along(
     the cadence is that of ``speed`` with the default step length for the
     skeleton's stature, and the walk lasts whole gait cycles, enough that the
     longest step stays under the default step length. Headings follow the
-    path's tangent.
+    path's tangent, averaged over :data:`TURN_LENGTH` of path.
 
     Returns
     -------
@@ -127,16 +130,40 @@ def walk_along(
     cycles = max(1, int(np.ceil(1.875 * length / (2.0 * step))))
     duration = cycles * base.cycle_duration
     yaw = np.unwrap(np.arctan2(np.diff(pts[:, 1]), np.diff(pts[:, 0])))
-    # Heading at each vertex: the mean of its segments' directions.
-    vertex_yaw = np.concatenate([[yaw[0]], 0.5 * (yaw[:-1] + yaw[1:]), [yaw[-1]]])
+    fine, heading = _path_heading(arc, yaw)
 
     def floor_path(t: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         s = length * ease(Easing.MINIMUM_JERK, np.clip(t / duration, 0.0, 1.0))
         xy = np.stack([np.interp(s, arc, pts[:, 0]), np.interp(s, arc, pts[:, 1])], axis=-1)
-        return xy, np.interp(s, arc, vertex_yaw)
+        return xy, np.interp(s, fine, heading)
 
     params = GaitParameters(step_length=step, speed=speed, cycles=cycles, fps=fps, path=floor_path)
     return generate_walk(params, skeleton).motion
+
+
+def _path_heading(
+    arc: NDArray[np.float64], yaw: NDArray[np.float64]
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Heading [rad] along a floor path: at distances ``(M,)`` [m] every 5 mm along it, the
+    mean direction of its segments over :data:`TURN_LENGTH` of path about each point (a
+    moving average, which spreads a corner's turn over that length), the window shortened
+    near the ends so that they keep the first and last segments' directions.
+
+    ``arc (K,)`` are the vertices' distances along the path [m], ``yaw (K - 1,)`` the
+    segments' unwrapped directions [rad]."""
+    length = float(arc[-1])
+    fine = np.linspace(0.0, length, max(2, int(np.ceil(length / 0.005)) + 1))
+    seg = np.clip(np.searchsorted(arc, fine, side="right") - 1, 0, len(yaw) - 1)
+    direction = yaw[seg]
+    area = np.concatenate(
+        [[0.0], np.cumsum(0.5 * (direction[1:] + direction[:-1]) * np.diff(fine))]
+    )
+    half = np.minimum(0.5 * TURN_LENGTH, np.minimum(fine, length - fine))
+    wide = half > 1e-9
+    out = direction.copy()
+    lo, hi = fine[wide] - half[wide], fine[wide] + half[wide]
+    out[wide] = (np.interp(hi, fine, area) - np.interp(lo, fine, area)) / (hi - lo)
+    return fine, out
 
 
 def stature(skeleton: Skeleton) -> float:

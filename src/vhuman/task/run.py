@@ -87,8 +87,9 @@ MAX_STROKES = 12
 KNEE_ON_FLOOR = 0.02
 """Height [m] above the floor within which a knee bears weight (REBA and RULA then score
 the legs as supported on both sides)."""
-STEPPING_TIME = 0.9
-"""Shortest transition [s] in which the feet step (each foot a third of it)."""
+STEPPING_TIME = 1.2
+"""Shortest transition [s] in which the feet step (each foot a third of it): long enough that
+the stepping leg's knee turns slower than :data:`vhuman.reaching.MAX_JOINT_SPEED`."""
 TURN_STEP = np.radians(40.0)
 """Largest turn on the spot [rad] of one transition: the feet step round one after the other
 while the pelvis turns, within the hips' axial rotation range (±45°)."""
@@ -679,13 +680,18 @@ def _where(mask: NDArray[np.bool_], a: NDArray[Any], b: NDArray[Any]) -> NDArray
 
 
 def knees_down(body: BodyModel, motion: Motion, floor: float) -> NDArray[np.bool_]:
-    """Frames ``(N,)`` where a knee rests on the floor: the lowest point of a shank's capsule
-    at its knee end within :data:`KNEE_ON_FLOOR` of it."""
+    """Frames ``(N,)`` where a knee rests on the floor: the lowest point at a knee, of the
+    thigh's capsule at its lower end or the shank's at its upper end, within
+    :data:`KNEE_ON_FLOOR` of it (kneeling on both knees, the thigh's end bears on the floor
+    and the shank rises from it to the foot on its toes)."""
     names = np.asarray(motion.skeleton.names)[body.joints]
-    shanks = np.flatnonzero(np.isin(names, ("l_knee", "r_knee")))
-    a, _ = body.capsules(motion.root_positions, motion.local_rotations)
-    low = a[:, shanks, 2] - body.radii[shanks] - floor
-    return np.asarray((low <= KNEE_ON_FLOOR).any(axis=-1))
+    thighs = [int(np.flatnonzero(names == f"{side}_hip")[0]) for side in "lr"]
+    shanks = [int(np.flatnonzero(names == f"{side}_knee")[0]) for side in "lr"]
+    a, b = body.capsules(motion.root_positions, motion.local_rotations)
+    knee = np.minimum(
+        b[:, thighs, 2] - body.radii[thighs], a[:, shanks, 2] - body.radii[shanks]
+    )  # (N, 2) [m]
+    return np.asarray((knee - floor <= KNEE_ON_FLOOR).any(axis=-1))
 
 
 def _wrap(a: float) -> float:
