@@ -185,44 +185,48 @@ def _branches(
     u0 = (elbow / d1) @ R_SHOULDER_DH
     f0 = ((wrist - elbow) / d2) @ R_SHOULDER_DH
 
-    out = []
+    # The shoulder angles and the forearm in frame 2 do not depend on the elbow's sign.
+    shoulders = []
+    for sh in (1.0, -1.0):
+        # u0 = −z2 = (c1 c2, s1 c2, −s2)
+        q2 = np.arctan2(-u0[..., 2], sh * np.hypot(u0[..., 0], u0[..., 1]))
+        q1 = np.arctan2(sh * u0[..., 1], sh * u0[..., 0])
+        c1, s1, c2, s2 = np.cos(q1), np.sin(q1), np.cos(q2), np.sin(q2)
+        r02 = _matrix(((s2 * c1, -s1, -c1 * c2), (s1 * s2, c1, -s1 * c2), (c2, 0.0, s2)))
+        f2 = np.einsum("...ji,...j->...i", r02, f0)
+        shoulders.append((q1, q2, r02, f2))
+
+    out = np.empty((8, *phi.shape, 7))
+    k = 0
     for elbow_sign in (-1.0, 1.0):
         q4 = elbow_sign * elbow_abs
         s4, c4 = np.sin(q4), np.cos(q4)
-        for sh in (1.0, -1.0):
-            # u0 = −z2 = (c1 c2, s1 c2, −s2)
-            q2 = np.arctan2(-u0[..., 2], sh * np.hypot(u0[..., 0], u0[..., 1]))
-            q1 = np.arctan2(sh * u0[..., 1], sh * u0[..., 0])
-            c1, s1, c2, s2 = np.cos(q1), np.sin(q1), np.cos(q2), np.sin(q2)
-            zero = np.zeros_like(q1)
-            r02 = np.stack(
-                [
-                    np.stack([s2 * c1, -s1, -c1 * c2], -1),
-                    np.stack([s1 * s2, c1, -s1 * c2], -1),
-                    np.stack([c2, zero, s2], -1),
-                ],
-                -2,
-            )
-            f2 = np.einsum("...ji,...j->...i", r02, f0)
+        for q1, q2, r02, f2 in shoulders:
             # −f2 = z4 in frame 2 = (s4 c3, s4 s3, c4)
             q3 = np.arctan2(-elbow_sign * f2[..., 1], -elbow_sign * f2[..., 0])
             c3, s3 = np.cos(q3), np.sin(q3)
-            r24 = np.stack(
-                [
-                    np.stack([c3 * c4, -s3, s4 * c3], -1),
-                    np.stack([s3 * c4, c3, s3 * s4], -1),
-                    np.stack([-s4, zero, c4], -1),
-                ],
-                -2,
-            )
+            r24 = _matrix(((c3 * c4, -s3, s4 * c3), (s3 * c4, c3, s3 * s4), (-s4, 0.0, c4)))
             r47 = np.swapaxes(r02 @ r24, -1, -2) @ rotation_dh
             for wr in (1.0, -1.0):
                 # third column (c5 c6, s5 c6, −s6), third row (−c6 c7, c6 s7, ·)
-                q6 = np.arctan2(-r47[..., 2, 2], wr * np.hypot(r47[..., 0, 2], r47[..., 1, 2]))
-                q5 = np.arctan2(wr * r47[..., 1, 2], wr * r47[..., 0, 2])
-                q7 = np.arctan2(wr * r47[..., 2, 1], -wr * r47[..., 2, 0])
-                out.append(np.stack([q1, q2, q3, q4, q5, q6, q7], axis=-1))
-    return np.stack(out)
+                out[k, ..., 0], out[k, ..., 1], out[k, ..., 2], out[k, ..., 3] = q1, q2, q3, q4
+                out[k, ..., 5] = np.arctan2(
+                    -r47[..., 2, 2], wr * np.hypot(r47[..., 0, 2], r47[..., 1, 2])
+                )
+                out[k, ..., 4] = np.arctan2(wr * r47[..., 1, 2], wr * r47[..., 0, 2])
+                out[k, ..., 6] = np.arctan2(wr * r47[..., 2, 1], -wr * r47[..., 2, 0])
+                k += 1
+    return out
+
+
+def _matrix(rows: tuple[tuple[NDArray[np.float64] | float, ...], ...]) -> NDArray[np.float64]:
+    """3 × 3 matrices ``(..., 3, 3)`` from nine entries, arrays of one shape or numbers."""
+    shape = np.broadcast_shapes(*(np.shape(x) for row in rows for x in row))
+    out = np.empty((*shape, 3, 3))
+    for i, row in enumerate(rows):
+        for j, x in enumerate(row):
+            out[..., i, j] = x
+    return out
 
 
 def arm_branches(
