@@ -288,9 +288,9 @@ def arm_branches(
 def limit_violation(q: ArrayLike) -> NDArray[np.float64]:
     """Total distance of joint angles ``q`` (..., 7) outside :data:`JOINT_LIMITS` [rad], (...)."""
     q = np.asarray(q, dtype=np.float64)
-    return np.sum(
-        np.maximum(JOINT_LIMITS[:, 0] - q, 0.0) + np.maximum(q - JOINT_LIMITS[:, 1], 0.0), axis=-1
-    )
+    # At most one of the two excesses is positive (the lower limit is below the upper).
+    below, above = JOINT_LIMITS[:, 0] - q, q - JOINT_LIMITS[:, 1]
+    return np.sum(np.maximum(np.maximum(below, above, out=below), 0.0, out=below), axis=-1)
 
 
 def solve_arm(
