@@ -896,16 +896,19 @@ def _swing_ankles(hip: NDArray, foot: _Foot, knee: NDArray, body: _Body) -> NDAr
     length = body.leg_length(knee)
     horizontal = np.linalg.norm(foot.ankle[:, :2] - hip[:, :2], axis=-1)
     z = hip[:, 2] - np.sqrt(np.maximum(length**2 - horizontal**2, 0.0))
-    z = np.maximum(z, -body.sole_height(foot.rotation, foot.toes))
+    swinging = ~foot.stance
+    sole = np.zeros(len(z))
+    sole[swinging] = body.sole_height(foot.rotation[swinging], foot.toes[swinging])
+    z = np.maximum(z, -sole)
     heel = quat_apply(foot.rotation, body.heel)[:, 2] - body.heel_radius
     least = _landing_clearance(foot, body) - heel
     z = _HEEL_SOFT * np.logaddexp(z / _HEEL_SOFT, least / _HEEL_SOFT)
     bump = _swing_bump(foot)
-    least = bump * _SOLE_CLEARANCE - body.sole_height(foot.rotation, foot.toes)
+    least = bump * _SOLE_CLEARANCE - sole
     soft = np.maximum(_SOLE_SOFT * bump, 1e-6)  # hard at toe-off and heel strike
     z = soft * np.logaddexp(z / soft, least / soft)
     swing = np.concatenate([foot.ankle[:, :2], z[:, None]], axis=-1)
-    return np.where(foot.stance[:, None], foot.ankle, swing)
+    return np.where(swinging[:, None], swing, foot.ankle)
 
 
 def _upper_body_track(
