@@ -45,6 +45,7 @@ from vhuman.animation.gait import GaitParameters
 from vhuman.animation.keyframes import Interpolation, KeyframeTrack
 from vhuman.errors import InputError
 from vhuman.geometry.euler import euler_to_quat
+from vhuman.geometry.interpolation import quat_slerp
 from vhuman.geometry.quaternion import (
     quat_angle,
     quat_apply,
@@ -97,13 +98,13 @@ _LEVEL = 0.8  # share of the swing over which the foot levels out (and turns toe
 # the knee extends through terminal stance to its straightest, 6°, 16 % before toe-off,
 # then flexes through pre-swing, 20° halfway and 39° at toe-off (Perry & Burnfield 2010,
 # ch. 5: about 5° at the end of terminal stance, 40° by the end of pre-swing; the recorded
-# CMU walks bend least at about 50 %); the swing peak follows 13 % after toe-off. The heel
+# CMU walks bend least at about 50 %); the swing peak follows 12 % after toe-off. The heel
 # rises about the ball of the foot as far as this flexion needs (:func:`_heel_rise`), so
 # the pre-swing knee sets the ankle's push-off plantarflexion (the knee-ankle
 # interaction of Saunders, Inman & Eberhart 1953); the flexion spread over 16 % of the
 # cycle keeps the ankle within 10° a frame at 60 fps from 1.0 to 1.6 m/s.
 _LATE_KNEE = ((-0.16, 6.0), (-0.08, 20.0), (0.0, 39.0))
-_SWING_PEAK_AFTER_TOE_OFF = 0.13
+_SWING_PEAK_AFTER_TOE_OFF = 0.12
 _TOES_DOWN = np.radians(5.0)
 """How far past the toe joint's extension the foot may pitch in early swing [rad]. Off the
 floor, the foot carries on its push-off rotation with its toes bent to their limit and
@@ -113,12 +114,11 @@ Perry & Burnfield 2010, ch. 4; the recorded CMU walks −18° at 68 % of the cyc
 _NEUTRAL_FROM, _NEUTRAL_BY = 0.15, 0.5  # shares of the swing: the ankle turns to neutral
 _SOLE_CLEARANCE = 0.019
 """Least height [m] of the swinging foot's sole over the floor at mid-swing, less towards
-toe-off and heel strike (times :func:`_swing_bump`): with the ankle at neutral the foot
-points its toes down as far as the shank leans back, and the ankle rises to keep this
-clearance (the minimum toe clearance of mid-swing, Winter 1992); the ball of the foot
-then clears its standing height by 2-3 cm."""
-_SOLE_SOFT = 0.003  # [m]: width of the smooth maximum that lifts the swinging sole
-_NEUTRAL_PASSES = 2  # the shank's tilt, measured again with the foot turned
+toe-off and heel strike (:func:`_sole_lift`): with the ankle at neutral the foot points
+its toes down as far as the shank leans back, and the swing rises to keep this clearance
+(the minimum toe clearance of mid-swing, Winter 1992); the ball of the foot then clears
+its standing height by 2-3 cm."""
+_NEUTRAL_PASSES = 2  # the shank, found again with the foot turned
 _LANDING_TURN = 0.2  # last share of the swing: the ankle turns to its heel-strike flexion
 _LEAST_TRAILING_KNEE = np.radians(10.0)  # the trailing knee's least flexion before toe-off
 _HIGH_HIP = 1.0 / 3.0
@@ -398,7 +398,7 @@ def knee_profile(tau: ArrayLike, p: GaitParameters) -> NDArray[np.float64]:
 
     :func:`stance_knee` up to ``HEEL_OFF``; then a monotone piecewise cubic
     (Fritsch & Carlson 1980, PCHIP) through :data:`_LATE_KNEE` (relative to
-    toe-off), the swing peak ``p.swing_knee`` 13 % of the cycle after toe-off and
+    toe-off), the swing peak ``p.swing_knee`` 12 % of the cycle after toe-off and
     back to the heel-strike flexion, flat at both ends: the knee extends through
     terminal stance, then rises once to the swing peak (a single maximum from
     mid-stance to the swing peak), C¹ throughout (Perry & Burnfield 2010, ch. 5).
@@ -598,35 +598,23 @@ def _swing(foot: _Foot, t: NDArray, p: GaitParameters, body: _Body) -> _Foot:
     return replace(foot, ankle=ankle, rotation=rotation, toes=toes, pitch=pitch)
 
 
-def _shank_tilt(hip: NDArray, ankle: NDArray, yaw: NDArray, body: _Body) -> NDArray[np.float64]:
-    """Forward tilt ``(N,)`` [rad] of the shank from the vertical, ankle ahead of the knee (+).
-
-    In the sagittal plane of the heading ``yaw (N,)``: the hip-ankle line of ``hip (N, 3)``
-    and ``ankle (N, 3)`` less the shank's angle to it at the ankle (law of cosines; the
-    knee bends forward, ahead of that line).
-    """
-    v = ankle - hip
-    length = np.linalg.norm(v, axis=-1)
-    ahead = np.cos(yaw) * v[:, 0] + np.sin(yaw) * v[:, 1]
-    l1, l2 = body.thigh, body.shank
-    cos_g = np.clip((l2 * l2 + length * length - l1 * l1) / (2.0 * l2 * length), -1.0, 1.0)
-    return np.arctan2(ahead, -v[:, 2]) - np.arccos(cos_g)
-
-
 def _swing_ankle_neutral(
-    foot: _Foot, hip: NDArray, knee: NDArray, t: NDArray, body: _Body
+    foot: _Foot, hip: NDArray, knee: NDArray, t: NDArray, body: _Body, p: GaitParameters
 ) -> _Foot:
     """The swinging foot turned with the shank, so the ankle stays neutral from mid-swing.
 
     The ankle leaves its push-off plantarflexion by mid-swing and holds about
     neutral to heel strike (Perry & Burnfield 2010, ch. 4: the dorsiflexors lift
-    the foot to neutral in mid-swing and hold it there through terminal swing,
-    so the foot lands with the ankle near 0°): the foot's pitch moves from that
-    of :func:`_swing` to the shank's tilt (:func:`_shank_tilt` at the ankles of
+    the foot to neutral in mid-swing and hold it there through terminal swing):
+    the foot's rotation turns (slerp, minimum-jerk) from that of :func:`_swing`
+    to the shank's (the leg of :func:`_leg` to the ankles of
     :func:`_swing_ankles`, whose heights follow ``knee (N,)`` [rad] from
-    ``hip (N, 3)``) between ``_NEUTRAL_FROM`` and ``_NEUTRAL_BY`` of the swing
-    (minimum-jerk), and the ankle turns from neutral to the flexion that the
-    landing pitch gives over the last ``_LANDING_TURN`` of the swing.
+    ``hip (N, 3)``) between ``_NEUTRAL_FROM`` and ``_NEUTRAL_BY`` of the swing,
+    and over the last ``_LANDING_TURN`` of the swing the ankle turns from
+    neutral to its rotation at heel strike. A swing shorter than a stride of
+    ``p.step_length`` turns in proportion (a foot stepping in place keeps the
+    pitch of :func:`_swing`). The shank is found again with the foot turned
+    (``_NEUTRAL_PASSES`` times): the sole's clearance moves the ankle.
     """
     swing = ~foot.stance
     edges = np.diff(np.concatenate([[0], swing.astype(np.int8), [0]]))
@@ -635,21 +623,23 @@ def _swing_ankle_neutral(
         for a, b in zip(np.flatnonzero(edges == 1), np.flatnonzero(edges == -1), strict=True)
         if a >= 1 and b < len(t)
     ]
+    forward = quat_apply(foot.rotation, [1.0, 0.0, 0.0])
+    forward[:, 2] = 0.0
+    hinge = np.array([0.0, 1.0, 0.0])  # the knee's axis in the thigh frame (:func:`_leg`)
     turned = foot
     for _ in range(_NEUTRAL_PASSES):
-        tilt = _shank_tilt(hip, _swing_ankles(hip, turned, knee, body), foot.yaw, body)
-        pitch = foot.pitch.copy()
+        g_thigh, flexion = _leg(hip, _swing_ankles(hip, turned, knee, body), forward, body)
+        shank = quat_multiply(g_thigh, _qaxis(hinge, flexion))
+        rotation = foot.rotation.copy()
         for a, b in runs:
             s = (t[a:b] - t[a - 1]) / (t[b] - t[a - 1])
-            landing = -foot.pitch[b] - tilt[b]  # the ankle's flexion at heel strike
+            stride = np.linalg.norm(foot.ball[b, :2] - foot.ball[a - 1, :2]) / (2.0 * p.step_length)
+            landing = quat_multiply(quat_conjugate(shank[b]), foot.rotation[b])
             turn = ease(Easing.MINIMUM_JERK, (s - 1.0 + _LANDING_TURN) / _LANDING_TURN)
-            flexion = landing * turn
+            neutral = quat_multiply(shank[a:b], quat_slerp(quat_identity(), landing, turn))
             w = ease(Easing.MINIMUM_JERK, (s - _NEUTRAL_FROM) / (_NEUTRAL_BY - _NEUTRAL_FROM))
-            pitch[a:b] = (1.0 - w) * foot.pitch[a:b] - w * (tilt[a:b] + flexion)
-        rotation = foot.rotation.copy()
-        rotation[swing] = quat_multiply(
-            _qz(foot.yaw[swing]), _qaxis(np.array([0.0, 1.0, 0.0]), pitch[swing])
-        )
+            rotation[a:b] = quat_slerp(foot.rotation[a:b], neutral, min(stride, 1.0) * w)
+        pitch = np.where(swing, np.arcsin(-quat_apply(rotation, [1.0, 0.0, 0.0])[:, 2]), foot.pitch)
         turned = replace(foot, rotation=rotation, pitch=pitch)
     return turned
 
@@ -867,13 +857,24 @@ def _landing_clearance(foot: _Foot, body: _Body) -> NDArray[np.float64]:
     return np.where(covered, -_HEEL_HOVER * np.expm1(-approach / _HEEL_HOVER), 0.0)
 
 
-def _swing_bump(foot: _Foot) -> NDArray[np.float64]:
-    """``sin(π s)`` ``(N,)`` over each swing's share ``s`` of frames; 0 in stance."""
-    out = np.zeros(len(foot.stance))
-    edges = np.diff(np.concatenate([[0], (~foot.stance).astype(np.int8), [0]]))
+def _sole_lift(z: NDArray, sole: NDArray, swing: NDArray) -> NDArray[np.float64]:
+    """Swinging ankle heights ``z (N,)`` [m], each swing raised so its sole clears the floor.
+
+    ``sole (N,)`` is the sole's lowest point relative to the ankle. Over a swing's
+    share ``s`` of frames the sole must clear the floor by ``_SOLE_CLEARANCE``
+    times ``sin²(π s)``; where it does not, the whole swing rises by the least
+    multiple of ``sin²(π s)`` that gives it that (at rest at toe-off and heel
+    strike, one smooth lift a swing, so the knee's flexion stays smooth).
+    """
+    out = z.copy()
+    edges = np.diff(np.concatenate([[0], swing.astype(np.int8), [0]]))
     for a, b in zip(np.flatnonzero(edges == 1), np.flatnonzero(edges == -1), strict=True):
-        s = (np.arange(a, b) - a + 1.0) / (b - a + 1.0)
-        out[a:b] = np.sin(np.pi * s)
+        bump = np.sin(np.pi * (np.arange(a, b) - a + 1.0) / (b - a + 1.0)) ** 2
+        clear = z[a:b] + sole[a:b]
+        inner = bump > 0.1
+        if inner.any():
+            lift = max(0.0, float(np.max(_SOLE_CLEARANCE - clear[inner] / bump[inner])))
+            out[a:b] += lift * bump
     return out
 
 
@@ -885,13 +886,11 @@ def _swing_ankles(hip: NDArray, foot: _Foot, knee: NDArray, body: _Body) -> NDAr
     raised where that would put the foot (turned as ``foot.rotation``, toes bent
     by ``foot.toes``) below the floor, and raised (by a smooth maximum over
     ``_HEEL_SOFT``) where the heel would come nearer the floor than
-    :func:`_landing_clearance`, and (over ``_SOLE_SOFT`` times :func:`_swing_bump`,
-    hard at toe-off and heel strike) where the sole would come nearer the floor than
-    ``_SOLE_CLEARANCE`` times :func:`_swing_bump`. The knee extends to its heel-strike flexion in
-    terminal swing; where the pelvis is still rising to its height at heel
-    strike then (slow and slowing steps, short enough that the leading leg
-    stands nearly upright), the knee's reach alone would take the heel onto
-    the floor before it lands, sliding along it.
+    :func:`_landing_clearance`; each swing then rises as :func:`_sole_lift` asks. The
+    knee extends to its heel-strike flexion in terminal swing; where the pelvis is
+    still rising to its height at heel strike then (slow and slowing steps, short
+    enough that the leading leg stands nearly upright), the knee's reach alone would
+    take the heel onto the floor before it lands, sliding along it.
     """
     length = body.leg_length(knee)
     horizontal = np.linalg.norm(foot.ankle[:, :2] - hip[:, :2], axis=-1)
@@ -903,10 +902,7 @@ def _swing_ankles(hip: NDArray, foot: _Foot, knee: NDArray, body: _Body) -> NDAr
     heel = quat_apply(foot.rotation, body.heel)[:, 2] - body.heel_radius
     least = _landing_clearance(foot, body) - heel
     z = _HEEL_SOFT * np.logaddexp(z / _HEEL_SOFT, least / _HEEL_SOFT)
-    bump = _swing_bump(foot)
-    least = bump * _SOLE_CLEARANCE - sole
-    soft = np.maximum(_SOLE_SOFT * bump, 1e-6)  # hard at toe-off and heel strike
-    z = soft * np.logaddexp(z / soft, least / soft)
+    z = _sole_lift(z, sole, swinging)
     swing = np.concatenate([foot.ankle[:, :2], z[:, None]], axis=-1)
     return np.where(swinging[:, None], swing, foot.ankle)
 
@@ -1048,7 +1044,7 @@ def generate_walk(
         foot = _swing(foot, t, p, body)
         forward = quat_apply(foot.rotation, [1.0, 0.0, 0.0])
         forward[:, 2] = 0.0
-        foot = _swing_ankle_neutral(foot, hips[side], knee, t, body)
+        foot = _swing_ankle_neutral(foot, hips[side], knee, t, body, p)
         ankle = _swing_ankles(hips[side], foot, knee, body)[keep]
         g_thigh, knee = _leg(hips[side][keep], ankle, forward[keep], body)
         knee_j = sk.index(f"{prefix}_knee")
