@@ -13,7 +13,8 @@ left out.
 Every figure comes from :mod:`vhuman.animation.gait_analysis` (gait events by
 Zeni et al. 2008, angles from joint positions, cycles normalised to 0–100 %):
 knee, hip and ankle curves (correlation and RMS against the CMU mean with
-offsets removed, knee maxima from mid-stance to the swing peak, key values),
+offsets removed, knee maxima from mid-stance to the swing peak, key values, the
+ankle from mid-swing to heel strike),
 pelvis excursion, curvature ratio at its minima over its maxima, obliquity,
 lateral sway, cadence and step against speed, ball clearance, elbow range,
 per-frame smoothness at 60 fps, and from the generator its own foot slide,
@@ -89,6 +90,7 @@ def figures(a: GaitAnalysis, length_scale: float = 1.0) -> dict:
     stance_wave = 5 + int(np.argmax(knee[5:30]))
     hip_peak = 30 + int(np.argmin(hip[30:80]))
     toe_off = round(100 * a.stance_fraction)
+    mid_swing = round(50 * (1.0 + a.stance_fraction))
     return {
         "knee_maxima": float(np.mean(knee_maxima(a.curves["knee"]))),
         "knee_swing_peak_deg": float(knee[swing_peak]),
@@ -102,6 +104,8 @@ def figures(a: GaitAnalysis, length_scale: float = 1.0) -> dict:
         "ankle_loading_deg": float(ankle[3:12].min()),
         "ankle_push_off_deg": float(ankle[55:72].min()),
         "ankle_push_off_pct": 55 + int(np.argmin(ankle[55:72])),
+        "ankle_swing_low_deg": float(ankle[mid_swing:].min()),
+        "ankle_swing_high_deg": float(ankle[mid_swing:].max()),
         "stance_fraction": a.stance_fraction,
         "cadence_steps_min": a.cadence_steps_min / np.sqrt(length_scale),
         "step_length_m": a.step_length_m * length_scale,
@@ -180,6 +184,8 @@ def speed_table(speed: float, ours: dict, band: list[dict], result) -> dict:
     add("ankle loading response °", "ankle_loading_deg", ".1f", "−3…−8")
     add("ankle push-off °", "ankle_push_off_deg", ".1f", "−15…−20")
     add("ankle push-off %", "ankle_push_off_pct", ".0f", "60–67")
+    add("ankle from mid-swing to heel strike, least °", "ankle_swing_low_deg", ".1f", "≥ −5")
+    add("ankle from mid-swing to heel strike, most °", "ankle_swing_high_deg", ".1f", "≤ 5")
     add("stance fraction (Zeni events)", "stance_fraction", ".3f")
     add("cadence steps/min", "cadence_steps_min", ".0f")
     add("step m", "step_length_m", ".3f")

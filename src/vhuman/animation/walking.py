@@ -20,6 +20,8 @@ keeps contacts clean and the knees human:
   terminal stance, then rises once to the swing peak; in late stance the heel
   rises about the ball of the foot as far as that flexion needs, in swing the
   ankle's height follows from it;
+- from mid-swing the foot turns with the shank, the ankle about neutral, and
+  the sole keeps clear of the floor (:data:`_SOLE_CLEARANCE`);
 - the landing heel comes down onto its footprint as it stops: it keeps off the
   floor while it still moves forward (:func:`_landing_clearance`), so no
   foot point skims the floor before heel strike;
@@ -43,6 +45,7 @@ from vhuman.animation.gait import GaitParameters
 from vhuman.animation.keyframes import Interpolation, KeyframeTrack
 from vhuman.errors import InputError
 from vhuman.geometry.euler import euler_to_quat
+from vhuman.geometry.interpolation import quat_slerp
 from vhuman.geometry.quaternion import (
     quat_angle,
     quat_apply,
@@ -66,42 +69,57 @@ __all__ = [
     "stance_knee",
 ]
 
-FOOT_FLAT = 0.1
+FOOT_FLAT = 0.11
 """Share of the cycle after heel strike at which the forefoot touches down (end of the
-heel rocker; loading response is the first 10 % of the cycle, Perry & Burnfield 2010)."""
+heel rocker, about the end of loading response, the first 10-12 % of the cycle, Perry &
+Burnfield 2010)."""
 HEEL_OFF = 0.31
 """Share of the cycle after heel strike at which the heel starts to rise (31 %, the start
 of terminal stance; Perry & Burnfield 2010)."""
-STANCE_KNEE = ((0.0, 5.0), (0.13, 18.0), (HEEL_OFF, 16.0))
+STANCE_KNEE = ((0.0, 7.0), (0.13, 16.5), (HEEL_OFF, 16.0))
 """Knee flexion [deg] of a planted leg at shares of the cycle after its heel strike: nearly
-straight at heel strike, flexing to 18° in loading response (Perry & Burnfield 2010,
+straight at heel strike (7°), flexing to 17° in loading response (Perry & Burnfield 2010,
 ch. 5: 15-20°) and still flexed by 16° at the end of mid-stance; it straightens in
 terminal stance (:func:`knee_profile`), as in the recorded CMU walks, whose knee stays
 within about 4° of its loading peak through mid-stance and is straightest at about 50 %.
 At 1.3 m/s and slower. The pelvis height is set so the stance knees follow it."""
-_LOADING_KNEE_PER_SPEED = 20.0
+_LOADING_KNEE_PER_SPEED = 11.5
 """Growth of the loading-response knee flexion with speed above 1.3 m/s [deg per m/s]:
-peak stance knee flexion rises with walking speed (Lelas et al. 2003); the recorded CMU
-walks flex 7° more at 1.6 m/s than at 1.3 m/s."""
+peak stance knee flexion rises with walking speed (Lelas et al. 2003; the recorded CMU
+walks flex 7° more at 1.6 m/s than at 1.3 m/s), here to about 20° at 1.6 m/s, the top of
+Perry & Burnfield's range."""
+_MID_STANCE_KNEE_PER_SPEED = 8.0
+"""Growth of the mid-stance knee flexion with speed above 1.3 m/s [deg per m/s]: the knee
+stays within a few degrees of its loading peak through mid-stance, as in the recorded CMU
+walks, which keeps the pelvis's rise at 1.6 m/s near people's 5 cm."""
 
 _LEVEL = 0.8  # share of the swing over which the foot levels out (and turns toes up)
 # Knee keys after mid-stance, (share of the cycle relative to toe-off, flexion [deg]):
 # the knee extends through terminal stance to its straightest, 6°, 16 % before toe-off,
 # then flexes through pre-swing, 20° halfway and 39° at toe-off (Perry & Burnfield 2010,
 # ch. 5: about 5° at the end of terminal stance, 40° by the end of pre-swing; the recorded
-# CMU walks bend least at about 50 %); the swing peak follows 13 % after toe-off. The heel
+# CMU walks bend least at about 50 %); the swing peak follows 12 % after toe-off. The heel
 # rises about the ball of the foot as far as this flexion needs (:func:`_heel_rise`), so
 # the pre-swing knee sets the ankle's push-off plantarflexion (the knee-ankle
 # interaction of Saunders, Inman & Eberhart 1953); the flexion spread over 16 % of the
 # cycle keeps the ankle within 10° a frame at 60 fps from 1.0 to 1.6 m/s.
 _LATE_KNEE = ((-0.16, 6.0), (-0.08, 20.0), (0.0, 39.0))
-_SWING_PEAK_AFTER_TOE_OFF = 0.13
+_SWING_PEAK_AFTER_TOE_OFF = 0.12
 _TOES_DOWN = np.radians(5.0)
 """How far past the toe joint's extension the foot may pitch in early swing [rad]. Off the
 floor, the foot carries on its push-off rotation with its toes bent to their limit and
 pointing down by up to this: the ankle plantarflexes most just after toe-off (about 20°,
 Perry & Burnfield 2010, ch. 4; the recorded CMU walks −18° at 68 % of the cycle at
 1.3 m/s)."""
+_NEUTRAL_FROM, _NEUTRAL_BY = 0.15, 0.5  # shares of the swing: the ankle turns to neutral
+_SOLE_CLEARANCE = 0.019
+"""Least height [m] of the swinging foot's sole over the floor at mid-swing, less towards
+toe-off and heel strike (:func:`_sole_lift`): with the ankle at neutral the foot points
+its toes down as far as the shank leans back, and the swing rises to keep this clearance
+(the minimum toe clearance of mid-swing, Winter 1992); the ball of the foot then clears
+its standing height by 2-3 cm."""
+_NEUTRAL_PASSES = 2  # the shank, found again with the foot turned
+_LANDING_TURN = 0.2  # last share of the swing: the ankle turns to its heel-strike flexion
 _LEAST_TRAILING_KNEE = np.radians(10.0)  # the trailing knee's least flexion before toe-off
 _HIGH_HIP = 1.0 / 3.0
 """Share of a leg's cycle at which its hip is highest relative to the other (pelvic
@@ -362,10 +380,12 @@ def stance_knee(tau: ArrayLike, speed: float = 1.3) -> NDArray[np.float64]:
     :data:`STANCE_KNEE` joined by smoothstep segments: every key is passed at rest, so
     the knee starts to flex gently at heel strike and turns smoothly at the loading
     peak; held at the last key after it. Above 1.3 m/s the loading peak grows by
-    :data:`_LOADING_KNEE_PER_SPEED` with ``speed`` [m/s].
+    :data:`_LOADING_KNEE_PER_SPEED` and the mid-stance flexion by
+    :data:`_MID_STANCE_KNEE_PER_SPEED` with ``speed`` [m/s].
     """
     keys = np.array(STANCE_KNEE)
     keys[1, 1] += _LOADING_KNEE_PER_SPEED * max(0.0, speed - 1.3)
+    keys[2, 1] += _MID_STANCE_KNEE_PER_SPEED * max(0.0, speed - 1.3)
     tau = np.clip(np.asarray(tau, dtype=np.float64), 0.0, keys[-1, 0])
     i = np.clip(np.searchsorted(keys[:, 0], tau, side="right") - 1, 0, len(keys) - 2)
     s = (tau - keys[i, 0]) / (keys[i + 1, 0] - keys[i, 0])
@@ -378,7 +398,7 @@ def knee_profile(tau: ArrayLike, p: GaitParameters) -> NDArray[np.float64]:
 
     :func:`stance_knee` up to ``HEEL_OFF``; then a monotone piecewise cubic
     (Fritsch & Carlson 1980, PCHIP) through :data:`_LATE_KNEE` (relative to
-    toe-off), the swing peak ``p.swing_knee`` 13 % of the cycle after toe-off and
+    toe-off), the swing peak ``p.swing_knee`` 12 % of the cycle after toe-off and
     back to the heel-strike flexion, flat at both ends: the knee extends through
     terminal stance, then rises once to the swing peak (a single maximum from
     mid-stance to the swing peak), C¹ throughout (Perry & Burnfield 2010, ch. 5).
@@ -576,6 +596,52 @@ def _swing(foot: _Foot, t: NDArray, p: GaitParameters, body: _Body) -> _Foot:
         pitch[a:b] = heel_up + pitch_on * toes_up
         rotation[a:b] = quat_multiply(_qz(yaw), _qaxis(np.array([0.0, 1.0, 0.0]), pitch[a:b]))
     return replace(foot, ankle=ankle, rotation=rotation, toes=toes, pitch=pitch)
+
+
+def _swing_ankle_neutral(
+    foot: _Foot, hip: NDArray, knee: NDArray, t: NDArray, body: _Body, p: GaitParameters
+) -> _Foot:
+    """The swinging foot turned with the shank, so the ankle stays neutral from mid-swing.
+
+    The ankle leaves its push-off plantarflexion by mid-swing and holds about
+    neutral to heel strike (Perry & Burnfield 2010, ch. 4: the dorsiflexors lift
+    the foot to neutral in mid-swing and hold it there through terminal swing):
+    the foot's rotation turns (slerp, minimum-jerk) from that of :func:`_swing`
+    to the shank's (the leg of :func:`_leg` to the ankles of
+    :func:`_swing_ankles`, whose heights follow ``knee (N,)`` [rad] from
+    ``hip (N, 3)``) between ``_NEUTRAL_FROM`` and ``_NEUTRAL_BY`` of the swing,
+    and over the last ``_LANDING_TURN`` of the swing the ankle turns from
+    neutral to its rotation at heel strike. A swing shorter than a stride of
+    ``p.step_length`` turns in proportion (a foot stepping in place keeps the
+    pitch of :func:`_swing`). The shank is found again with the foot turned
+    (``_NEUTRAL_PASSES`` times): the sole's clearance moves the ankle.
+    """
+    swing = ~foot.stance
+    edges = np.diff(np.concatenate([[0], swing.astype(np.int8), [0]]))
+    runs = [
+        (a, b)
+        for a, b in zip(np.flatnonzero(edges == 1), np.flatnonzero(edges == -1), strict=True)
+        if a >= 1 and b < len(t)
+    ]
+    forward = quat_apply(foot.rotation, [1.0, 0.0, 0.0])
+    forward[:, 2] = 0.0
+    hinge = np.array([0.0, 1.0, 0.0])  # the knee's axis in the thigh frame (:func:`_leg`)
+    turned = foot
+    for _ in range(_NEUTRAL_PASSES):
+        g_thigh, flexion = _leg(hip, _swing_ankles(hip, turned, knee, body), forward, body)
+        shank = quat_multiply(g_thigh, _qaxis(hinge, flexion))
+        rotation = foot.rotation.copy()
+        for a, b in runs:
+            s = (t[a:b] - t[a - 1]) / (t[b] - t[a - 1])
+            stride = np.linalg.norm(foot.ball[b, :2] - foot.ball[a - 1, :2]) / (2.0 * p.step_length)
+            landing = quat_multiply(quat_conjugate(shank[b]), foot.rotation[b])
+            turn = ease(Easing.MINIMUM_JERK, (s - 1.0 + _LANDING_TURN) / _LANDING_TURN)
+            neutral = quat_multiply(shank[a:b], quat_slerp(quat_identity(), landing, turn))
+            w = ease(Easing.MINIMUM_JERK, (s - _NEUTRAL_FROM) / (_NEUTRAL_BY - _NEUTRAL_FROM))
+            rotation[a:b] = quat_slerp(foot.rotation[a:b], neutral, min(stride, 1.0) * w)
+        pitch = np.where(swing, np.arcsin(-quat_apply(rotation, [1.0, 0.0, 0.0])[:, 2]), foot.pitch)
+        turned = replace(foot, rotation=rotation, pitch=pitch)
+    return turned
 
 
 def _leg(hip: NDArray, ankle: NDArray, forward: NDArray, body: _Body) -> tuple[NDArray, NDArray]:
@@ -791,6 +857,27 @@ def _landing_clearance(foot: _Foot, body: _Body) -> NDArray[np.float64]:
     return np.where(covered, -_HEEL_HOVER * np.expm1(-approach / _HEEL_HOVER), 0.0)
 
 
+def _sole_lift(z: NDArray, sole: NDArray, swing: NDArray) -> NDArray[np.float64]:
+    """Swinging ankle heights ``z (N,)`` [m], each swing raised so its sole clears the floor.
+
+    ``sole (N,)`` is the sole's lowest point relative to the ankle. Over a swing's
+    share ``s`` of frames the sole must clear the floor by ``_SOLE_CLEARANCE``
+    times ``sin²(π s)``; where it does not, the whole swing rises by the least
+    multiple of ``sin²(π s)`` that gives it that (at rest at toe-off and heel
+    strike, one smooth lift a swing, so the knee's flexion stays smooth).
+    """
+    out = z.copy()
+    edges = np.diff(np.concatenate([[0], swing.astype(np.int8), [0]]))
+    for a, b in zip(np.flatnonzero(edges == 1), np.flatnonzero(edges == -1), strict=True):
+        bump = np.sin(np.pi * (np.arange(a, b) - a + 1.0) / (b - a + 1.0)) ** 2
+        clear = z[a:b] + sole[a:b]
+        inner = bump > 0.1
+        if inner.any():
+            lift = max(0.0, float(np.max(_SOLE_CLEARANCE - clear[inner] / bump[inner])))
+            out[a:b] += lift * bump
+    return out
+
+
 def _swing_ankles(hip: NDArray, foot: _Foot, knee: NDArray, body: _Body) -> NDArray[np.float64]:
     """Ankle positions ``(N, 3)``: planted ones as they are, swinging ones at the knee's reach.
 
@@ -799,21 +886,25 @@ def _swing_ankles(hip: NDArray, foot: _Foot, knee: NDArray, body: _Body) -> NDAr
     raised where that would put the foot (turned as ``foot.rotation``, toes bent
     by ``foot.toes``) below the floor, and raised (by a smooth maximum over
     ``_HEEL_SOFT``) where the heel would come nearer the floor than
-    :func:`_landing_clearance`. The knee extends to its heel-strike flexion in
-    terminal swing; where the pelvis is still rising to its height at heel
-    strike then (slow and slowing steps, short enough that the leading leg
-    stands nearly upright), the knee's reach alone would take the heel onto
-    the floor before it lands, sliding along it.
+    :func:`_landing_clearance`; each swing then rises as :func:`_sole_lift` asks. The
+    knee extends to its heel-strike flexion in terminal swing; where the pelvis is
+    still rising to its height at heel strike then (slow and slowing steps, short
+    enough that the leading leg stands nearly upright), the knee's reach alone would
+    take the heel onto the floor before it lands, sliding along it.
     """
     length = body.leg_length(knee)
     horizontal = np.linalg.norm(foot.ankle[:, :2] - hip[:, :2], axis=-1)
     z = hip[:, 2] - np.sqrt(np.maximum(length**2 - horizontal**2, 0.0))
-    z = np.maximum(z, -body.sole_height(foot.rotation, foot.toes))
+    swinging = ~foot.stance
+    sole = np.zeros(len(z))
+    sole[swinging] = body.sole_height(foot.rotation[swinging], foot.toes[swinging])
+    z = np.maximum(z, -sole)
     heel = quat_apply(foot.rotation, body.heel)[:, 2] - body.heel_radius
     least = _landing_clearance(foot, body) - heel
     z = _HEEL_SOFT * np.logaddexp(z / _HEEL_SOFT, least / _HEEL_SOFT)
+    z = _sole_lift(z, sole, swinging)
     swing = np.concatenate([foot.ankle[:, :2], z[:, None]], axis=-1)
-    return np.where(foot.stance[:, None], foot.ankle, swing)
+    return np.where(swinging[:, None], swing, foot.ankle)
 
 
 def _upper_body_track(
@@ -942,13 +1033,18 @@ def generate_walk(
     for side, prefix in ((-1, "r"), (1, "l")):
         flat = body.knee_angle(np.linalg.norm(feet[side].ankle - hips[side], axis=-1))
         most = body.knee_angle(np.linalg.norm(_heel_up(feet[side], body, p) - hips[side], axis=-1))
-        profile = _late_stance_knee(knee_profile(feet[side].tau, p), flat, most, feet[side], p)
+        aim = knee_profile(feet[side].tau, p)
+        profile = _late_stance_knee(aim, flat, most, feet[side], p)
+        # The same without the leg's reach: where a long step keeps the heel from rising as
+        # far as the knee asks, the swing starts from the knee it has and fades to the aim.
+        unbounded = _late_stance_knee(aim, flat, np.full_like(most, np.inf), feet[side], p)
         foot = _heel_rise(feet[side], hips[side], profile, body, p)
         knee = body.knee_angle(np.linalg.norm(foot.ankle - hips[side], axis=-1))
-        knee = _swing_knee(knee, profile, t, ~foot.stance)
+        knee = _swing_knee(knee, unbounded, t, ~foot.stance)
         foot = _swing(foot, t, p, body)
         forward = quat_apply(foot.rotation, [1.0, 0.0, 0.0])
         forward[:, 2] = 0.0
+        foot = _swing_ankle_neutral(foot, hips[side], knee, t, body, p)
         ankle = _swing_ankles(hips[side], foot, knee, body)[keep]
         g_thigh, knee = _leg(hips[side][keep], ankle, forward[keep], body)
         knee_j = sk.index(f"{prefix}_knee")
