@@ -54,7 +54,7 @@ PARTS = (
     ),
     Part("bvh", "bvh.py", ("--frames", "500", "5000", "--repeats", "2", "--bvhio-max", "5000")),
     Part("startup", "startup.py", ("--repeats", "3")),
-    Part("ik", "ik.py", ("--targets", "20", "--batch", "100")),
+    Part("ik", "ik.py", ("--targets", "20", "--batch", "1000")),
     Part("posture", "posture.py", ("--only", "low-valve-duct", "overhead-panel", "beyond-reach")),
     Part(
         "posture-growth",
