@@ -11,7 +11,12 @@ from vhuman.geometry import quat_multiply, rotvec_to_quat
 from vhuman.posture import worker_skeleton
 from vhuman.skeleton import Motion, Skeleton
 from vhuman.skeleton.footskate import CONTACT_HEIGHT, SLIDE_TOLERANCE, foot_points, foot_slide
-from vhuman.task.check import joint_speed
+from vhuman.task.check import (
+    JOINT_SPEED_LIMIT,
+    LEG_JOINT_SPEED_LIMIT,
+    joint_speed,
+    joint_speed_ratio,
+)
 from vhuman.task.motion import standing_pose
 
 FPS = 30.0
@@ -85,3 +90,18 @@ def test_joint_speed_is_the_fastest_joint_turn(standing: tuple, rate: float) -> 
     np.testing.assert_allclose(speed[:-1], rate, rtol=1e-9)
     assert speed[-1] == 0.0
     assert joint_speed(_moved(standing, np.array([0.01, 0.0, 0.0]))).max() < 1e-6
+
+
+def test_knees_and_ankles_have_the_walking_limit() -> None:
+    # A knee and an elbow each at 1.1 × their own limit: both frames fail by the same ratio.
+    sk = worker_skeleton("p50-male")
+    root, local = standing_pose(sk, np.zeros(2), 0.0, FPS)
+    n = 4
+    t = np.arange(n) / FPS
+    for joint, limit in (("r_knee", LEG_JOINT_SPEED_LIMIT), ("l_elbow", JOINT_SPEED_LIMIT)):
+        frames = np.tile(local, (n, 1, 1))
+        j = sk.names.index(joint)
+        frames[:, j] = quat_multiply(local[j], rotvec_to_quat(np.outer(1.1 * limit * t, [0, 1, 0])))
+        ratio = joint_speed_ratio(Motion(sk, FPS, np.tile(root, (n, 1)), frames))
+        np.testing.assert_allclose(ratio[:-1], 1.1, rtol=1e-9)
+    assert LEG_JOINT_SPEED_LIMIT > JOINT_SPEED_LIMIT

@@ -735,7 +735,10 @@ def _trailing_reach(
     From ``HEEL_OFF`` to toe-off the highest pelvis a leg reaches has the knee
     bent by :data:`_LEAST_TRAILING_KNEE` and the heel raised as far as it may;
     the pelvis stays under it by a smooth minimum (log-sum-exp over 5 mm), so
-    long steps stay C¹ and the trailing foot stays planted.
+    long steps stay C¹ and the trailing foot stays planted. Where the limit
+    ends (at toe-off) the pelvis comes back up over :data:`_REACH_EASE`, not
+    at once: the lowering is spread by a min-plus dilation with a cos² kernel
+    (:func:`_eased_lowering`), which never lowers it less than the limit asks.
     """
     cap = min(body.toe_extension, p.heel_rise)
     out = height.copy()
@@ -751,6 +754,25 @@ def _trailing_reach(
         limit = np.where(late, reach, np.inf)
         soft = 0.005
         out = np.where(late, -soft * np.logaddexp(-out / soft, -limit / soft), out)
+    return height + _eased_lowering(out - height, max(1, round(_REACH_EASE * p.fps)))
+
+
+_REACH_EASE = 0.2
+"""Time [s] over which the pelvis leaves and regains the height of a trailing leg's reach."""
+
+
+def _eased_lowering(lowering: NDArray, frames: int) -> NDArray[np.float64]:
+    """``lowering (N,)`` (≤ 0) [m] spread over ``frames`` on both sides, never shallower.
+
+    ``out[i] = min over |k| ≤ frames of lowering[i + k] · cos²(π k / (2 frames + 2))``:
+    1 at k = 0, so ``out ≤ lowering``; continuous, and a step of depth h becomes a ramp
+    whose largest slope is about ``h · π / (4 frames)`` a frame.
+    """
+    out = lowering.copy()
+    for k in range(1, frames + 1):
+        w = np.cos(0.5 * np.pi * k / (frames + 1)) ** 2
+        out[k:] = np.minimum(out[k:], w * lowering[:-k])
+        out[:-k] = np.minimum(out[:-k], w * lowering[k:])
     return out
 
 

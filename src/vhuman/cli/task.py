@@ -94,8 +94,9 @@ def task(
             f"{c['walking_foot_slide_max_mm_per_frame']:.1f} mm)"
         )
         console.print(
-            f"joints faster than {c['joint_speed_limit_deg_s']:.0f}°/s: "
-            f"{c['frames_over_joint_speed']} frames (fastest {c['joint_speed_max_deg_s']:.0f}°/s)"
+            f"joints faster than {c['joint_speed_limit_deg_s']:.0f}°/s (knees, ankles "
+            f"{c['leg_joint_speed_limit_deg_s']:.0f}°/s): {c['frames_over_joint_speed']} frames "
+            f"(fastest {c['joint_speed_max_deg_s']:.0f}°/s)"
         )
         for key in ("reba", "rula"):
             e = doc[key]

@@ -14,14 +14,27 @@ from vhuman.geometry import quat_angle
 from vhuman.posture.check import static_balance
 from vhuman.reaching import MAX_JOINT_SPEED
 from vhuman.scene import BodyModel, CollisionWorld
-from vhuman.skeleton import Motion
+from vhuman.skeleton import Motion, Skeleton
 from vhuman.skeleton.footskate import SLIDE_TOLERANCE, foot_slide
 
-__all__ = ["JOINT_SPEED_LIMIT", "MotionCheck", "check_motion", "joint_speed"]
+__all__ = [
+    "JOINT_SPEED_LIMIT",
+    "LEG_JOINT_SPEED_LIMIT",
+    "MotionCheck",
+    "check_motion",
+    "joint_speed",
+    "joint_speed_limits",
+    "joint_speed_ratio",
+]
 
 JOINT_SPEED_LIMIT = MAX_JOINT_SPEED
 """Speed [rad/s] above which a joint turns too fast: the reach planner's bound on every arm
-angle (:data:`vhuman.reaching.MAX_JOINT_SPEED`), applied to every joint."""
+angle (:data:`vhuman.reaching.MAX_JOINT_SPEED`), applied to every joint but the knees and
+ankles."""
+LEG_JOINT_SPEED_LIMIT = float(np.radians(600.0))
+"""Speed [rad/s] above which a knee or an ankle turns too fast: 10° a frame at 60 frames/s,
+the most that the knees and ankles of the recorded CMU walks turn (the walking generator's
+smoothness bound); a walking knee turns faster than the arm bound."""
 
 
 @dataclass(frozen=True)
@@ -51,6 +64,9 @@ class MotionCheck:
     joint_speed : ndarray, shape (N,)
         Largest joint angular speed from this frame to the next [rad/s]
         (:func:`joint_speed`; 0 at the last frame).
+    joint_speed_ratio : ndarray, shape (N,)
+        Largest joint speed over that joint's limit (:func:`joint_speed_ratio`; a
+        frame over 1 has a joint too fast).
     """
 
     contacts: NDArray[np.int64]
@@ -61,6 +77,7 @@ class MotionCheck:
     static: NDArray[np.bool_]
     foot_slide: NDArray[np.float64]
     joint_speed: NDArray[np.float64]
+    joint_speed_ratio: NDArray[np.float64]
 
     @property
     def frames_checked(self) -> int:
@@ -97,12 +114,22 @@ class MotionCheck:
             "walking_frames_feet_sliding": int(np.sum(~self.static & self.sliding)),
             "joint_speed_max_deg_s": float(np.degrees(self.joint_speed.max(initial=0.0))),
             "joint_speed_limit_deg_s": float(np.degrees(JOINT_SPEED_LIMIT)),
-            "frames_over_joint_speed": int(np.sum(self.joint_speed > JOINT_SPEED_LIMIT)),
+            "leg_joint_speed_limit_deg_s": float(np.degrees(LEG_JOINT_SPEED_LIMIT)),
+            "frames_over_joint_speed": int(np.sum(self.joint_speed_ratio > 1.0)),
         }
 
 
 def _max_mm(slide: NDArray[np.float64]) -> float:
     return float(1e3 * slide.max()) if len(slide) else 0.0
+
+
+def _speeds(motion: Motion) -> NDArray[np.float64]:
+    """Angular speed ``(N, J)`` [rad/s] of each joint from each frame to the next (0 last)."""
+    out = np.zeros((motion.n_frames, motion.skeleton.n_joints))
+    if motion.n_frames > 1:
+        q = motion.local_rotations
+        out[:-1] = quat_angle(q[:-1], q[1:]) * motion.fps
+    return out
 
 
 def joint_speed(motion: Motion) -> NDArray[np.float64]:
@@ -112,11 +139,19 @@ def joint_speed(motion: Motion) -> NDArray[np.float64]:
     (its local rotation, so a joint's own turn, not its parent's) times the
     frame rate; 0 at the last frame.
     """
-    out = np.zeros(motion.n_frames)
-    if motion.n_frames > 1:
-        q = motion.local_rotations
-        out[:-1] = quat_angle(q[:-1], q[1:]).max(axis=-1) * motion.fps
-    return out
+    return _speeds(motion).max(axis=-1)
+
+
+def joint_speed_limits(skeleton: Skeleton) -> NDArray[np.float64]:
+    """Speed limit ``(J,)`` [rad/s] of each joint: :data:`LEG_JOINT_SPEED_LIMIT` for knees
+    and ankles (names ending in ``knee`` or ``ankle``), else :data:`JOINT_SPEED_LIMIT`."""
+    leg = np.array([name.endswith(("knee", "ankle")) for name in skeleton.names])
+    return np.where(leg, LEG_JOINT_SPEED_LIMIT, JOINT_SPEED_LIMIT)
+
+
+def joint_speed_ratio(motion: Motion) -> NDArray[np.float64]:
+    """Largest ``(N,)`` of each joint's speed (:func:`joint_speed`) over its own limit."""
+    return (_speeds(motion) / joint_speed_limits(motion.skeleton)).max(axis=-1)
 
 
 def check_motion(
@@ -176,4 +211,5 @@ def check_motion(
         np.asarray(static, bool),
         slide,
         joint_speed(motion),
+        joint_speed_ratio(motion),
     )

@@ -89,12 +89,11 @@ def checks_figure(result: TaskResult) -> Any:
     centre of mass's margin inside the support [mm] (out of walking; below 0
     is unbalanced), the largest foot slide on the floor [mm/frame] with its
     1 mm tolerance, the largest excess over a joint range [°] and the fastest
-    joint [°/s] with its limit.
+    joint relative to its own speed limit (:func:`vhuman.task.check.joint_speed_ratio`).
     """
     from matplotlib.figure import Figure
 
     from vhuman.skeleton.footskate import SLIDE_TOLERANCE
-    from vhuman.task.check import JOINT_SPEED_LIMIT
 
     c = result.check
     t = result.motion.times
@@ -105,7 +104,7 @@ def checks_figure(result: TaskResult) -> Any:
         ("balance margin [mm]", np.where(c.static, 1e3 * c.balance_margin, np.nan), 0.0),
         ("foot slide [mm/frame]", 1e3 * c.foot_slide, 1e3 * SLIDE_TOLERANCE),
         ("beyond joint range [°]", np.degrees(c.limit_violation), 0.0),
-        ("fastest joint [°/s]", np.degrees(c.joint_speed), np.degrees(JOINT_SPEED_LIMIT)),
+        ("joint speed / its limit", c.joint_speed_ratio, 1.0),
     )
     for ax, (label, values, limit) in zip(axes, panels, strict=True):
         for s in result.steps:
@@ -144,7 +143,8 @@ def check_rows(check: dict[str, Any]) -> list[dict[str, str]]:
             "worst": f"{check['joint_limit_violation_max_deg']:.1f}° beyond",
         },
         {
-            "check": f"joints under {check['joint_speed_limit_deg_s']:.0f}°/s",
+            "check": f"joints under {check['joint_speed_limit_deg_s']:.0f}°/s (knees, ankles "
+            f"{check['leg_joint_speed_limit_deg_s']:.0f}°/s)",
             "frames failing": f"{check['frames_over_joint_speed']} of {check['frames_checked']}",
             "worst": f"{check['joint_speed_max_deg_s']:.0f}°/s",
         },
@@ -229,6 +229,7 @@ def _per_frame(result: TaskResult) -> dict[str, NDArray[Any]]:
         "walking": ~c.static,
         "foot_slide_m": c.foot_slide,
         "joint_speed_rad_s": c.joint_speed,
+        "joint_speed_ratio": c.joint_speed_ratio,
         "arm_comfort": result.arm_comfort,
     }
 
