@@ -122,7 +122,7 @@ ARM_RAISE = 1.5
 PELVIS_TILT = np.radians(12.0)
 """Backward tilt [rad] of the pelvis, beyond the floor posture's, while the buttocks come down
 behind the heels: the hips flex less, the knees drawn up."""
-SQUAT_SHIFT = 0.6
+SQUAT_SHIFT = 0.8
 """Fraction of the way from the feet's midpoint to the standing foot that the pelvis moves at
 the middle of a step ahead before a squat."""
 WEIGHT_SHIFT = 0.3
