@@ -36,7 +36,14 @@ POSTURES = load_library(worker_skeleton(WORKER)).names
 # frame. Sitting and lying on the floor are not: within the knees' flexion range the pelvis
 # stays far enough behind the heels that the centre of mass leaves the feet, the
 # trunk bent forward as far as it goes, before the buttocks reach the floor.
-BALANCED = ("standing", "squatting", "kneeling-one-knee", "kneeling-both-knees")
+BALANCED = (
+    "standing",
+    "stooping",
+    "half-squat",
+    "squatting",
+    "kneeling-one-knee",
+    "kneeling-both-knees",
+)
 SQUAT_LOW = 0.6  # pelvis height below which sitting down may leave the feet (of standing's)
 
 

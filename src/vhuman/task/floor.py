@@ -683,7 +683,9 @@ def floor_transition(
     :data:`MOST_ROOT_SPEED`), the one with the fewest frames out of static balance
     (:func:`unbalanced_frames`) is taken, the first tried (straight down, fastest) of
     those; where none passes, or for a smaller change of height,
-    :func:`vhuman.task.motion.transition`. The first frame is ``start``, the last
+    :func:`vhuman.task.motion.transition` from ``start`` to ``end``, or that from ``end`` to
+    ``start`` played backwards where it has fewer frames out of static balance (standing up
+    from a half squat as the getting down reversed). The first frame is ``start``, the last
     ``end``.
 
     ``clear(roots (N, 3), local (N, J, 4))``, where given, says whether planned frames are
@@ -720,7 +722,21 @@ def floor_transition(
             if not down:
                 roots, local = roots[::-1], local[::-1]
             return Motion(body.skeleton, fps, roots, local)
-    return transition(body, start, end, duration, fps, floor)
+    # Otherwise the plain transition, or the one back played backwards where that leaves the
+    # support in fewer frames.
+    there = transition(body, start, end, duration, fps, floor)
+    back = transition(body, end, start, duration, fps, floor)
+    backwards = Motion(body.skeleton, fps, back.root_positions[::-1], back.local_rotations[::-1])
+    if unbalanced_frames(body, *_pose(backwards), floor) < unbalanced_frames(
+        body, *_pose(there), floor
+    ):
+        return backwards
+    return there
+
+
+def _pose(motion: Motion) -> Pose:
+    """Roots ``(N, 3)`` and local rotations ``(N, J, 4)`` of ``motion``."""
+    return motion.root_positions, motion.local_rotations
 
 
 def facing(rotation: NDArray[np.float64]) -> float:
