@@ -33,6 +33,16 @@ whose feet rest on the
 floor with the pelvis below the knees (sitting on the floor) is passed through,
 the feet lifted off the floor before they move on into the final posture (lying
 down). Getting up is getting down played backwards.
+
+Sitting on the floor is also planned as people sit down without their hands
+(:func:`_sit_down`): the feet step ahead, the body squats with the trunk bent
+forward and the arms raised so that the centre of mass stays over the feet
+(found by bisection on the bend), the buttocks come down behind the heels, the
+trunk comes up, and the feet are lifted and placed where the posture has them.
+Within the knees' flexion range the hips stay far enough from the ankles that
+the centre of mass falls behind the heels on the last stretch down, with the
+trunk at the end of its range; of the plans, the one with the fewest frames out
+of balance is taken as above.
 """
 
 from __future__ import annotations
@@ -45,7 +55,14 @@ from numpy.typing import NDArray
 from scipy.spatial import ConvexHull
 
 from vhuman.animation import Easing, ease
-from vhuman.geometry import quat_angle, quat_apply, quat_multiply, quat_slerp, quat_to_euler
+from vhuman.geometry import (
+    quat_angle,
+    quat_apply,
+    quat_multiply,
+    quat_slerp,
+    quat_to_euler,
+    rotvec_to_quat,
+)
 from vhuman.posture import LibraryPosture, PostureLibrary
 from vhuman.posture.check import centre_of_mass, polygon_margin
 from vhuman.reaching import MAX_JOINT_SPEED
@@ -131,11 +148,9 @@ at the middle of a step."""
 _PHASES = ((0.5, 0.5), (0.35, 0.35, 0.3))  # share of the time of each phase (without, with follow)
 _STEP_WINDOWS = ((0.0, 0.55), (0.45, 1.0))  # the two steps in the step phase (its fractions)
 _SIT_PHASES = (0.3, 0.3, 0.15, 0.25)  # shares of stepping, squatting, sitting up, placing
-_TRUNK = ("spine", "chest")
+_TRUNK = ("spine", "chest")  # the joints bending the trunk forward
 _SHOULDERS = ("l_shoulder", "r_shoulder")  # the joints raising the arms forward
-_LATERAL = np.array(
-    [0.0, 1.0, 0.0]
-)  # a pelvis's or trunk joint's lateral axis (local)  # the joints bending the trunk forward
+_LATERAL = np.array([0.0, 1.0, 0.0])  # the pelvis's and the trunk joints' lateral axis (local)
 _DIP_TIME = 0.4  # share of the stepping phase in which the knees bend to KNEE_DIP
 _MOST_LEAN = 1.0  # [rad] most forward bend of the trunk sought
 _BISECTIONS = 12
@@ -397,7 +412,8 @@ def _straight_down(
     body: BodyModel, stand: Pose, low: Pose, n: int, floor: float, accept: PosesCheck
 ) -> Pose | None:
     """Of the getting-downs from ``stand`` to ``low`` in ``n`` frames that pass their checks
-    and ``accept`` (leaning over the standing foot while stepping or not; both feet stepping
+    and ``accept`` (sitting down from a deep squat, :func:`_sit_down`, where ``low`` sits on
+    the floor; leaning over the standing foot while stepping or not; both feet stepping
     before the body goes down, or one following after it, either foot), the one with the
     fewest frames whose centre of mass lies outside the support (:func:`unbalanced_frames`;
     the first tried of those)."""
@@ -453,9 +469,13 @@ def _lean(
     bend = np.minimum(amount, total)
     out = local.copy()
     for k, j in enumerate(joints):
-        out[:, j] = quat_multiply(_about(bend * room[:, k] / total, _LATERAL), local[:, j])
+        out[:, j] = quat_multiply(
+            rotvec_to_quat((bend * room[:, k] / total)[:, None] * _LATERAL), local[:, j]
+        )
     for j in skeleton.indices(list(_SHOULDERS)):
-        out[:, j] = quat_multiply(_about(-ARM_RAISE * bend, _LATERAL), local[:, j])
+        out[:, j] = quat_multiply(
+            rotvec_to_quat(-ARM_RAISE * bend[:, None] * _LATERAL), local[:, j]
+        )
     return out
 
 
@@ -464,13 +484,6 @@ def _forward_room(skeleton: Skeleton, q: NDArray[np.float64], j: int) -> NDArray
     bend = quat_to_euler(q, skeleton.limit_sequences[j])[:, 0]
     top = skeleton.limits[j, 0, 1] if skeleton.limits is not None else 0.5 * np.pi
     return np.maximum(top - LEAN_MARGIN - bend, 0.0)
-
-
-def _about(angle: NDArray[np.float64], axis: NDArray[np.float64]) -> NDArray[np.float64]:
-    """Rotations ``(N, 4)`` by ``angle (N,)`` [rad] about the unit ``axis (3,)``."""
-    return np.concatenate(
-        [np.cos(0.5 * angle)[:, None], np.sin(0.5 * angle)[:, None] * axis], axis=-1
-    )
 
 
 def _balance_lean(
@@ -510,13 +523,19 @@ def _sit_down(
 
     1. *Step*: the feet step, one after the other, to where they are as far ahead of
        ``low``'s pelvis as the knees need at their most flexion (less
-       :data:`KNEE_MARGIN`), the pelvis following their mean displacement.
+       :data:`KNEE_MARGIN`, plus :data:`SEAT_CLEARANCE`), the pelvis following their mean
+       displacement, :data:`SQUAT_SHIFT` of the way over the standing foot at mid-step, the
+       knees bending by :data:`KNEE_DIP`.
     2. *Squat*: the pelvis goes down to its place in ``low``, kept far enough behind the
-       ankles for the knees; the trunk bends forward (:func:`_balance_lean`) so that the
-       centre of mass stays over the feet until the buttocks rest on the floor.
+       ankles for the knees, tilted back by :data:`PELVIS_TILT` (the hips flexing less);
+       the trunk bends forward and the arms rise (:func:`_balance_lean`) so that the centre
+       of mass stays over the feet as far as their ranges allow, until the buttocks rest on
+       the floor behind the heels.
     3. *Sit up*: the trunk comes to ``low``'s posture, the buttocks and feet carrying it.
     4. *Place the feet*: one after the other the feet are lifted and placed where ``low``
        has them (:func:`vhuman.task.feet.step_path`).
+
+    The legs are corrected onto the feet and checked as in :func:`_down`.
     """
     sk = body.skeleton
     start = foot_placements(sk, *stand)
@@ -553,8 +572,7 @@ def _sit_down(
         for i, (u0, u1) in zip(order, _STEP_WINDOWS, strict=True):
             u = np.clip((time - u0) / (u1 - u0), 0.0, 1.0)
             parts[i].append(step_path(a[i], b[i], u))
-            if first == 0 or a[i] is not b[i]:
-                lift[i, first:last] = lift_profile(u)
+            lift[i, first:last] = lift_profile(u)
         if first == 0:
             for i in (0, 1):
                 parts[i].append(_hold(pre[i], counts[1] + counts[2] + 1))
@@ -563,7 +581,7 @@ def _sit_down(
     # the centre of mass is over the feet, the seat with ``low``'s trunk, ``low``.
     over = (stand[0] + shift - [0.0, 0.0, KNEE_DIP], stand[1])
     seat = (low[0], low[1].copy())
-    seat[1][0] = quat_multiply(seat[1][0], _about(np.array([-PELVIS_TILT]), _LATERAL)[0])
+    seat[1][0] = quat_multiply(seat[1][0], rotvec_to_quat(-PELVIS_TILT * _LATERAL))
     seat_legs = plant_feet(sk, low[0][None], seat[1][None], (_hold(pre[0], 1), _hold(pre[1], 1)))
     bend = _balance_lean(body, low[0][None], seat_legs, floor, forward)
     bent = (low[0], _lean(sk, seat[1][None], bend)[0])
