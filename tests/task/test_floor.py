@@ -15,9 +15,16 @@ from vhuman.posture import PostureLibrary, load_library, worker_skeleton
 from vhuman.scene import BodyModel, CollisionWorld, Scene, Target
 from vhuman.skeleton import Motion
 from vhuman.skeleton.footskate import SLIDE_TOLERANCE
+from vhuman.skeleton.kinematics import forward_kinematics
 from vhuman.task.check import JOINT_SPEED_LIMIT, MotionCheck, check_motion
 from vhuman.task.feet import foot_placements
-from vhuman.task.floor import facing, floor_transition, unbalanced_frames, via_pose
+from vhuman.task.floor import (
+    SUPPORT_HEIGHT,
+    facing,
+    floor_transition,
+    unbalanced_frames,
+    via_pose,
+)
 from vhuman.task.motion import MOST_JOINT_STEP, standing_pose, transition
 from vhuman.task.run import KNEE_ON_FLOOR
 
@@ -26,9 +33,18 @@ DURATION = 2.0  # [s], as the shipped tasks' posture and stand_up steps
 WORKER = "p50-male"
 POSTURES = load_library(worker_skeleton(WORKER)).names
 # Postures got down to and up from with the centre of mass over the feet (and knees) in every
-# frame. Sitting and lying on the floor are not: the centre of mass passes behind the heels
-# before the buttocks reach the floor, while the shoulders are too high for a hand to reach it.
-BALANCED = ("standing", "squatting", "kneeling-one-knee", "kneeling-both-knees")
+# frame. Sitting and lying on the floor are not: within the knees' flexion range the pelvis
+# stays far enough behind the heels that the centre of mass leaves the feet, the
+# trunk bent forward as far as it goes, before the buttocks reach the floor.
+BALANCED = (
+    "standing",
+    "stooping",
+    "half-squat",
+    "squatting",
+    "kneeling-one-knee",
+    "kneeling-both-knees",
+)
+SQUAT_LOW = 0.6  # pelvis height below which sitting down may leave the feet (of standing's)
 
 
 @functools.cache
@@ -183,3 +199,53 @@ def test_a_plan_touching_the_scene_is_passed_over(body: BodyModel, library: Post
     plain = transition(body, stand, low, DURATION, FPS, 0.0)
     assert seen  # plans passing their own checks were offered and refused
     np.testing.assert_array_equal(motion.local_rotations, plain.local_rotations)
+
+
+@pytest.mark.parametrize(
+    ("worker", "name"),
+    [
+        (worker, name)
+        for worker in (WORKER, "p5-female")
+        for name in ("sitting-floor", "lying-back")
+    ],
+)
+def test_sitting_down_leaves_the_feet_only_stepping_or_low_in_the_squat(
+    worker: str, name: str
+) -> None:
+    body, library = _worker(worker)
+    sk = body.skeleton
+    stand, low = _poses(library, name, np.array([0.4, -0.3]), 0.6)
+    via = via_pose(library, body, low, 0.0)
+    for start, end in ((stand, low), (low, stand)):
+        motion = floor_transition(body, start, end, DURATION, FPS, 0.0, via=via)
+        roots, local = motion.root_positions, motion.local_rotations
+        names = np.asarray(sk.names)[body.joints]
+        a, b = body.capsules(roots, local)
+        bottoms = np.minimum(a[..., 2], b[..., 2]) - body.radii  # (N, S) [m]
+        lifted = np.zeros(motion.n_frames, dtype=bool)
+        for side in "lr":
+            foot = np.isin(names, [f"{side}_ankle", f"{side}_toe"])
+            lifted |= bottoms[:, foot].min(axis=1) > SUPPORT_HEIGHT
+        squatting = roots[:, 2] < SQUAT_LOW * stand[0][2]
+        for k in range(motion.n_frames):
+            if unbalanced_frames(body, roots[k : k + 1], local[k : k + 1], 0.0):
+                assert lifted[k] or squatting[k], k
+
+
+def test_the_buttocks_come_down_behind_the_planted_feet(
+    body: BodyModel, library: PostureLibrary
+) -> None:
+    sk = body.skeleton
+    stand, low = _poses(library, "sitting-floor", np.zeros(2), 0.0)
+    motion = floor_transition(body, stand, low, DURATION, FPS, 0.0)
+    roots = motion.root_positions
+    seated = int(np.argmax(roots[:, 2] <= low[0][2] + 1e-6))  # the pelvis down on the floor
+    pos = forward_kinematics(sk.parents, sk.offsets, roots, motion.local_rotations)[0]
+    for ball in pos[:, sk.indices(["l_toe", "r_toe"])].transpose(1, 0, 2):
+        # Planted from well before the buttocks land (the ball of the foot still), ahead of
+        # the pelvis (facing +x) ...
+        still = np.linalg.norm(np.diff(ball[seated // 2 : seated + 1], axis=0), axis=-1)
+        assert still.max() < 1e-3
+        assert ball[seated, 0] > roots[seated, 0]
+        # ... and only after that placed where the posture has it.
+        assert np.linalg.norm(ball[-1] - ball[seated]) > 0.05

@@ -33,6 +33,16 @@ whose feet rest on the
 floor with the pelvis below the knees (sitting on the floor) is passed through,
 the feet lifted off the floor before they move on into the final posture (lying
 down). Getting up is getting down played backwards.
+
+Sitting on the floor is also planned as people sit down without their hands
+(:func:`_sit_down`): the feet step ahead, the body squats with the trunk bent
+forward and the arms raised so that the centre of mass stays over the feet
+(found by bisection on the bend), the buttocks come down behind the heels, the
+trunk comes up, and the feet are lifted and placed where the posture has them.
+Within the knees' flexion range the hips stay far enough from the ankles that
+the centre of mass falls behind the heels on the last stretch down, with the
+trunk at the end of its range; of the plans, the one with the fewest frames out
+of balance is taken as above.
 """
 
 from __future__ import annotations
@@ -45,7 +55,14 @@ from numpy.typing import NDArray
 from scipy.spatial import ConvexHull
 
 from vhuman.animation import Easing, ease
-from vhuman.geometry import quat_angle, quat_apply, quat_multiply, quat_slerp
+from vhuman.geometry import (
+    quat_angle,
+    quat_apply,
+    quat_multiply,
+    quat_slerp,
+    quat_to_euler,
+    rotvec_to_quat,
+)
 from vhuman.posture import LibraryPosture, PostureLibrary
 from vhuman.posture.check import centre_of_mass, polygon_margin
 from vhuman.reaching import MAX_JOINT_SPEED
@@ -59,15 +76,25 @@ from vhuman.task.feet import (
     FootPlacement,
     foot_placements,
     lift_profile,
+    plant_feet,
     step_path,
 )
 from vhuman.task.motion import lowest_points, planted, transition
 
 __all__ = [
+    "ARM_RAISE",
+    "COM_INSIDE",
     "DOWN_DROP",
+    "KNEE_DIP",
+    "KNEE_MARGIN",
+    "LEAN_MARGIN",
+    "LEAN_STEP",
     "MOST_ROOT_SPEED",
+    "PELVIS_TILT",
     "REACH",
+    "SEAT_CLEARANCE",
     "SLOWEST",
+    "SQUAT_SHIFT",
     "SUPPORT_HEIGHT",
     "TOES_UP",
     "WEIGHT_SHIFT",
@@ -94,11 +121,39 @@ pelvis is lowered where a leg would have to stretch further to reach its foot.""
 TOES_UP = 0.5
 """Fraction of the turn from flat to its end orientation that a foot ending off the floor
 has made when it lands from its step (the back foot of the lunge on its toes)."""
+LEAN_MARGIN = np.radians(2.0)
+"""Forward bend [rad] of a trunk joint kept inside its range when the trunk leans."""
+COM_INSIDE = 0.05
+"""Distance [m] in front of the back of the support to which a squat's trunk bends the centre
+of mass forward."""
+KNEE_MARGIN = np.radians(8.0)
+"""Knee flexion [rad] kept inside its range where the pelvis comes down behind the heels."""
+KNEE_DIP = 0.03
+"""Drop [m] of the pelvis, the knees bending, while the feet step ahead before a squat."""
+SEAT_CLEARANCE = 0.12
+"""Distance [m] the pelvis sits further behind the ankles than the knees' flexion needs."""
+LEAN_STEP = 0.05
+"""Most change [rad] of the trunk's added forward bend from one frame to the next."""
+ARM_RAISE = 1.5
+"""Forward raise of the arms at the shoulders per radian of the trunk's forward bend."""
+PELVIS_TILT = np.radians(12.0)
+"""Backward tilt [rad] of the pelvis, beyond the floor posture's, while the buttocks come down
+behind the heels: the hips flex less, the knees drawn up."""
+SQUAT_SHIFT = 0.8
+"""Fraction of the way from the feet's midpoint to the standing foot that the pelvis moves at
+the middle of a step ahead before a squat."""
 WEIGHT_SHIFT = 0.3
 """Fraction of the way from the feet's midpoint to the standing foot that the pelvis leans
 at the middle of a step."""
 _PHASES = ((0.5, 0.5), (0.35, 0.35, 0.3))  # share of the time of each phase (without, with follow)
 _STEP_WINDOWS = ((0.0, 0.55), (0.45, 1.0))  # the two steps in the step phase (its fractions)
+_SIT_PHASES = (0.3, 0.3, 0.15, 0.25)  # shares of stepping, squatting, sitting up, placing
+_TRUNK = ("spine", "chest")  # the joints bending the trunk forward
+_SHOULDERS = ("l_shoulder", "r_shoulder")  # the joints raising the arms forward
+_LATERAL = np.array([0.0, 1.0, 0.0])  # the pelvis's and the trunk joints' lateral axis (local)
+_DIP_TIME = 0.4  # share of the stepping phase in which the knees bend to KNEE_DIP
+_MOST_LEAN = 1.0  # [rad] most forward bend of the trunk sought
+_BISECTIONS = 12
 
 Pose = tuple[NDArray[np.float64], NDArray[np.float64]]
 PosesCheck = Callable[[NDArray[np.float64], NDArray[np.float64]], bool]
@@ -357,12 +412,15 @@ def _straight_down(
     body: BodyModel, stand: Pose, low: Pose, n: int, floor: float, accept: PosesCheck
 ) -> Pose | None:
     """Of the getting-downs from ``stand`` to ``low`` in ``n`` frames that pass their checks
-    and ``accept`` (leaning over the standing foot while stepping or not; both feet stepping
+    and ``accept`` (sitting down from a deep squat, :func:`_sit_down`, where ``low`` sits on
+    the floor; leaning over the standing foot while stepping or not; both feet stepping
     before the body goes down, or one following after it, either foot), the one with the
     fewest frames whose centre of mass lies outside the support (:func:`unbalanced_frames`;
     the first tried of those)."""
-    best: Pose | None = None
-    fewest = np.inf
+    best = _sit_down(body, stand, low, n, floor, accept)
+    fewest = np.inf if best is None else unbalanced_frames(body, *best, floor)
+    if fewest == 0:
+        return best
     for late, lean, swap in itertools.product((False, True), (WEIGHT_SHIFT, 0.0), (False, True)):
         planned = _down(body, stand, low, n, floor, swap, lean, late)
         if planned is not None and accept(*planned):
@@ -397,6 +455,202 @@ def _down_via(
     )
 
 
+def _lean(
+    skeleton: Skeleton, local: NDArray[np.float64], amount: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """``local (N, J, 4)`` with the trunk bent forward by ``amount (N,)`` [rad] about the
+    spine's and chest's lateral axes, shared between them in proportion to the forward bend
+    each has left within its range (:data:`LEAN_MARGIN` inside it), and the arms raised
+    forward at the shoulders by :data:`ARM_RAISE` times the trunk's bend (the hands kept off
+    the floor, their weight carried forward)."""
+    joints = skeleton.indices(list(_TRUNK))
+    room = np.stack([_forward_room(skeleton, local[:, j], j) for j in joints], axis=-1)
+    total = np.maximum(room.sum(axis=-1), 1e-9)
+    bend = np.minimum(amount, total)
+    out = local.copy()
+    for k, j in enumerate(joints):
+        out[:, j] = quat_multiply(
+            rotvec_to_quat((bend * room[:, k] / total)[:, None] * _LATERAL), local[:, j]
+        )
+    for j in skeleton.indices(list(_SHOULDERS)):
+        out[:, j] = quat_multiply(
+            rotvec_to_quat(-ARM_RAISE * bend[:, None] * _LATERAL), local[:, j]
+        )
+    return out
+
+
+def _forward_room(skeleton: Skeleton, q: NDArray[np.float64], j: int) -> NDArray[np.float64]:
+    """Forward bend [rad] left to joint ``j`` at local rotations ``q (N, 4)`` within its range."""
+    bend = quat_to_euler(q, skeleton.limit_sequences[j])[:, 0]
+    top = skeleton.limits[j, 0, 1] if skeleton.limits is not None else 0.5 * np.pi
+    return np.maximum(top - LEAN_MARGIN - bend, 0.0)
+
+
+def _balance_lean(
+    body: BodyModel,
+    roots: NDArray[np.float64],
+    local: NDArray[np.float64],
+    floor: float,
+    forward: NDArray[np.float64],
+) -> NDArray[np.float64]:
+    """Forward bend of the trunk ``(N,)`` [rad] (:func:`_lean`) that brings the centre of mass
+    of poses ``roots (N, 3)``, ``local (N, J, 4)`` forward (along the unit ``forward (2,)``)
+    to :data:`COM_INSIDE` in front of the back of the feet's support (their points on the
+    floor, :func:`_support_points`), or as near as the trunk's range allows; 0 where it is there
+    already. Bisection, the trunk's bend moving the centre of mass forward."""
+    support = _support_points(body, roots, local, floor, feet_only=True)
+    rear = np.array([(p @ forward).min() if len(p) else np.nan for p in support]) + COM_INSIDE
+
+    def short(amount: NDArray[np.float64]) -> NDArray[np.float64]:
+        com = centre_of_mass(body, roots, _lean(body.skeleton, local, amount))[:, :2]
+        return np.nan_to_num(rear - com @ forward, nan=0.0)
+
+    lo, hi = np.zeros(len(roots)), np.full(len(roots), _MOST_LEAN)
+    need = short(lo) > 0.0
+    for _ in range(_BISECTIONS):
+        mid = 0.5 * (lo + hi)
+        behind = short(mid) > 0.0
+        lo, hi = np.where(behind, mid, lo), np.where(behind, hi, mid)
+    return np.where(need, hi, 0.0)
+
+
+def _sit_down(
+    body: BodyModel, stand: Pose, low: Pose, n: int, floor: float, accept: PosesCheck
+) -> Pose | None:
+    """Sitting down from ``stand`` onto the floor at ``low`` in ``n`` frames without the
+    hands; None where ``low`` is not sitting on the floor (both feet on it, the pelvis below
+    the knees) or the plan fails its checks or ``accept``.
+
+    1. *Step*: the feet step, one after the other, to where they are as far ahead of
+       ``low``'s pelvis as the knees need at their most flexion (less
+       :data:`KNEE_MARGIN`, plus :data:`SEAT_CLEARANCE`), the pelvis following their mean
+       displacement, :data:`SQUAT_SHIFT` of the way over the standing foot at mid-step, the
+       knees bending by :data:`KNEE_DIP`.
+    2. *Squat*: the pelvis goes down to its place in ``low``, kept far enough behind the
+       ankles for the knees, tilted back by :data:`PELVIS_TILT` (the hips flexing less);
+       the trunk bends forward and the arms rise (:func:`_balance_lean`) so that the centre
+       of mass stays over the feet as far as their ranges allow, until the buttocks rest on
+       the floor behind the heels.
+    3. *Sit up*: the trunk comes to ``low``'s posture, the buttocks and feet carrying it.
+    4. *Place the feet*: one after the other the feet are lifted and placed where ``low``
+       has them (:func:`vhuman.task.feet.step_path`).
+
+    The legs are corrected onto the feet and checked as in :func:`_down`.
+    """
+    sk = body.skeleton
+    start = foot_placements(sk, *stand)
+    end = foot_placements(sk, *low)
+    pos = forward_kinematics(sk.parents, sk.offsets, low[0], low[1])[0]
+    height = [
+        float((c[:, 2] - r).min()) - floor
+        for c, r in (foot_spheres(sk, leg, f) for leg, f in zip(LEGS, end, strict=True))
+    ]
+    knees = pos[sk.indices([leg[1] for leg in LEGS]), 2]
+    if max(height) > CONTACT_HEIGHT or low[0][2] >= knees.min():
+        return None
+    heading = facing(low[1][0])
+    forward = np.array([np.cos(heading), np.sin(heading)])
+    k = sk.index(LEGS[0][1])
+    l1 = float(np.linalg.norm(sk.offsets[k]))
+    l2 = float(np.linalg.norm(sk.offsets[sk.index(LEGS[0][2])]))
+    top = (sk.limits[k, 0, 1] if sk.limits is not None else np.pi) - KNEE_MARGIN
+    shortest = float(np.sqrt(l1**2 + l2**2 + 2.0 * l1 * l2 * np.cos(top)))
+    ankles = 0.5 * (start[0].ankle + start[1].ankle)
+    ahead = np.sqrt(max(shortest**2 - (low[0][2] - ankles[2]) ** 2, 0.0)) + SEAT_CLEARANCE
+    shift = np.array([*(low[0][:2] + ahead * forward - ankles[:2]), 0.0])
+    pre = [f._replace(ankle=f.ankle + shift) for f in start]
+    counts = [max(2, round(f * (n - 1))) for f in _SIT_PHASES]
+    counts[-1] = max(2, n - 1 - sum(counts[:-1]))
+    c1, c2, c3 = np.cumsum(counts[:3]) + 1  # frames to the end of each of the first phases
+    # Foot placements: stepped to ``pre``, held, placed.
+    travel = [float(np.linalg.norm(e.ankle - a.ankle)) for a, e in zip(start, end, strict=True)]
+    order = (0, 1) if travel[0] >= travel[1] else (1, 0)
+    parts: list[list[FootPlacement]] = [[], []]
+    lift = np.zeros((2, n))
+    for first, last, a, b, c in ((0, c1, start, pre, counts[0]), (c3 - 1, n, pre, end, counts[3])):
+        time = np.linspace(0.0, 1.0, c + 1)
+        for i, (u0, u1) in zip(order, _STEP_WINDOWS, strict=True):
+            u = np.clip((time - u0) / (u1 - u0), 0.0, 1.0)
+            parts[i].append(step_path(a[i], b[i], u))
+            lift[i, first:last] = lift_profile(u)
+        if first == 0:
+            for i in (0, 1):
+                parts[i].append(_hold(pre[i], counts[1] + counts[2] + 1))
+    feet = (_join(parts[0]), _join(parts[1]))
+    # Keyframes: standing over the stepped feet, the seat with the trunk bent forward so that
+    # the centre of mass is over the feet, the seat with ``low``'s trunk, ``low``.
+    over = (stand[0] + shift - [0.0, 0.0, KNEE_DIP], stand[1])
+    seat = (low[0], low[1].copy())
+    seat[1][0] = quat_multiply(seat[1][0], rotvec_to_quat(-PELVIS_TILT * _LATERAL))
+    seat_legs = plant_feet(sk, low[0][None], seat[1][None], (_hold(pre[0], 1), _hold(pre[1], 1)))
+    bend = _balance_lean(body, low[0][None], seat_legs, floor, forward)
+    bent = (low[0], _lean(sk, seat[1][None], bend)[0])
+    roots, local, s = _keyframes([stand, over, bent, seat, low], counts)
+    # While stepping, the pelvis follows the feet's mean displacement.
+    mid = 0.5 * (feet[0].ankle[:c1] + feet[1].ankle[:c1])
+    roots[:c1, :2] = stand[0][:2] + (mid - ankles)[:, :2]
+    # ... the knees bending to KNEE_DIP before the first foot is off the floor ...
+    dip = ease(Easing.MINIMUM_JERK, np.clip(np.linspace(0.0, 1.0, c1) / _DIP_TIME, 0.0, 1.0))
+    roots[:c1, 2] = stand[0][2] - KNEE_DIP * dip
+    # ... and goes over the standing foot while the other is off the floor.
+    for i in (0, 1):
+        weight = SQUAT_SHIFT * lift[i, :c1, None]
+        roots[:c1, :2] += weight * (feet[1 - i].ankle[:c1, :2] - mid[:, :2])
+    # While squatting, the pelvis kept far enough behind the ankles for the knees ...
+    squat = slice(c1 - 1, c2)
+    hips = forward_kinematics(sk.parents, sk.offsets, roots[squat], local[squat])[0]
+    hips = hips[:, sk.indices([leg[0] for leg in LEGS])]  # (M, 2, 3)
+    targets = np.stack([pre[0].ankle, pre[1].ankle])  # (2, 3)
+    need = np.sqrt(np.maximum(shortest**2 - (hips[..., 2] - targets[:, 2]) ** 2, 0.0))
+    behind = (targets[:, :2] - hips[..., :2]) @ forward  # (M, 2)
+    roots[squat, :2] -= np.maximum(need - behind, 0.0).max(axis=-1)[:, None] * forward
+    # ... and the trunk bent further where the centre of mass would leave the feet.
+    legs = plant_feet(
+        sk, roots[squat], local[squat], (_hold(pre[0], c2 - c1 + 1), _hold(pre[1], c2 - c1 + 1))
+    )
+    more = _balance_lean(body, roots[squat], legs, floor, forward)
+    # ... its change per frame at most LEAN_STEP: the least such bend above what is needed,
+    # from none at the start of the squat.
+    for k in range(1, len(more)):
+        more[k] = max(more[k], more[k - 1] - LEAN_STEP)
+    for k in range(len(more) - 2, -1, -1):
+        more[k] = max(more[k], more[k + 1] - LEAN_STEP)
+    more = np.minimum(more, LEAN_STEP * np.arange(len(more)))
+    local[squat] = _lean(sk, local[squat], more)
+    roots = _reach_lowered(sk, roots, local, feet)
+    planned = planted(body, roots, local, feet, lift, s, floor)
+    if planned is None or not accept(*planned):
+        return None
+    return planned
+
+
+def _support_points(
+    body: BodyModel,
+    roots: NDArray[np.float64],
+    local: NDArray[np.float64],
+    floor: float,
+    feet_only: bool = False,
+) -> list[NDArray[np.float64]]:
+    """Per pose of ``roots (N, 3)``, ``local (N, J, 4)``, the floor points ``(P, 2)`` [m] of the
+    body (or with ``feet_only``, of the feet and toes) resting on ``floor`` [m]: the lowest
+    line of each capsule, sampled, within :data:`SUPPORT_HEIGHT` of it, each point a square of
+    half side the capsule's radius."""
+    a, b = body.capsules(roots, local)  # (N, S, 3)
+    if feet_only:
+        names = np.asarray(body.skeleton.names)[body.joints]
+        feet = np.isin(names, [name for leg in LEGS for name in leg[2:]])
+        a, b = a[:, feet], b[:, feet]
+    else:
+        feet = np.ones(len(body.radii), dtype=bool)
+    t = np.linspace(0.0, 1.0, 7)[:, None]
+    low = a[:, :, None, :] + t * (b - a)[:, :, None, :]  # (N, S, 7, 3)
+    radii = body.radii[feet]
+    on = low[..., 2] - radii[:, None] - floor <= SUPPORT_HEIGHT
+    corners = np.array([[1.0, 1.0], [1.0, -1.0], [-1.0, 1.0], [-1.0, -1.0]])
+    patch = radii[:, None, None, None] * corners  # (S, 1, 4, 2)
+    return [(low[k, :, :, None, :2] + patch)[on[k]].reshape(-1, 2) for k in range(len(roots))]
+
+
 def unbalanced_frames(
     body: BodyModel, roots: NDArray[np.float64], local: NDArray[np.float64], floor: float
 ) -> int:
@@ -406,20 +660,12 @@ def unbalanced_frames(
     capsule, sampled, within :data:`SUPPORT_HEIGHT` of it, each point a square of half side
     the capsule's radius)."""
     com = centre_of_mass(body, roots, local)[:, :2]
-    a, b = body.capsules(roots, local)  # (N, S, 3)
-    t = np.linspace(0.0, 1.0, 7)[:, None]
-    low = a[:, :, None, :] + t * (b - a)[:, :, None, :]  # (N, S, 7, 3)
-    on = low[..., 2] - body.radii[:, None] - floor <= SUPPORT_HEIGHT
-    corners = np.array([[1.0, 1.0], [1.0, -1.0], [-1.0, 1.0], [-1.0, -1.0]])
-    patch = body.radii[:, None, None, None] * corners  # (S, 1, 4, 2)
     count = 0
-    for k in range(len(roots)):
-        pts = (low[k, :, :, None, :2] + patch)[on[k]].reshape(-1, 2)
+    for c, pts in zip(com, _support_points(body, roots, local, floor), strict=True):
         if len(pts) < 3:
             count += 1
             continue
-        hull = pts[ConvexHull(pts).vertices]
-        count += polygon_margin(com[k], hull) < 0.0
+        count += polygon_margin(c, pts[ConvexHull(pts).vertices]) < 0.0
     return count
 
 
@@ -455,7 +701,9 @@ def floor_transition(
     :data:`MOST_ROOT_SPEED`), the one with the fewest frames out of static balance
     (:func:`unbalanced_frames`) is taken, the first tried (straight down, fastest) of
     those; where none passes, or for a smaller change of height,
-    :func:`vhuman.task.motion.transition`. The first frame is ``start``, the last
+    :func:`vhuman.task.motion.transition` from ``start`` to ``end``, or that from ``end`` to
+    ``start`` played backwards where it has fewer frames out of static balance (standing up
+    from a half squat as the getting down reversed). The first frame is ``start``, the last
     ``end``.
 
     ``clear(roots (N, 3), local (N, J, 4))``, where given, says whether planned frames are
@@ -492,7 +740,21 @@ def floor_transition(
             if not down:
                 roots, local = roots[::-1], local[::-1]
             return Motion(body.skeleton, fps, roots, local)
-    return transition(body, start, end, duration, fps, floor)
+    # Otherwise the plain transition, or the one back played backwards where that leaves the
+    # support in fewer frames.
+    there = transition(body, start, end, duration, fps, floor)
+    back = transition(body, end, start, duration, fps, floor)
+    backwards = Motion(body.skeleton, fps, back.root_positions[::-1], back.local_rotations[::-1])
+    if unbalanced_frames(body, *_pose(backwards), floor) < unbalanced_frames(
+        body, *_pose(there), floor
+    ):
+        return backwards
+    return there
+
+
+def _pose(motion: Motion) -> Pose:
+    """Roots ``(N, 3)`` and local rotations ``(N, J, 4)`` of ``motion``."""
+    return motion.root_positions, motion.local_rotations
 
 
 def facing(rotation: NDArray[np.float64]) -> float:
