@@ -335,8 +335,8 @@ def write_task_outputs(result: TaskResult, folder: str | Path) -> dict[str, str]
     checks.add_table(check_rows(doc["check"]), caption="Checks over all frames")
     checks.add_image(
         paths["checks"],
-        caption="Clearance, balance margin, foot slide and joint-range excess per frame: "
-        "look for the curves crossing their dashed limits",
+        caption="Clearance, balance margin, foot slide, joint-range excess and joint speed per "
+        "frame: look for the curves crossing their dashed limits",
     )
     checks.add_json(doc, caption="All figures (task.json)")
     report.write(paths["report"])
