@@ -19,7 +19,7 @@ from vhuman.scene import BodyModel
 from vhuman.skeleton import Motion
 from vhuman.skeleton.footskate import SLIDE_TOLERANCE
 from vhuman.task import TaskResult, load_task, run_task
-from vhuman.task.report import check_rows, write_task_outputs
+from vhuman.task.report import check_rows, failed_checks, write_task_outputs
 from vhuman.task.run import KNEE_ON_FLOOR, knees_down
 
 app = typer.Typer()
@@ -141,6 +141,14 @@ def test_summary_and_outputs(ship_valve: TaskResult, tmp_path: Path) -> None:
         d["frames"] - c["static_frames"],
     ]
     assert "Checks over all frames" in (tmp_path / "report.html").read_text()
+    text = failed_checks(c)
+    assert (f"{c['static_frames_unbalanced']} frames unbalanced" in text) == (
+        c["static_frames_unbalanced"] > 0
+    )
+    passing = {
+        k: 0 for k in c if k.startswith("frames_") or k.endswith(("_unbalanced", "_sliding"))
+    }
+    assert failed_checks({**c, **passing}) == "every other check passed"
     assert int(np.sum(frames["joint_speed_ratio"] > 1.0)) == c["frames_over_joint_speed"]
     assert np.degrees(frames["joint_speed_rad_s"]).max() == pytest.approx(
         c["joint_speed_max_deg_s"]

@@ -178,11 +178,11 @@ def failed_checks(check: dict[str, Any]) -> str:
         f"{n} {what}"
         for n, what in (
             (check["frames_beyond_joint_limits"], "frames beyond joint ranges"),
-            (check["frames_over_joint_speed"], "with a joint too fast"),
-            (check["static_frames_unbalanced"], "unbalanced"),
+            (check["frames_over_joint_speed"], "frames with a joint too fast"),
+            (check["static_frames_unbalanced"], "frames unbalanced"),
             (
                 check["static_frames_feet_sliding"] + check["walking_frames_feet_sliding"],
-                "with feet sliding",
+                "frames with feet sliding",
             ),
         )
         if n
