@@ -202,6 +202,7 @@ def check_motion(
             margin[k] = static_balance(world, body, roots[k], local[k]).margin
     limits = motion.skeleton.limit_violation(local).max(axis=-1)
     slide = foot_slide(motion, world.scene.floor)
+    speeds = _speeds(motion)
     return MotionCheck(
         contacts,
         clearance,
@@ -210,6 +211,6 @@ def check_motion(
         margin,
         np.asarray(static, bool),
         slide,
-        joint_speed(motion),
-        joint_speed_ratio(motion),
+        speeds.max(axis=-1),
+        (speeds / joint_speed_limits(motion.skeleton)).max(axis=-1),
     )
