@@ -141,6 +141,15 @@ def test_summary_and_outputs(ship_valve: TaskResult, tmp_path: Path) -> None:
         d["frames"] - c["static_frames"],
     ]
     assert "Checks over all frames" in (tmp_path / "report.html").read_text()
+    counts = (
+        c["frames_in_contact"],
+        c["frames_beyond_joint_limits"],
+        c["frames_over_joint_speed"],
+        c["static_frames_unbalanced"],
+        c["static_frames_feet_sliding"],
+        c["walking_frames_feet_sliding"],
+    )
+    assert c["passed"] is (not any(counts))
     text = failed_checks(c)
     assert (f"{c['static_frames_unbalanced']} frames unbalanced" in text) == (
         c["static_frames_unbalanced"] > 0

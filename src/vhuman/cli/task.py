@@ -79,8 +79,13 @@ def task(
             if contact is None
             else f"{contact['body_part']} in {contact['solid']} at {contact['time_s']:.2f} s"
         )
-        console.print(f"status: {doc['status']}" + (f" ({doc['reason']})" if doc["reason"] else ""))
         c = doc["check"]
+        passes = "every frame passes" if c["passed"] else "not every frame passes"
+        console.print(
+            f"status: {doc['status']}"
+            + (f" ({doc['reason']})" if doc["reason"] else "")
+            + f"; {passes} the checks below"
+        )
         console.print(f"first contact: {verdict} ({c['frames_checked']} frames checked)")
         console.print(
             f"beyond joint limits: {c['frames_beyond_joint_limits']} frames (at most "

@@ -94,11 +94,24 @@ class MotionCheck:
         """Frames ``(N,)`` where a foot on the floor slides more than :data:`SLIDE_TOLERANCE`."""
         return self.foot_slide > SLIDE_TOLERANCE
 
+    def passed(self, limit_tolerance: float = 1e-3) -> bool:
+        """Whether every frame passes every check: no contact, no joint beyond its range (by
+        more than ``limit_tolerance`` [rad]) or faster than its limit, no unbalanced frame,
+        no foot sliding."""
+        return not (
+            np.any(self.contacts > 0)
+            or np.any(self.limit_violation > limit_tolerance)
+            or np.any(self.joint_speed_ratio > 1.0)
+            or self.unbalanced_frames
+            or np.any(self.sliding)
+        )
+
     def to_dict(self, limit_tolerance: float = 1e-3) -> dict[str, Any]:
-        """JSON-ready summary."""
+        """JSON-ready summary (``passed``: :meth:`passed`)."""
         clear = self.min_clearance[np.isfinite(self.min_clearance)]
         margin = self.balance_margin[self.static & np.isfinite(self.balance_margin)]
         return {
+            "passed": self.passed(limit_tolerance),
             "frames_checked": self.frames_checked,
             "frames_in_contact": int(np.sum(self.contacts > 0)),
             "first_contact": self.first_contact,
