@@ -33,6 +33,7 @@ __all__ = [
     "PostureCheck",
     "centre_of_mass",
     "check_posture",
+    "lowest_line_points",
     "static_balance",
     "support_points",
 ]
@@ -61,6 +62,34 @@ def centre_of_mass(
     return np.einsum("...si,s->...i", p, mass) / mass.sum()
 
 
+def lowest_line_points(
+    body: BodyModel, root_positions: ArrayLike, local_rotations: ArrayLike
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """The lowest line of each capsule (its axis lowered by the radius), sampled at 7 points.
+
+    Parameters
+    ----------
+    body : BodyModel
+        S capsules.
+    root_positions : array_like, shape (..., 3)
+        Root positions [m] of poses of any batch shape.
+    local_rotations : array_like, shape (..., J, 4)
+        Their local rotations.
+
+    Returns
+    -------
+    points : ndarray, shape (..., S·7, 3)
+        The sampled points [m], capsule by capsule.
+    radius : ndarray, shape (S·7,)
+        The radius [m] of each point's capsule.
+    """
+    a, b = body.capsules(root_positions, local_rotations)  # (..., S, 3)
+    t = np.linspace(0.0, 1.0, _AXIS_SAMPLES)
+    pts = a[..., :, None, :] + t[:, None] * (b - a)[..., :, None, :]
+    pts[..., 2] -= body.radii[:, None]
+    return pts.reshape(*pts.shape[:-3], -1, 3), np.repeat(body.radii, _AXIS_SAMPLES)
+
+
 def support_points(
     world: CollisionWorld,
     body: BodyModel,
@@ -77,12 +106,7 @@ def support_points(
     square of half side the capsule's radius around it (a capsule is a coarse
     stand-in for a foot, a knee or a back resting on a surface).
     """
-    a, b = body.capsules(root_position, local_rotations)  # (S, 3)
-    t = np.linspace(0.0, 1.0, _AXIS_SAMPLES)
-    pts = a[:, None, :] + t[None, :, None] * (b - a)[:, None, :]
-    pts[..., 2] -= body.radii[:, None]
-    radius = np.repeat(body.radii, _AXIS_SAMPLES)
-    pts = pts.reshape(-1, 3)
+    pts, radius = lowest_line_points(body, root_position, local_rotations)
     below = pts - np.array([0.0, 0.0, tolerance])
     scene = world.scene
     on_floor = pts[:, 2] - scene.floor <= tolerance

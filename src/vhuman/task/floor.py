@@ -64,7 +64,7 @@ from vhuman.geometry import (
     rotvec_to_quat,
 )
 from vhuman.posture import LibraryPosture, PostureLibrary
-from vhuman.posture.check import centre_of_mass, polygon_margin
+from vhuman.posture.check import centre_of_mass, lowest_line_points, polygon_margin
 from vhuman.reaching import MAX_JOINT_SPEED
 from vhuman.scene import BodyModel
 from vhuman.skeleton import Motion, Skeleton
@@ -635,20 +635,16 @@ def _support_points(
     body (or with ``feet_only``, of the feet and toes) resting on ``floor`` [m]: the lowest
     line of each capsule, sampled, within :data:`SUPPORT_HEIGHT` of it, each point a square of
     half side the capsule's radius."""
-    a, b = body.capsules(roots, local)  # (N, S, 3)
+    pts, radius = lowest_line_points(body, roots, local)  # (N, P, 3), (P,)
     if feet_only:
         names = np.asarray(body.skeleton.names)[body.joints]
         feet = np.isin(names, [name for leg in LEGS for name in leg[2:]])
-        a, b = a[:, feet], b[:, feet]
-    else:
-        feet = np.ones(len(body.radii), dtype=bool)
-    t = np.linspace(0.0, 1.0, 7)[:, None]
-    low = a[:, :, None, :] + t * (b - a)[:, :, None, :]  # (N, S, 7, 3)
-    radii = body.radii[feet]
-    on = low[..., 2] - radii[:, None] - floor <= SUPPORT_HEIGHT
+        keep = np.repeat(feet, len(radius) // len(feet))
+        pts, radius = pts[:, keep], radius[keep]
+    on = pts[..., 2] - floor <= SUPPORT_HEIGHT
     corners = np.array([[1.0, 1.0], [1.0, -1.0], [-1.0, 1.0], [-1.0, -1.0]])
-    patch = radii[:, None, None, None] * corners  # (S, 1, 4, 2)
-    return [(low[k, :, :, None, :2] + patch)[on[k]].reshape(-1, 2) for k in range(len(roots))]
+    patch = radius[:, None, None] * corners  # (P, 4, 2)
+    return [(pts[k, :, None, :2] + patch)[on[k]].reshape(-1, 2) for k in range(len(roots))]
 
 
 def unbalanced_frames(
