@@ -45,9 +45,9 @@ leave-one-action-out MAE per action), beside the shipped predictors
 (`vhuman.reaching.default_predictor`, trained on the same training trials).
 
 Run: ``.venv/bin/python benchmarks/swivel.py [--data CMU_FOLDER] [--features xia,matrix,shape,wrist]
-[--models lsq,knn,gbm,mlp,mlp-wide,gbm+mlp]`` (one core; on a loaded 2-core machine about
-25 minutes per feature set with ``gbm,mlp,mlp-wide,gbm+mlp``, most of it the MLPs' 13 fits
-each); prints the tables, then one JSON line. ``--save FILE``
+[--models lsq,knn,gbm,mlp,mlp-wide,gbm+mlp]`` (one core; on a 2-core machine at load 4–5
+about 15 minutes for ``--features wrist,shape --models gbm,mlp,mlp-wide,gbm+mlp``, most of it
+the MLPs' 13 fits each); prints the tables, then one JSON line. ``--save FILE``
 instead fits the members of `SHIPPED_ENSEMBLE` on all training trials and writes their
 ensemble as a vhuman predictor (the shipped ``swivel_ensemble.npz``); ``--save-shape FILE``
 fits ``shape`` + ``mlp`` (the shipped ``swivel_mlp_shape.npz``).
