@@ -32,18 +32,25 @@ models
     one per output; Friedman 2001), ``mlp`` and ``mlp-wide``
     (``MLPRegressor`` 64 × 64 and 128 × 128, ReLU, L2 1e-3, early stopping),
     and ``gbm+mlp``: the mean of the ``gbm`` and ``mlp`` unit vectors.
+ensembles across feature sets (``mixed``)
+    with three or more base models fitted, the mean unit vector of every
+    subset of two or more of them is scored by grouped CV from the units
+    already predicted (no further fit); the subset with the lowest MAE
+    (`best_subset`; its CV figure is the least of many, so slightly
+    optimistic) and the mean of all of them are candidates.
 
 The candidate with the lowest grouped-CV MAE is refit on all training trials
-and scored on the held-out trials, per action, beside the shipped predictors
+and scored on the held-out trials, per action (with its grouped-CV and
+leave-one-action-out MAE per action), beside the shipped predictors
 (`vhuman.reaching.default_predictor`, trained on the same training trials).
 
 Run: ``.venv/bin/python benchmarks/swivel.py [--data CMU_FOLDER] [--features xia,matrix,shape,wrist]
-[--models lsq,knn,gbm,mlp,mlp-wide,gbm+mlp]`` (one core; on a loaded 2-core machine about
-25 minutes per feature set with ``gbm,mlp,mlp-wide,gbm+mlp``, most of it the MLPs' 13 fits
-each); prints the tables, then one JSON line. ``--save FILE``
-instead fits ``wrist`` + ``gbm+mlp`` on all training trials and writes it as a vhuman
-predictor (the shipped ``swivel_ensemble.npz``); ``--save-shape FILE`` fits ``shape`` +
-``mlp`` (the shipped ``swivel_mlp_shape.npz``).
+[--models lsq,knn,gbm,mlp,mlp-wide,gbm+mlp]`` (one core; on a 2-core machine at load 4–5
+about 15 minutes for ``--features wrist,shape --models gbm,mlp,mlp-wide,gbm+mlp``, most of it
+the MLPs' 13 fits each); prints the tables, then one JSON line. ``--save FILE``
+instead fits the members of `SHIPPED_ENSEMBLE` on all training trials and writes their
+ensemble as a vhuman predictor (the shipped ``swivel_ensemble.npz``); ``--save-shape FILE``
+fits ``shape`` + ``mlp`` (the shipped ``swivel_mlp_shape.npz``).
 
 References
 ----------
@@ -212,40 +219,85 @@ def _base_units(
     }
 
 
+def _row(
+    kind: str,
+    model: str,
+    u: dict[str, NDArray[np.float64]],
+    train: SwivelDataset,
+    test: SwivelDataset,
+    seconds: float,
+) -> dict[str, Any]:
+    """One candidate's MAEs [°] from its grouped-CV, leave-one-action-out and held-out units."""
+    action, test_action = _action(train.activity), _action(test.activity)
+    cv = _abs_error_deg(_angle(u["cv"]), train.swivel)
+    loao = _abs_error_deg(_angle(u["loao"]), train.swivel)
+    held = _abs_error_deg(_angle(u["held"]), test.swivel)
+    return {
+        "features": kind,
+        "model": model,
+        "cv_mae_deg": float(cv.mean()),
+        "cv_per_action_deg": _per_action(cv, action),
+        "loao_mae_deg": float(loao.mean()),
+        "loao_per_action_deg": _per_action(loao, action),
+        "heldout_mae_deg": float(held.mean()),
+        "heldout_per_action_deg": _per_action(held, test_action),
+        "seconds": seconds,
+    }
+
+
+def _mean_units(members: list[dict[str, NDArray]]) -> dict[str, NDArray[np.float64]]:
+    return {k: np.mean([m[k] for m in members], axis=0) for k in ("cv", "loao", "held")}
+
+
+def best_subset(
+    units: dict[tuple[str, str], dict[str, NDArray]], phi: NDArray[np.float64]
+) -> tuple[tuple[str, str], ...]:
+    """The members (feature set, base model) whose mean unit vector has the lowest grouped-CV MAE.
+
+    Every subset of two or more of the fitted members is scored by the mean of
+    their grouped-CV unit vectors (no model is fit again); ties go to the
+    smaller, then the earlier, subset.
+    """
+    from itertools import combinations
+
+    keys = list(units)
+    scores = {
+        combo: float(
+            _abs_error_deg(_angle(np.mean([units[k]["cv"] for k in combo], axis=0)), phi).mean()
+        )
+        for size in range(2, len(keys) + 1)
+        for combo in combinations(keys, size)
+    }
+    return min(scores, key=lambda c: (round(scores[c], 9), len(c)))
+
+
 def run(data: Path, feature_sets: list[str], models: list[str]) -> dict[str, Any]:
     """Every candidate's grouped-CV and leave-one-action-out MAE, the chosen one held out."""
     train, test = validation_split_highest_numbered(cmu_swivel_dataset(data))
-    action, test_action = _action(train.activity), _action(test.activity)
+    action = _action(train.activity)
     rows = []
+    units: dict[tuple[str, str], dict[str, NDArray]] = {}
+    seconds: dict[tuple[str, str], float] = {}
     for kind in feature_sets:
         x, x_test = features(train.features, kind), features(test.features, kind)
-        units: dict[str, dict[str, NDArray]] = {}
-        seconds: dict[str, float] = {}
         for model in models:
             t0 = time.perf_counter()
-            for base in model.split("+"):
-                if base not in units:
+            parts = [(kind, base) for base in model.split("+")]
+            for part in parts:
+                if part not in units:
                     t1 = time.perf_counter()
-                    units[base] = _base_units(base, x, x_test, train, action)
-                    seconds[base] = time.perf_counter() - t1
-            parts = model.split("+")
-            u = {k: np.mean([units[b][k] for b in parts], axis=0) for k in ("cv", "loao", "held")}
-            cv = _abs_error_deg(_angle(u["cv"]), train.swivel)
-            loao = _abs_error_deg(_angle(u["loao"]), train.swivel)
-            held = _abs_error_deg(_angle(u["held"]), test.swivel)
-            rows.append(
-                {
-                    "features": kind,
-                    "model": model,
-                    "cv_mae_deg": float(cv.mean()),
-                    "loao_mae_deg": float(loao.mean()),
-                    "loao_per_action_deg": _per_action(loao, action),
-                    "heldout_mae_deg": float(held.mean()),
-                    "heldout_per_action_deg": _per_action(held, test_action),
-                    "seconds": sum(seconds[b] for b in parts) + time.perf_counter() - t0,
-                }
-            )
+                    units[part] = _base_units(part[1], x, x_test, train, action)
+                    seconds[part] = time.perf_counter() - t1
+            u = _mean_units([units[p] for p in parts])
+            spent = sum(seconds[p] for p in parts) + time.perf_counter() - t0
+            rows.append(_row(kind, model, u, train, test, spent))
             print(f"{kind:7s} {model:8s} CV {rows[-1]['cv_mae_deg']:6.2f}°", file=sys.stderr)
+    if len(units) > 2:
+        for members in (best_subset(units, train.swivel), tuple(units)):
+            name = "+".join(f"{k}:{b}" for k, b in members)
+            u = _mean_units([units[m] for m in members])
+            spent = sum(seconds[m] for m in members)
+            rows.append(_row("mixed", name, u, train, test, spent))
     best = min(rows, key=lambda r: r["cv_mae_deg"])
     shipped = {name: _shipped(name, test) for name in DEFAULT_MODELS}
     return {
@@ -269,25 +321,36 @@ def _as_mlp_predictor(est: Any, rotation: str) -> MLPPredictor:
     return predictor
 
 
+SHIPPED_ENSEMBLE = (("wrist", "gbm"), ("wrist", "mlp-wide"), ("shape", "mlp-wide"))
+"""Members (feature set, base model) of the shipped ``swivel_ensemble.npz`` (a ``gbm`` member
+only on ``wrist``: `GradientBoostingPredictor` reads the wrist features)."""
+
+
+def _member(kind: str, model: str, train: SwivelDataset) -> SwivelPredictor:
+    """A base model fit on the training samples as a numpy vhuman predictor."""
+    if model == "gbm":
+        return GradientBoostingPredictor(300).fit(train.features, train.swivel)
+    est = _estimator(model)
+    with warnings.catch_warnings():
+        _ignore_convergence()
+        est.fit(features(train.features, kind), _unit(train.swivel))
+    return _as_mlp_predictor(est, {"xia": "rotvec"}.get(kind, kind))
+
+
 def save_predictor(data: Path, path: Path, kind: str) -> dict[str, Any]:
     """Fit a shipped predictor on all training trials, write it, score it on the held-out ones.
 
-    ``kind`` ``"ensemble"``: ``wrist`` + ``gbm+mlp``, an `EnsemblePredictor`
-    of a `GradientBoostingPredictor` and the scikit-learn network as an
-    ``MLPPredictor((64, 64), rotation="wrist", activation="relu")``;
-    ``"shape"``: ``shape`` + ``mlp`` as ``MLPPredictor((64, 64), rotation="shape")``.
-    Both predict in numpy like the other shipped predictors.
+    ``kind`` ``"ensemble"``: an `EnsemblePredictor` of the :data:`SHIPPED_ENSEMBLE`
+    members, the gradient boosting as a `GradientBoostingPredictor` and each
+    scikit-learn network as an ``MLPPredictor(..., activation="relu")`` with the
+    member's features as its ``rotation``; ``"shape"``: ``shape`` + ``mlp`` as
+    ``MLPPredictor((64, 64), rotation="shape")``. Both predict in numpy like the
+    other shipped predictors.
     """
     train, test = validation_split_highest_numbered(cmu_swivel_dataset(data))
-    rotation = "wrist" if kind == "ensemble" else "shape"
-    est = _estimator("mlp")
-    with warnings.catch_warnings():
-        _ignore_convergence()
-        est.fit(features(train.features, rotation), _unit(train.swivel))
-    predictor: SwivelPredictor = _as_mlp_predictor(est, rotation)
-    if kind == "ensemble":
-        gbm = GradientBoostingPredictor(300).fit(train.features, train.swivel)
-        predictor = EnsemblePredictor([gbm, predictor])
+    members = SHIPPED_ENSEMBLE if kind == "ensemble" else (("shape", "mlp"),)
+    fitted = [_member(k, m, train) for k, m in members]
+    predictor = EnsemblePredictor(fitted) if kind == "ensemble" else fitted[0]
     predictor.save(path)
     return {"output": str(path), **evaluate(load_predictor(path), test)}
 
@@ -313,7 +376,7 @@ def main() -> None:
         "--models", default=",".join(MODELS), help=f"comma-separated, of {', '.join(MODELS)}"
     )
     parser.add_argument(
-        "--save", type=Path, default=None, help="only fit wrist + gbm+mlp, write it"
+        "--save", type=Path, default=None, help="only fit SHIPPED_ENSEMBLE, write it"
     )
     parser.add_argument(
         "--save-shape", type=Path, default=None, help="only fit shape + mlp, write it"
@@ -363,6 +426,7 @@ def main() -> None:
     best = next(r for r in result["candidates"] if (r["features"], r["model"]) == key)
     per = Table(title=f"MAE ° per action: {chosen['features']} + {chosen['model']} beside shipped")
     per.add_column("action")
+    per.add_column("grouped CV", justify="right")
     per.add_column("leave-one-action-out", justify="right")
     per.add_column("held-out", justify="right")
     for name in result["shipped_heldout"]:
@@ -373,6 +437,7 @@ def main() -> None:
         )
         per.add_row(
             a,
+            f"{best['cv_per_action_deg'][a]:.2f}",
             f"{best['loao_per_action_deg'][a]:.2f}",
             f"{best['heldout_per_action_deg'][a]:.2f}",
             *shipped,

@@ -86,6 +86,13 @@ def test_mlp_is_seeded(split) -> None:
         lambda: MLPPredictor((16, 8), epochs=2, rotation="wrist", activation="relu"),
         lambda: GradientBoostingPredictor(20),
         lambda: EnsemblePredictor([GradientBoostingPredictor(10), MLPPredictor(8, epochs=2)]),
+        lambda: EnsemblePredictor(  # members on different inputs, as the shipped ensemble
+            [
+                GradientBoostingPredictor(10),
+                MLPPredictor((16, 8), epochs=2, rotation="wrist", activation="relu"),
+                MLPPredictor((16, 8), epochs=2, rotation="shape", activation="relu"),
+            ]
+        ),
     ],
 )
 def test_save_load_round_trip(make, split, tmp_path: Path) -> None:
