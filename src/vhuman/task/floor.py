@@ -91,6 +91,7 @@ __all__ = [
     "LEAN_STEP",
     "MOST_ROOT_SPEED",
     "PELVIS_TILT",
+    "PIVOT_TOLERANCE",
     "REACH",
     "SEAT_CLEARANCE",
     "SLOWEST",
@@ -142,6 +143,9 @@ behind the heels: the hips flex less, the knees drawn up."""
 SQUAT_SHIFT = 0.8
 """Fraction of the way from the feet's midpoint to the standing foot that the pelvis moves at
 the middle of a step ahead before a squat."""
+PIVOT_TOLERANCE = 0.01
+"""Distance [m] within which a foot's lowest end sphere lies at the same spot in two floor
+postures, so that the foot turns about it on the floor between them."""
 WEIGHT_SHIFT = 0.3
 """Fraction of the way from the feet's midpoint to the standing foot that the pelvis leans
 at the middle of a step."""
@@ -386,10 +390,15 @@ def _down(
 
 
 def _settle(body: BodyModel, a: Pose, b: Pose, n: int, floor: float) -> Pose | None:
-    """From floor posture ``a`` to floor posture ``b`` in ``n`` frames, the feet lifted off the
-    floor before they follow the interpolated legs (their travel and turn from ``a`` delayed
-    and eased as in a step, :func:`vhuman.task.feet.step_path`); None where that fails the
-    checks of :func:`vhuman.task.motion.planted`."""
+    """From floor posture ``a`` to floor posture ``b`` in ``n`` frames; None where that fails
+    the checks of :func:`vhuman.task.motion.planted`.
+
+    A foot whose lowest end sphere (heel, ball or toe tip) in ``b`` rests on the floor in
+    both postures at the same spot (within :data:`PIVOT_TOLERANCE`) stays on the floor,
+    turning about that sphere (kneeling upright, then bending forward: the toes stay where
+    they are); the other feet are lifted off the floor before they follow the interpolated
+    legs (their travel and turn from ``a`` delayed and eased as in a step,
+    :func:`vhuman.task.feet.step_path`)."""
     sk = body.skeleton
     roots, local, s = _keyframes([a, b], [n - 1])
     # Lifted where the interpolated body would pass under the floor (deeper than the ends).
@@ -397,15 +406,25 @@ def _settle(body: BodyModel, a: Pose, b: Pose, n: int, floor: float) -> Pose | N
     roots[:, 2] += np.maximum(sunk - ((1.0 - s) * sunk[0] + s * sunk[-1]), 0.0)
     u = np.linspace(0.0, 1.0, n)
     follow = ease(Easing.MINIMUM_JERK, np.clip((u - 0.25) / 0.5, 0.0, 1.0))
-    carried = []
-    for start, free in zip(foot_placements(sk, *a), foot_placements(sk, roots, local), strict=True):
+    carried = foot_placements(sk, roots, local)
+    feet = []
+    lift = np.zeros((2, n))
+    ends = zip(foot_placements(sk, *a), foot_placements(sk, *b), strict=True)
+    for i, (leg, (start, end)) in enumerate(zip(LEGS, ends, strict=True)):
+        (c0, r), (c1, _) = foot_spheres(sk, leg, start), foot_spheres(sk, leg, end)
+        pivot = int(np.argmin(c1[:, 2] - r))
+        grounded = max(c0[pivot, 2], c1[pivot, 2]) - r[pivot] - floor <= CONTACT_HEIGHT
+        if grounded and np.linalg.norm(c1[pivot, :2] - c0[pivot, :2]) <= PIVOT_TOLERANCE:
+            feet.append(_roll(sk, leg, start, end, pivot, s))
+            continue
+        free = carried[i]
         ankle = start.ankle + follow[:, None] * (free.ankle - start.ankle)
         ankle[:, 2] += STEP_HEIGHT * lift_profile(u)
         rot = quat_slerp(start.rotation, free.rotation, follow)
         toe = quat_slerp(start.toe, free.toe, follow)
-        carried.append(FootPlacement(ankle, rot, toe))
-    lift = np.tile(lift_profile(u), (2, 1))
-    return planted(body, roots, local, (carried[0], carried[1]), lift, s, floor)
+        feet.append(FootPlacement(ankle, rot, toe))
+        lift[i] = lift_profile(u)
+    return planted(body, roots, local, (feet[0], feet[1]), lift, s, floor)
 
 
 def _straight_down(
@@ -763,12 +782,75 @@ def facing(rotation: NDArray[np.float64]) -> float:
     return float(np.arctan2(y[1], y[0]) - 0.5 * np.pi)
 
 
+def _knee_heights(
+    body: BodyModel, root: NDArray[np.float64], local: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """Height ``(2,)`` [m] of the lowest point at each knee of pose ``root (3,)``,
+    ``local (J, 4)``: of the thigh's capsule at its lower end or the shank's at its upper
+    end."""
+    names = list(np.asarray(body.skeleton.names)[body.joints])
+    thighs = [names.index(leg[0]) for leg in LEGS]
+    shanks = [names.index(leg[1]) for leg in LEGS]
+    a, b = body.capsules(root, local)
+    return np.minimum(b[thighs, 2] - body.radii[thighs], a[shanks, 2] - body.radii[shanks])
+
+
+def _pivots(
+    skeleton: Skeleton, root: NDArray[np.float64], local: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """Midpoint ``(2,)`` [m] over the floor of the two feet's lowest end spheres in pose
+    ``root (3,)``, ``local (J, 4)``."""
+    feet = foot_placements(skeleton, root, local)
+    lowest = []
+    for leg, foot in zip(LEGS, feet, strict=True):
+        c, r = foot_spheres(skeleton, leg, foot)
+        lowest.append(c[int(np.argmin(c[:, 2] - r)), :2])
+    return np.mean(lowest, axis=0)
+
+
+def _turned(posture: LibraryPosture, heading: float) -> Pose:
+    """``posture``'s root ``(3,)`` and local rotations ``(J, 4)`` turned about the vertical
+    through its pelvis to face ``heading`` [rad] (:func:`facing`)."""
+    local = posture.local_rotations.copy()
+    local[0] = quat_multiply(_about_z(heading - facing(local[0])), local[0])
+    return posture.root_position.copy(), local
+
+
 def via_pose(library: PostureLibrary, body: BodyModel, low: Pose, floor: float) -> Pose | None:
     """The posture of ``library`` to pass through on the way down to ``low`` (root (3,),
-    local (J, 4)): of those with both feet on the floor and the pelvis below the knees
-    (sitting on the floor), the one with the lowest pelvis, turned to face where ``low``'s
-    pelvis faces, its pelvis above ``low``'s; None where the library has none."""
+    local (J, 4)), turned to face where ``low``'s pelvis faces; None where the library has
+    none.
+
+    - Where ``low`` rests on both knees (the lowest point at each, of the thigh's capsule at
+      its lower end or the shank's at its upper end, within :data:`SUPPORT_HEIGHT` of the
+      floor), of the library's postures that do, the one with the highest head (kneeling
+      upright), placed with the midpoint of its feet's lowest end spheres on ``low``'s (the
+      body bends forward over the knees from it, the toes staying where they are); None
+      where ``low``'s head is as high (``low`` itself kneels upright).
+    - Otherwise, of those with both feet on the floor and the pelvis below the knees (sitting
+      on the floor), the one with the lowest pelvis, its pelvis above ``low``'s.
+    """
     sk = body.skeleton
+    head = sk.index("head")
+    heading = facing(low[1][0])
+
+    def head_height(root: NDArray[np.float64], local: NDArray[np.float64]) -> float:
+        return float(forward_kinematics(sk.parents, sk.offsets, root, local)[0][head, 2])
+
+    if _knee_heights(body, *low).max() - floor <= SUPPORT_HEIGHT:
+        kneeling = [
+            p
+            for p in library
+            if _knee_heights(body, p.root_position, p.local_rotations).max() <= SUPPORT_HEIGHT
+        ]
+        if not kneeling:
+            return None
+        upright = max(kneeling, key=lambda p: head_height(p.root_position, p.local_rotations))
+        root, local = _turned(upright, heading)
+        if head_height(root, local) <= head_height(low[0], low[1]) - floor:
+            return None
+        shift = _pivots(sk, *low) - _pivots(sk, root, local)
+        return np.array([root[0] + shift[0], root[1] + shift[1], floor + root[2]]), local
     best: LibraryPosture | None = None
     for p in library:
         pos = forward_kinematics(sk.parents, sk.offsets, p.root_position, p.local_rotations)[0]
@@ -784,8 +866,6 @@ def via_pose(library: PostureLibrary, body: BodyModel, low: Pose, floor: float) 
             best = p
     if best is None:
         return None
-    turn = _about_z(facing(low[1][0]) - facing(best.local_rotations[0]))
-    local = best.local_rotations.copy()
-    local[0] = quat_multiply(turn, local[0])
+    _, local = _turned(best, heading)
     root = np.array([low[0][0], low[0][1], floor + best.root_position[2]])
     return root, local
