@@ -79,7 +79,7 @@ from vhuman.task.feet import (
     plant_feet,
     step_path,
 )
-from vhuman.task.motion import lowest_points, planted, transition
+from vhuman.task.motion import WEIGHT_SHIFT, lowest_points, planted, transition
 
 __all__ = [
     "ARM_RAISE",
@@ -146,9 +146,6 @@ the middle of a step ahead before a squat."""
 PIVOT_TOLERANCE = 0.01
 """Distance [m] within which a foot's lowest end sphere lies at the same spot in two floor
 postures, so that the foot turns about it on the floor between them."""
-WEIGHT_SHIFT = 0.3
-"""Fraction of the way from the feet's midpoint to the standing foot that the pelvis leans
-at the middle of a step."""
 _PHASES = ((0.5, 0.5), (0.35, 0.35, 0.3))  # share of the time of each phase (without, with follow)
 _STEP_WINDOWS = ((0.0, 0.55), (0.45, 1.0))  # the two steps in the step phase (its fractions)
 _SIT_PHASES = (0.3, 0.3, 0.15, 0.25)  # shares of stepping, squatting, sitting up, placing
