@@ -34,15 +34,21 @@ floor with the pelvis below the knees (sitting on the floor) is passed through,
 the feet lifted off the floor before they move on into the final posture (lying
 down). Getting up is getting down played backwards.
 
-Sitting on the floor is also planned as people sit down without their hands
+Sitting on the floor is also planned as people sit down from a squat
 (:func:`_sit_down`): the feet step ahead, the body squats with the trunk bent
 forward and the arms raised so that the centre of mass stays over the feet
-(found by bisection on the bend), the buttocks come down behind the heels, the
-trunk comes up, and the feet are lifted and placed where the posture has them.
-Within the knees' flexion range the hips stay far enough from the ankles that
-the centre of mass falls behind the heels on the last stretch down, with the
-trunk at the end of its range; of the plans, the one with the fewest frames out
-of balance is taken as above.
+(found by bisection on the bend), both hands go down to the floor beside the
+seat as soon as they can reach it, the buttocks come down behind the heels, the
+trunk comes up, the feet are lifted and placed where the posture has them and
+the hands come up. Within the knees' flexion range the hips stay far enough
+from the ankles that the centre of mass falls behind the heels, with the trunk
+at the end of its range, for a stretch while the shoulders are still too high
+for the hands to reach the floor; of the plans, the one with the fewest frames
+out of balance is taken as above.
+
+A kneeling posture bent forward is got down to through kneeling upright
+(:func:`via_pose`), the toes turning where they rest while the body bends
+forward over the knees (:func:`_settle`).
 """
 
 from __future__ import annotations
@@ -58,6 +64,7 @@ from vhuman.animation import Easing, ease
 from vhuman.geometry import (
     quat_angle,
     quat_apply,
+    quat_conjugate,
     quat_multiply,
     quat_slerp,
     quat_to_euler,
@@ -74,6 +81,8 @@ from vhuman.task.feet import (
     LEGS,
     STEP_HEIGHT,
     FootPlacement,
+    _hinge,
+    _swing,
     foot_placements,
     lift_profile,
     plant_feet,
@@ -148,7 +157,19 @@ PIVOT_TOLERANCE = 0.01
 postures, so that the foot turns about it on the floor between them."""
 _PHASES = ((0.5, 0.5), (0.35, 0.35, 0.3))  # share of the time of each phase (without, with follow)
 _STEP_WINDOWS = ((0.0, 0.55), (0.45, 1.0))  # the two steps in the step phase (its fractions)
+HAND_SIDE = 0.3
+"""Distance [m] to either side of the seat (the pelvis sitting on the floor) at which the hands
+rest on the floor while the buttocks come down."""
+HAND_AHEAD = 0.1
+"""Distance [m] ahead of the seat at which the hands rest on the floor."""
+HAND_BEND = 0.9
+"""Fraction of an arm's length (shoulder to the hand's end) at which its hand lands on the
+floor (the elbow bent)."""
+HAND_CLEARANCE = 0.003
+"""Height [m] of a resting hand's lowest point above the floor."""
+_HAND_REACH = 0.15  # share of the time the hands take from where they are to the floor
 _SIT_PHASES = (0.3, 0.3, 0.15, 0.25)  # shares of stepping, squatting, sitting up, placing
+_ARM = ("shoulder", "elbow", "wrist", "hand")  # an arm's joints, after the side's prefix
 _TRUNK = ("spine", "chest")  # the joints bending the trunk forward
 _SHOULDERS = ("l_shoulder", "r_shoulder")  # the joints raising the arms forward
 _LATERAL = np.array([0.0, 1.0, 0.0])  # the pelvis's and the trunk joints' lateral axis (local)
@@ -551,6 +572,12 @@ def _sit_down(
     4. *Place the feet*: one after the other the feet are lifted and placed where ``low``
        has them (:func:`vhuman.task.feet.step_path`).
 
+    The hands go down to the floor :data:`HAND_SIDE` to either side of the seat and
+    :data:`HAND_AHEAD` in front of it (:func:`_arm_reach`) once the shoulders have come
+    down to where both reach it with the arms :data:`HAND_BEND` of their length, landing
+    then, and stay there through the sitting up and the first foot's step; they come up to
+    ``low``'s arms by the end.
+
     The legs are corrected onto the feet and checked as in :func:`_down`.
     """
     sk = body.skeleton
@@ -634,10 +661,76 @@ def _sit_down(
     more = np.minimum(more, LEAN_STEP * np.arange(len(more)))
     local[squat] = _lean(sk, local[squat], more)
     roots = _reach_lowered(sk, roots, local, feet)
+    # The hands go down to the floor beside the seat, each arm bent to HAND_BEND of its
+    # length as its hand lands there, once both can, and stay there until the trunk is up and
+    # the first foot placed.
+    left = np.array([-forward[1], forward[0]])
+    names = list(np.asarray(sk.names)[body.joints])
+    rest = floor + float(body.radii[names.index("l_wrist")]) + HAND_CLEARANCE
+    seat_ahead = low[0][:2] + HAND_AHEAD * forward
+    pos = forward_kinematics(sk.parents, sk.offsets, roots, local)[0]
+    arms, landed = [], np.ones(n, dtype=bool)
+    for side, sign in (("l", 1.0), ("r", -1.0)):
+        hand = np.array([*(seat_ahead + sign * HAND_SIDE * left), rest])
+        shoulder = pos[:, sk.index(f"{side}_shoulder")]
+        length = sum(float(np.linalg.norm(sk.offsets[sk.index(f"{side}_{j}")])) for j in _ARM[1:])
+        away = np.linalg.norm(hand - shoulder, axis=-1)
+        # Short of the floor, the hand where the arm so bent reaches on the way there.
+        reach = shoulder + np.minimum(HAND_BEND * length / away, 1.0)[:, None] * (hand - shoulder)
+        arms.append(_arm_reach(sk, roots, local, side, reach))
+        landed &= away <= HAND_BEND * length
+    landed[:c1] = False
+    if landed.any():
+        on = int(np.argmax(landed))
+        off = c3 - 1 + counts[3] // 2
+        k = np.arange(n, dtype=np.float64)
+        reach_frames = max(2.0, _HAND_REACH * (n - 1))
+        weight = np.minimum(
+            ease(Easing.MINIMUM_JERK, np.clip((k - on + reach_frames) / reach_frames, 0.0, 1.0)),
+            ease(Easing.MINIMUM_JERK, np.clip((n - 1 - k) / (n - 1 - off), 0.0, 1.0)),
+        )
+        for side, arm in zip("lr", arms, strict=True):
+            for j in sk.indices([f"{side}_shoulder", f"{side}_elbow"]):
+                local[:, j] = quat_slerp(local[:, j], arm[:, j], weight)
     planned = planted(body, roots, local, feet, lift, s, floor)
     if planned is None or not accept(*planned):
         return None
     return planned
+
+
+def _arm_reach(
+    skeleton: Skeleton,
+    roots: NDArray[np.float64],
+    local: NDArray[np.float64],
+    side: str,
+    target: NDArray[np.float64],
+) -> NDArray[np.float64]:
+    """``local (N, J, 4)`` with the arm of ``side`` ("l" or "r") turned to put the hand's end
+    at ``target (N, 3)`` [m] where it can reach it (else pointing there, the elbow as bent as
+    the distance needs, straight beyond reach): the analytic two-bone inverse kinematics of
+    the shoulder–elbow chain with the forearm and hand as one link (Tolani, Goswami and
+    Badler 2000), the elbow's flexion set by the shoulder–target distance, the upper arm
+    swung by the smallest rotation that brings the hand onto the target."""
+    s, e, w, h = skeleton.indices([f"{side}_{name}" for name in _ARM])
+    out = local.copy()
+    pos, rot = forward_kinematics(skeleton.parents, skeleton.offsets, roots, out)
+    upper = float(np.linalg.norm(skeleton.offsets[e]))
+    end = skeleton.offsets[w] + quat_apply(
+        out[:, w], np.broadcast_to(skeleton.offsets[h], (len(roots), 3))
+    )
+    fore = np.linalg.norm(end, axis=-1)
+    reach = target - pos[:, s]
+    d = np.linalg.norm(reach, axis=-1)
+    cos_bend = (d**2 - upper**2 - fore**2) / (2.0 * upper * fore)
+    top = skeleton.limits[e, 0, 1] if skeleton.limits is not None else np.pi
+    flex = np.clip(np.arccos(np.clip(cos_bend, -1.0, 1.0)), 0.0, top)
+    axis = skeleton.axes[e] if skeleton.axes is not None else np.array([0.0, -1.0, 0.0])
+    elbow = _hinge(flex, axis)
+    hand = skeleton.offsets[e] + quat_apply(elbow, end)
+    shoulder = quat_multiply(_swing(quat_apply(rot[:, s], hand), reach), rot[:, s])
+    out[:, s] = quat_multiply(quat_conjugate(rot[:, skeleton.parents[s]]), shoulder)
+    out[:, e] = elbow
+    return out
 
 
 def _support_points(
