@@ -24,6 +24,7 @@ from vhuman.task.floor import (
     floor_transition,
     unbalanced_frames,
     via_pose,
+    via_poses,
 )
 from vhuman.task.motion import MOST_JOINT_STEP, standing_pose, transition
 from vhuman.task.run import KNEE_ON_FLOOR
@@ -104,7 +105,7 @@ def test_down_and_up_without_sliding_jumps_or_contacts(
 ) -> None:
     body, library = _worker(worker)
     stand, low = _poses(library, name, np.array([0.4, -0.3]), 0.6)
-    via = via_pose(library, body, low, 0.0)
+    via = via_poses(library, body, low, 0.0)
     for start, end in ((stand, low), (low, stand)):
         motion = floor_transition(body, start, end, DURATION, FPS, 0.0, via=via)
         assert np.allclose(motion.root_positions[[0, -1]], [start[0], end[0]])
@@ -166,6 +167,27 @@ def test_lying_down_passes_through_sitting_facing_away_from_the_head(
     assert abs(np.cos(facing(low[1][0])) + 1.0) < 1e-6
     assert abs(np.cos(facing(via[1][0])) + 1.0) < 1e-6
     assert np.allclose(via[0][:2], low[0][:2])
+
+
+def test_lying_on_the_side_rolls_over_from_lying_on_the_back(
+    body: BodyModel, library: PostureLibrary
+) -> None:
+    sk = body.skeleton
+    _, low = _poses(library, "lying-side", np.array([0.4, -0.3]), 0.6)
+    chain = via_poses(library, body, low, 0.0)
+    assert len(chain) == 2
+    for pose, name in zip(chain, ("sitting-floor", "lying-back"), strict=True):
+        assert np.allclose(pose[1][1:], library[name].local_rotations[1:]), name
+    # On the back, the head where it will be on the side.
+    heads = [
+        forward_kinematics(sk.parents, sk.offsets, *p)[0][sk.index("head")] - p[0]
+        for p in (chain[1], low)
+    ]
+    assert np.dot(heads[0][:2], heads[1][:2]) > 0.9 * np.prod(
+        [np.linalg.norm(h[:2]) for h in heads]
+    )
+    # The postures themselves have none before them.
+    assert via_poses(library, body, chain[0], 0.0) == ()
 
 
 def test_kneeling_bent_forward_passes_through_kneeling_upright(
@@ -230,7 +252,7 @@ def test_a_plan_touching_the_scene_is_passed_over(body: BodyModel, library: Post
     [
         (worker, name)
         for worker in (WORKER, "p5-female")
-        for name in ("sitting-floor", "lying-back")
+        for name in ("sitting-floor", "lying-back", "lying-side")
     ],
 )
 def test_sitting_down_leaves_the_feet_only_stepping_or_low_in_the_squat(
@@ -239,7 +261,7 @@ def test_sitting_down_leaves_the_feet_only_stepping_or_low_in_the_squat(
     body, library = _worker(worker)
     sk = body.skeleton
     stand, low = _poses(library, name, np.array([0.4, -0.3]), 0.6)
-    via = via_pose(library, body, low, 0.0)
+    via = via_poses(library, body, low, 0.0)
     for start, end in ((stand, low), (low, stand)):
         motion = floor_transition(body, start, end, DURATION, FPS, 0.0, via=via)
         roots, local = motion.root_positions, motion.local_rotations

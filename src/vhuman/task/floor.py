@@ -54,7 +54,7 @@ forward over the knees (:func:`_settle`).
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import numpy as np
 from numpy.typing import NDArray
@@ -113,6 +113,7 @@ __all__ = [
     "foot_spheres",
     "unbalanced_frames",
     "via_pose",
+    "via_poses",
 ]
 
 SUPPORT_HEIGHT = 0.04
@@ -472,23 +473,29 @@ def _straight_down(
 def _down_via(
     body: BodyModel,
     stand: Pose,
-    via: Pose,
+    via: Sequence[Pose],
     low: Pose,
     n: int,
     floor: float,
     accept: PosesCheck,
 ) -> Pose | None:
-    """Getting down from ``stand`` to ``via`` in ``n`` frames, then settling from ``via`` into
-    ``low`` in half as many again; None where either fails its checks or ``accept``."""
-    settled = _settle(body, via, low, max(2, n // 2 + 1), floor)
-    if settled is not None and not accept(*settled):
-        settled = None
-    first = None if settled is None else _straight_down(body, stand, via, n, floor, accept)
-    if first is None or settled is None:
+    """Getting down from ``stand`` to the first of the floor postures ``via`` in ``n`` frames,
+    then settling from each into the next and the last into ``low`` in half as many again
+    together; None where any fails its checks or ``accept``."""
+    ends = [*via, low]
+    count = max(2, n // (2 * len(via)) + 1)
+    settled = []
+    for a, b in itertools.pairwise(ends):
+        part = _settle(body, a, b, count, floor)
+        if part is None or not accept(*part):
+            return None
+        settled.append(part)
+    first = _straight_down(body, stand, via[0], n, floor, accept)
+    if first is None:
         return None
     return (
-        np.concatenate([first[0], settled[0][1:]]),
-        np.concatenate([first[1], settled[1][1:]]),
+        np.concatenate([first[0], *(part[0][1:] for part in settled)]),
+        np.concatenate([first[1], *(part[1][1:] for part in settled)]),
     )
 
 
@@ -791,7 +798,7 @@ def floor_transition(
     duration: float,
     fps: float,
     floor: float,
-    via: Pose | None = None,
+    via: Sequence[Pose] = (),
     clear: PosesCheck | None = None,
 ) -> Motion:
     """From pose ``start`` to pose ``end`` (root (3,), local (J, 4)) in ``duration`` [s] or
@@ -799,13 +806,13 @@ def floor_transition(
 
     Where the pelvis drops or rises by more than :data:`DOWN_DROP`, the body gets down or up
     through the planned keyframes (see the module notes) in ``duration`` or up to
-    :data:`SLOWEST` times it, or through the floor posture ``via`` (sitting on the floor
-    before lying down: :func:`via_pose`) likewise, settling from it into the floor posture in
-    half as long again. Of the plans that pass their checks (no joint turning too far in a
-    frame nor faster than :data:`vhuman.reaching.MAX_JOINT_SPEED`, the pelvis no faster than
-    :data:`MOST_ROOT_SPEED`), the one with the fewest frames out of static balance
-    (:func:`unbalanced_frames`) is taken, the first tried (straight down, fastest) of
-    those; where none passes, or for a smaller change of height,
+    :data:`SLOWEST` times it, or through the floor postures ``via`` (sitting on the floor
+    before lying down: :func:`via_poses`) likewise, settling from each into the next and into
+    the floor posture in half as long again. Of the plans that pass their checks (no joint
+    turning too far in a frame nor faster than :data:`vhuman.reaching.MAX_JOINT_SPEED`, the
+    pelvis no faster than :data:`MOST_ROOT_SPEED`), the one with the fewest frames out of
+    static balance (:func:`unbalanced_frames`) is taken, the first tried (straight down,
+    fastest) of those; where none passes, or for a smaller change of height,
     :func:`vhuman.task.motion.transition` from ``start`` to ``end``, or that from ``end`` to
     ``start`` played backwards where it has fewer frames out of static balance (standing up
     from a half squat as the getting down reversed). The first frame is ``start``, the last
@@ -828,9 +835,10 @@ def floor_transition(
 
         best: Pose | None = None
         fewest = np.inf
-        for through, factor in itertools.product((None, via), np.linspace(1.0, SLOWEST, 3)):
+        routes = ((), tuple(via)) if via else ((),)
+        for through, factor in itertools.product(routes, np.linspace(1.0, SLOWEST, 3)):
             n = max(2, round(factor * duration * fps) + 1)
-            if through is None:
+            if not through:
                 planned = _straight_down(body, stand, low, n, floor, accept)
             else:
                 planned = _down_via(body, stand, through, low, n, floor, accept)
@@ -865,8 +873,12 @@ def _pose(motion: Motion) -> Pose:
 def facing(rotation: NDArray[np.float64]) -> float:
     """Heading [rad] a pelvis rotation ``(4,)`` faces: that of its forward (x) axis, or where
     that is nearer vertical than its lateral (y) axis (lying on the back), of the lateral
-    axis less 90°."""
-    x, y = quat_apply(rotation, np.eye(3)[:2])
+    axis less 90°; where the lateral axis is the nearest of the three to the vertical (lying
+    on the side), that from the head to the pelvis (of its long axis reversed), the way the
+    body faces sitting up from lying on its back."""
+    x, y, z = quat_apply(rotation, np.eye(3))
+    if abs(y[2]) >= max(abs(x[2]), abs(z[2])):
+        return float(np.arctan2(-z[1], -z[0]))
     if abs(x[2]) <= abs(y[2]):
         return float(np.arctan2(x[1], x[0]))
     return float(np.arctan2(y[1], y[0]) - 0.5 * np.pi)
@@ -917,8 +929,13 @@ def via_pose(library: PostureLibrary, body: BodyModel, low: Pose, floor: float) 
       upright), placed with the midpoint of its feet's lowest end spheres on ``low``'s (the
       body bends forward over the knees from it, the toes staying where they are); None
       where ``low``'s head is as high (``low`` itself kneels upright).
+    - Where ``low`` lies on its side (the pelvis's lateral axis the nearest of its axes to
+      the vertical), the posture lying on the back (its forward axis the nearest to straight
+      up), turned about the vertical so that its head points where ``low``'s does, its pelvis
+      above ``low``'s (the body rolls onto its side from it).
     - Otherwise, of those with both feet on the floor and the pelvis below the knees (sitting
-      on the floor), the one with the lowest pelvis, its pelvis above ``low``'s.
+      on the floor), the one with the lowest pelvis, its pelvis above ``low``'s; None where
+      ``low`` is that posture.
     """
     sk = body.skeleton
     head = sk.index("head")
@@ -941,6 +958,15 @@ def via_pose(library: PostureLibrary, body: BodyModel, low: Pose, floor: float) 
             return None
         shift = _pivots(sk, *low) - _pivots(sk, root, local)
         return np.array([root[0] + shift[0], root[1] + shift[1], floor + root[2]]), local
+    axes = quat_apply(low[1][0], np.eye(3))  # the pelvis's forward, lateral and long axes
+    if int(np.argmax(np.abs(axes[:, 2]))) == 1:
+        back = max(library, key=lambda p: quat_apply(p.local_rotations[0], np.eye(3)[0])[2])
+        local = back.local_rotations.copy()
+        turn = _horizontal_heading(axes[2]) - _horizontal_heading(
+            quat_apply(local[0], np.eye(3)[2])
+        )
+        local[0] = quat_multiply(_about_z(turn), local[0])
+        return np.array([low[0][0], low[0][1], floor + back.root_position[2]]), local
     best: LibraryPosture | None = None
     for p in library:
         pos = forward_kinematics(sk.parents, sk.offsets, p.root_position, p.local_rotations)[0]
@@ -954,8 +980,28 @@ def via_pose(library: PostureLibrary, body: BodyModel, low: Pose, floor: float) 
         lower = best is None or p.root_position[2] < best.root_position[2]
         if grounded and p.root_position[2] < knees.min() and lower:
             best = p
-    if best is None:
+    if best is None or np.allclose(best.local_rotations[1:], low[1][1:]):
         return None
     _, local = _turned(best, heading)
     root = np.array([low[0][0], low[0][1], floor + best.root_position[2]])
     return root, local
+
+
+def via_poses(
+    library: PostureLibrary, body: BodyModel, low: Pose, floor: float
+) -> tuple[Pose, ...]:
+    """The postures of ``library`` to pass through, in order, on the way down to ``low``
+    (root (3,), local (J, 4)): :func:`via_pose` of ``low``, that of it, and so on (standing,
+    sitting on the floor, lying on the back, rolling onto the side); empty where there is
+    none."""
+    chain: list[Pose] = []
+    step = via_pose(library, body, low, floor)
+    while step is not None and len(chain) < len(library):
+        chain.insert(0, step)
+        step = via_pose(library, body, step, floor)
+    return tuple(chain)
+
+
+def _horizontal_heading(direction: NDArray[np.float64]) -> float:
+    """Heading [rad] of a direction ``(3,)``'s horizontal part."""
+    return float(np.arctan2(direction[1], direction[0]))
