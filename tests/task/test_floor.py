@@ -9,9 +9,11 @@ import functools
 
 import numpy as np
 import pytest
+from scipy.spatial import ConvexHull
 
 from vhuman.geometry import quat_angle, quat_multiply
 from vhuman.posture import PostureLibrary, load_library, worker_skeleton
+from vhuman.posture.check import centre_of_mass, lowest_line_points, polygon_margin
 from vhuman.scene import BodyModel, CollisionWorld, Scene, Target
 from vhuman.skeleton import Motion
 from vhuman.skeleton.footskate import SLIDE_TOLERANCE
@@ -276,6 +278,34 @@ def test_sitting_down_leaves_the_feet_only_stepping_or_low_in_the_squat(
         for k in range(motion.n_frames):
             if unbalanced_frames(body, roots[k : k + 1], local[k : k + 1], 0.0):
                 assert lifted[k] or squatting[k], k
+
+
+def test_sitting_down_the_hands_rest_on_the_floor_and_carry_the_body(
+    world: CollisionWorld, body: BodyModel, library: PostureLibrary
+) -> None:
+    stand, low = _poses(library, "sitting-floor", np.array([0.4, -0.3]), 0.6)
+    motion = floor_transition(body, stand, low, DURATION, FPS, 0.0)
+    roots, local = motion.root_positions, motion.local_rotations
+    names = np.asarray(body.skeleton.names)[body.joints]
+    pts, radius = lowest_line_points(body, roots, local)
+    pts = pts.reshape(motion.n_frames, len(names), -1, 3)
+    radius = radius.reshape(len(names), -1)
+    hands = np.isin(names, ["l_wrist", "r_wrist"])
+    down = (pts[..., 2][:, hands].min(axis=-1) <= SUPPORT_HEIGHT).all(axis=1)
+    assert down.sum() >= 5  # frames with both hands on the floor
+    assert not down[[0, -1]].any()  # and off it at both ends
+    check = _checked(world, body, motion)
+    com = centre_of_mass(body, roots, local)[:, :2]
+    corners = np.array([[1.0, 1.0], [1.0, -1.0], [-1.0, 1.0], [-1.0, -1.0]])
+    carried = 0
+    for k in np.flatnonzero(down):
+        others = pts[k, ~hands].reshape(-1, 3)
+        on = others[:, 2] <= SUPPORT_HEIGHT
+        patch = others[on, None, :2] + radius[~hands].reshape(-1)[on, None, None] * corners
+        flat = patch.reshape(-1, 2)
+        without = polygon_margin(com[k], flat[ConvexHull(flat).vertices])
+        carried += bool(check.balance_margin[k] >= 0.0 > without)
+    assert carried >= 1  # balanced there only with the hands
 
 
 def test_the_buttocks_come_down_behind_the_planted_feet(

@@ -28,11 +28,12 @@ other foot following, more time) are planned too; a plan that fails its
 checks, or touches the scene (where the caller says so), is passed over, and of
 the rest the one with the fewest frames whose centre of mass lies outside the
 support polygon of the body points on the floor is taken (McGhee & Frank 1968,
-as :func:`vhuman.posture.check.static_balance`); where none passes, a posture
-whose feet rest on the
-floor with the pelvis below the knees (sitting on the floor) is passed through,
-the feet lifted off the floor before they move on into the final posture (lying
-down). Getting up is getting down played backwards.
+as :func:`vhuman.posture.check.static_balance`); where none passes, or where
+it balances better, library postures are passed through (:func:`via_poses`):
+sitting on the floor before lying on the back, and lying on the back before
+rolling onto the side, the feet lifted off the floor before they move on into
+the next posture; kneeling upright before bending forward on the knees, the
+toes turning where they rest. Getting up is getting down played backwards.
 
 Sitting on the floor is also planned as people sit down from a squat
 (:func:`_sit_down`): the feet step ahead, the body squats with the trunk bent
@@ -45,10 +46,6 @@ from the ankles that the centre of mass falls behind the heels, with the trunk
 at the end of its range, for a stretch while the shoulders are still too high
 for the hands to reach the floor; of the plans, the one with the fewest frames
 out of balance is taken as above.
-
-A kneeling posture bent forward is got down to through kneeling upright
-(:func:`via_pose`), the toes turning where they rest while the body bends
-forward over the knees (:func:`_settle`).
 """
 
 from __future__ import annotations
