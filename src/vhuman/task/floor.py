@@ -15,7 +15,8 @@ poses alone, so it works for any library posture:
    the kneeling leg's knee going down; where both feet end off the floor, one
    of them stays planted where it stood (the half-kneel) ...
 3. *Follow*: ... and then comes off the floor to its final place while its
-   knee goes down.
+   knee goes down, the pelvis leaning over the foot and knee that stay as in a
+   step.
 
 Each phase interpolates the joints (slerp, Shoemake 1985) between its
 keyframes with minimum-jerk timing (Flash & Hogan 1985); the legs are then
@@ -396,11 +397,12 @@ def _down(
     # onto the foot that lands).
     mid = 0.5 * (feet[0].ankle + feet[1].ankle)
     shift = mid - 0.5 * (start[0].ankle + start[1].ankle)
-    # ... and leans over the standing foot while the other is off the floor.
-    for i in (0, 1):
-        over = lean * lift[i][:, None] * (feet[1 - i].ankle - mid)
-        shift[: c1 + 1] += over[: c1 + 1]
-    roots[: c1 + 1, :2] = stand[0][:2] + shift[: c1 + 1, :2]
+    # ... and leans over the standing foot while the other is off the floor, in the steps and
+    # while the last foot follows.
+    over = sum(lean * lift[i][:, None] * (feet[1 - i].ankle - mid) for i in (0, 1))
+    roots[: c1 + 1, :2] = stand[0][:2] + shift[: c1 + 1, :2] + over[: c1 + 1, :2]
+    if follow is not None:
+        roots[c1 + counts[1] :, :2] += over[c1 + counts[1] :, :2]
     roots = _reach_lowered(sk, roots, local, feet)
     return planted(body, roots, local, feet, lift, s, floor)
 
