@@ -990,9 +990,8 @@ def via_poses(
     library: PostureLibrary, body: BodyModel, low: Pose, floor: float
 ) -> tuple[Pose, ...]:
     """The postures of ``library`` to pass through, in order, on the way down to ``low``
-    (root (3,), local (J, 4)): :func:`via_pose` of ``low``, that of it, and so on (standing,
-    sitting on the floor, lying on the back, rolling onto the side); empty where there is
-    none."""
+    (root (3,), local (J, 4)): :func:`via_pose` of ``low``, that of it, and so on (sitting on
+    the floor and lying on the back before lying on the side); empty where there is none."""
     chain: list[Pose] = []
     step = via_pose(library, body, low, floor)
     while step is not None and len(chain) < len(library):
