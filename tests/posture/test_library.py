@@ -9,8 +9,9 @@ import pytest
 
 from vhuman.ergonomics import REBAConditions, body_angles, reba_posture_a
 from vhuman.errors import FileFormatError
-from vhuman.posture import PostureLibrary, load_library, posture_rotations
-from vhuman.scene import BodyModel
+from vhuman.posture import PostureLibrary, load_library, posture_rotations, worker_skeleton
+from vhuman.posture.check import lowest_line_points, static_balance
+from vhuman.scene import BodyModel, CollisionWorld, Scene, Target
 from vhuman.skeleton import Skeleton
 
 REQUIRED = (
@@ -35,6 +36,25 @@ def test_every_posture_touches_the_floor(library: PostureLibrary, body: BodyMode
         a, b = body.capsules(p.root_position, p.local_rotations)
         low = np.minimum(a[:, 2], b[:, 2]) - body.radii
         assert low.min() == pytest.approx(0.0, abs=1e-9), p.name
+
+
+@pytest.mark.parametrize("worker", ["p5-female", "p50-male", "p95-male"])
+def test_every_posture_is_statically_balanced_on_what_it_rests_on(worker: str) -> None:
+    body = BodyModel.from_skeleton(worker_skeleton(worker), samples_per_segment=2)
+    library = load_library(body.skeleton, body=body)
+    target = Target([2.0, 0.0, 1.0], [1.0, 0.0, 0.0, 0.0], [1.0, 0.0, 0.0])
+    world = CollisionWorld(Scene("open floor", (), target), resolution=0.1)
+    names = np.asarray(body.skeleton.names)[body.joints]
+    for p in library:
+        balance = static_balance(world, body, p.root_position, p.local_rotations)
+        assert balance.stable, (p.name, balance.margin)
+        pts, _ = lowest_line_points(body, p.root_position, p.local_rotations)
+        low = pts[:, 2].reshape(len(names), -1).min(axis=1)  # per capsule [m]
+        resting = set(names[low <= 0.04])
+        if "both knees on the floor" in p.description:  # the thighs' lower ends down
+            assert {"l_hip", "r_hip"} <= resting, (p.name, resting)
+        if p.name == "lying-side":  # the left shoulder and hip both down
+            assert {"l_shoulder", "pelvis", "l_hip"} <= resting, resting
 
 
 def test_reba_scores_are_computed_from_the_pose(library: PostureLibrary, p95: Skeleton) -> None:

@@ -9,9 +9,11 @@ import functools
 
 import numpy as np
 import pytest
+from scipy.spatial import ConvexHull
 
 from vhuman.geometry import quat_angle, quat_multiply
 from vhuman.posture import PostureLibrary, load_library, worker_skeleton
+from vhuman.posture.check import centre_of_mass, lowest_line_points, polygon_margin
 from vhuman.scene import BodyModel, CollisionWorld, Scene, Target
 from vhuman.skeleton import Motion
 from vhuman.skeleton.footskate import SLIDE_TOLERANCE
@@ -24,6 +26,7 @@ from vhuman.task.floor import (
     floor_transition,
     unbalanced_frames,
     via_pose,
+    via_poses,
 )
 from vhuman.task.motion import MOST_JOINT_STEP, standing_pose, transition
 from vhuman.task.run import KNEE_ON_FLOOR
@@ -43,6 +46,7 @@ BALANCED = (
     "squatting",
     "kneeling-one-knee",
     "kneeling-both-knees",
+    "kneeling-bent",
 )
 SQUAT_LOW = 0.6  # pelvis height below which sitting down may leave the feet (of standing's)
 
@@ -103,7 +107,7 @@ def test_down_and_up_without_sliding_jumps_or_contacts(
 ) -> None:
     body, library = _worker(worker)
     stand, low = _poses(library, name, np.array([0.4, -0.3]), 0.6)
-    via = via_pose(library, body, low, 0.0)
+    via = via_poses(library, body, low, 0.0)
     for start, end in ((stand, low), (low, stand)):
         motion = floor_transition(body, start, end, DURATION, FPS, 0.0, via=via)
         assert np.allclose(motion.root_positions[[0, -1]], [start[0], end[0]])
@@ -167,6 +171,47 @@ def test_lying_down_passes_through_sitting_facing_away_from_the_head(
     assert np.allclose(via[0][:2], low[0][:2])
 
 
+def test_lying_on_the_side_rolls_over_from_lying_on_the_back(
+    body: BodyModel, library: PostureLibrary
+) -> None:
+    sk = body.skeleton
+    _, low = _poses(library, "lying-side", np.array([0.4, -0.3]), 0.6)
+    chain = via_poses(library, body, low, 0.0)
+    assert len(chain) == 2
+    for pose, name in zip(chain, ("sitting-floor", "lying-back"), strict=True):
+        assert np.allclose(pose[1][1:], library[name].local_rotations[1:]), name
+    # On the back, the head where it will be on the side.
+    heads = [
+        forward_kinematics(sk.parents, sk.offsets, *p)[0][sk.index("head")] - p[0]
+        for p in (chain[1], low)
+    ]
+    assert np.dot(heads[0][:2], heads[1][:2]) > 0.9 * np.prod(
+        [np.linalg.norm(h[:2]) for h in heads]
+    )
+    # The postures themselves have none before them.
+    assert via_poses(library, body, chain[0], 0.0) == ()
+
+
+def test_kneeling_bent_forward_passes_through_kneeling_upright(
+    body: BodyModel, library: PostureLibrary
+) -> None:
+    sk = body.skeleton
+    _, low = _poses(library, "kneeling-bent", np.array([0.4, -0.3]), 0.6)
+    via = via_pose(library, body, low, 0.0)
+    assert via is not None
+    assert np.allclose(via[1][1:], library["kneeling-both-knees"].local_rotations[1:])
+    assert abs(facing(via[1][0]) - facing(low[1][0])) < 1e-6
+    # The toes rest where they will stay while the body bends forward over the knees.
+    toes = [
+        forward_kinematics(sk.parents, sk.offsets, *p)[0][sk.indices(["l_toe", "r_toe"])]
+        for p in (via, low)
+    ]
+    assert np.linalg.norm(toes[0][:, :2] - toes[1][:, :2], axis=-1).max() < 0.05
+    # Kneeling upright itself is got down to directly.
+    _, upright = _poses(library, "kneeling-both-knees", np.array([0.4, -0.3]), 0.6)
+    assert via_pose(library, body, upright, 0.0) is None
+
+
 def test_both_knees_go_down_one_after_the_other(body: BodyModel, library: PostureLibrary) -> None:
     stand, low = _poses(library, "kneeling-both-knees", np.zeros(2), 0.0)
     motion = floor_transition(body, stand, low, DURATION, FPS, 0.0)
@@ -196,9 +241,12 @@ def test_a_plan_touching_the_scene_is_passed_over(body: BodyModel, library: Post
         return False
 
     motion = floor_transition(body, stand, low, DURATION, FPS, 0.0, clear=blocked)
-    plain = transition(body, stand, low, DURATION, FPS, 0.0)
     assert seen  # plans passing their own checks were offered and refused
-    np.testing.assert_array_equal(motion.local_rotations, plain.local_rotations)
+    # The plain transition there, or the one back played backwards.
+    there = transition(body, stand, low, DURATION, FPS, 0.0).local_rotations
+    back = transition(body, low, stand, DURATION, FPS, 0.0).local_rotations[::-1]
+    q = motion.local_rotations
+    assert any(x.shape == q.shape and np.array_equal(x, q) for x in (there, back))
 
 
 @pytest.mark.parametrize(
@@ -206,7 +254,7 @@ def test_a_plan_touching_the_scene_is_passed_over(body: BodyModel, library: Post
     [
         (worker, name)
         for worker in (WORKER, "p5-female")
-        for name in ("sitting-floor", "lying-back")
+        for name in ("sitting-floor", "lying-back", "lying-side")
     ],
 )
 def test_sitting_down_leaves_the_feet_only_stepping_or_low_in_the_squat(
@@ -215,7 +263,7 @@ def test_sitting_down_leaves_the_feet_only_stepping_or_low_in_the_squat(
     body, library = _worker(worker)
     sk = body.skeleton
     stand, low = _poses(library, name, np.array([0.4, -0.3]), 0.6)
-    via = via_pose(library, body, low, 0.0)
+    via = via_poses(library, body, low, 0.0)
     for start, end in ((stand, low), (low, stand)):
         motion = floor_transition(body, start, end, DURATION, FPS, 0.0, via=via)
         roots, local = motion.root_positions, motion.local_rotations
@@ -230,6 +278,34 @@ def test_sitting_down_leaves_the_feet_only_stepping_or_low_in_the_squat(
         for k in range(motion.n_frames):
             if unbalanced_frames(body, roots[k : k + 1], local[k : k + 1], 0.0):
                 assert lifted[k] or squatting[k], k
+
+
+def test_sitting_down_the_hands_rest_on_the_floor_and_carry_the_body(
+    world: CollisionWorld, body: BodyModel, library: PostureLibrary
+) -> None:
+    stand, low = _poses(library, "sitting-floor", np.array([0.4, -0.3]), 0.6)
+    motion = floor_transition(body, stand, low, DURATION, FPS, 0.0)
+    roots, local = motion.root_positions, motion.local_rotations
+    names = np.asarray(body.skeleton.names)[body.joints]
+    pts, radius = lowest_line_points(body, roots, local)
+    pts = pts.reshape(motion.n_frames, len(names), -1, 3)
+    radius = radius.reshape(len(names), -1)
+    hands = np.isin(names, ["l_wrist", "r_wrist"])
+    down = (pts[..., 2][:, hands].min(axis=-1) <= SUPPORT_HEIGHT).all(axis=1)
+    assert down.sum() >= 5  # frames with both hands on the floor
+    assert not down[[0, -1]].any()  # and off it at both ends
+    check = _checked(world, body, motion)
+    com = centre_of_mass(body, roots, local)[:, :2]
+    corners = np.array([[1.0, 1.0], [1.0, -1.0], [-1.0, 1.0], [-1.0, -1.0]])
+    carried = 0
+    for k in np.flatnonzero(down):
+        others = pts[k, ~hands].reshape(-1, 3)
+        on = others[:, 2] <= SUPPORT_HEIGHT
+        patch = others[on, None, :2] + radius[~hands].reshape(-1)[on, None, None] * corners
+        flat = patch.reshape(-1, 2)
+        without = polygon_margin(com[k], flat[ConvexHull(flat).vertices])
+        carried += bool(check.balance_margin[k] >= 0.0 > without)
+    assert carried >= 1  # balanced there only with the hands
 
 
 def test_the_buttocks_come_down_behind_the_planted_feet(

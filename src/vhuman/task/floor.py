@@ -15,7 +15,8 @@ poses alone, so it works for any library posture:
    the kneeling leg's knee going down; where both feet end off the floor, one
    of them stays planted where it stood (the half-kneel) ...
 3. *Follow*: ... and then comes off the floor to its final place while its
-   knee goes down.
+   knee goes down, the pelvis leaning over the foot and knee that stay as in a
+   step.
 
 Each phase interpolates the joints (slerp, Shoemake 1985) between its
 keyframes with minimum-jerk timing (Flash & Hogan 1985); the legs are then
@@ -28,27 +29,30 @@ other foot following, more time) are planned too; a plan that fails its
 checks, or touches the scene (where the caller says so), is passed over, and of
 the rest the one with the fewest frames whose centre of mass lies outside the
 support polygon of the body points on the floor is taken (McGhee & Frank 1968,
-as :func:`vhuman.posture.check.static_balance`); where none passes, a posture
-whose feet rest on the
-floor with the pelvis below the knees (sitting on the floor) is passed through,
-the feet lifted off the floor before they move on into the final posture (lying
-down). Getting up is getting down played backwards.
+as :func:`vhuman.posture.check.static_balance`); where none passes, or where
+it balances better, library postures are passed through (:func:`via_poses`):
+sitting on the floor before lying on the back, and lying on the back before
+rolling onto the side, the feet lifted off the floor before they move on into
+the next posture; kneeling upright before bending forward on the knees, the
+toes turning where they rest. Getting up is getting down played backwards.
 
-Sitting on the floor is also planned as people sit down without their hands
+Sitting on the floor is also planned as people sit down from a squat
 (:func:`_sit_down`): the feet step ahead, the body squats with the trunk bent
 forward and the arms raised so that the centre of mass stays over the feet
-(found by bisection on the bend), the buttocks come down behind the heels, the
-trunk comes up, and the feet are lifted and placed where the posture has them.
-Within the knees' flexion range the hips stay far enough from the ankles that
-the centre of mass falls behind the heels on the last stretch down, with the
-trunk at the end of its range; of the plans, the one with the fewest frames out
-of balance is taken as above.
+(found by bisection on the bend), both hands go down to the floor beside the
+seat as soon as they can reach it, the buttocks come down behind the heels, the
+trunk comes up, the feet are lifted and placed where the posture has them and
+the hands come up. Within the knees' flexion range the hips stay far enough
+from the ankles that the centre of mass falls behind the heels, with the trunk
+at the end of its range, for a stretch while the shoulders are still too high
+for the hands to reach the floor; of the plans, the one with the fewest frames
+out of balance is taken as above.
 """
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import numpy as np
 from numpy.typing import NDArray
@@ -58,6 +62,7 @@ from vhuman.animation import Easing, ease
 from vhuman.geometry import (
     quat_angle,
     quat_apply,
+    quat_conjugate,
     quat_multiply,
     quat_slerp,
     quat_to_euler,
@@ -74,12 +79,14 @@ from vhuman.task.feet import (
     LEGS,
     STEP_HEIGHT,
     FootPlacement,
+    _hinge,
+    _swing,
     foot_placements,
     lift_profile,
     plant_feet,
     step_path,
 )
-from vhuman.task.motion import lowest_points, planted, transition
+from vhuman.task.motion import WEIGHT_SHIFT, lowest_points, planted, transition
 
 __all__ = [
     "ARM_RAISE",
@@ -91,6 +98,7 @@ __all__ = [
     "LEAN_STEP",
     "MOST_ROOT_SPEED",
     "PELVIS_TILT",
+    "PIVOT_TOLERANCE",
     "REACH",
     "SEAT_CLEARANCE",
     "SLOWEST",
@@ -103,6 +111,7 @@ __all__ = [
     "foot_spheres",
     "unbalanced_frames",
     "via_pose",
+    "via_poses",
 ]
 
 SUPPORT_HEIGHT = 0.04
@@ -142,12 +151,24 @@ behind the heels: the hips flex less, the knees drawn up."""
 SQUAT_SHIFT = 0.8
 """Fraction of the way from the feet's midpoint to the standing foot that the pelvis moves at
 the middle of a step ahead before a squat."""
-WEIGHT_SHIFT = 0.3
-"""Fraction of the way from the feet's midpoint to the standing foot that the pelvis leans
-at the middle of a step."""
+PIVOT_TOLERANCE = 0.01
+"""Distance [m] within which a foot's lowest end sphere lies at the same spot in two floor
+postures, so that the foot turns about it on the floor between them."""
 _PHASES = ((0.5, 0.5), (0.35, 0.35, 0.3))  # share of the time of each phase (without, with follow)
 _STEP_WINDOWS = ((0.0, 0.55), (0.45, 1.0))  # the two steps in the step phase (its fractions)
+HAND_SIDE = 0.3
+"""Distance [m] to either side of the seat (the pelvis sitting on the floor) at which the hands
+rest on the floor while the buttocks come down."""
+HAND_AHEAD = 0.1
+"""Distance [m] ahead of the seat at which the hands rest on the floor."""
+HAND_BEND = 0.9
+"""Fraction of an arm's length (shoulder to the hand's end) at which its hand lands on the
+floor (the elbow bent)."""
+HAND_CLEARANCE = 0.003
+"""Height [m] of a resting hand's lowest point above the floor."""
+_HAND_REACH = 0.15  # share of the time the hands take from where they are to the floor
 _SIT_PHASES = (0.3, 0.3, 0.15, 0.25)  # shares of stepping, squatting, sitting up, placing
+_ARM = ("shoulder", "elbow", "wrist", "hand")  # an arm's joints, after the side's prefix
 _TRUNK = ("spine", "chest")  # the joints bending the trunk forward
 _SHOULDERS = ("l_shoulder", "r_shoulder")  # the joints raising the arms forward
 _LATERAL = np.array([0.0, 1.0, 0.0])  # the pelvis's and the trunk joints' lateral axis (local)
@@ -376,20 +397,26 @@ def _down(
     # onto the foot that lands).
     mid = 0.5 * (feet[0].ankle + feet[1].ankle)
     shift = mid - 0.5 * (start[0].ankle + start[1].ankle)
-    # ... and leans over the standing foot while the other is off the floor.
-    for i in (0, 1):
-        over = lean * lift[i][:, None] * (feet[1 - i].ankle - mid)
-        shift[: c1 + 1] += over[: c1 + 1]
-    roots[: c1 + 1, :2] = stand[0][:2] + shift[: c1 + 1, :2]
+    # ... and leans over the standing foot while the other is off the floor, in the steps and
+    # while the last foot follows.
+    over = sum(lean * lift[i][:, None] * (feet[1 - i].ankle - mid) for i in (0, 1))
+    roots[: c1 + 1, :2] = stand[0][:2] + shift[: c1 + 1, :2] + over[: c1 + 1, :2]
+    if follow is not None:
+        roots[c1 + counts[1] :, :2] += over[c1 + counts[1] :, :2]
     roots = _reach_lowered(sk, roots, local, feet)
     return planted(body, roots, local, feet, lift, s, floor)
 
 
 def _settle(body: BodyModel, a: Pose, b: Pose, n: int, floor: float) -> Pose | None:
-    """From floor posture ``a`` to floor posture ``b`` in ``n`` frames, the feet lifted off the
-    floor before they follow the interpolated legs (their travel and turn from ``a`` delayed
-    and eased as in a step, :func:`vhuman.task.feet.step_path`); None where that fails the
-    checks of :func:`vhuman.task.motion.planted`."""
+    """From floor posture ``a`` to floor posture ``b`` in ``n`` frames; None where that fails
+    the checks of :func:`vhuman.task.motion.planted`.
+
+    A foot whose lowest end sphere (heel, ball or toe tip) in ``b`` rests on the floor in
+    both postures at the same spot (within :data:`PIVOT_TOLERANCE`) stays on the floor,
+    turning about that sphere (kneeling upright, then bending forward: the toes stay where
+    they are); the other feet are lifted off the floor before they follow the interpolated
+    legs (their travel and turn from ``a`` delayed and eased as in a step,
+    :func:`vhuman.task.feet.step_path`)."""
     sk = body.skeleton
     roots, local, s = _keyframes([a, b], [n - 1])
     # Lifted where the interpolated body would pass under the floor (deeper than the ends).
@@ -397,15 +424,25 @@ def _settle(body: BodyModel, a: Pose, b: Pose, n: int, floor: float) -> Pose | N
     roots[:, 2] += np.maximum(sunk - ((1.0 - s) * sunk[0] + s * sunk[-1]), 0.0)
     u = np.linspace(0.0, 1.0, n)
     follow = ease(Easing.MINIMUM_JERK, np.clip((u - 0.25) / 0.5, 0.0, 1.0))
-    carried = []
-    for start, free in zip(foot_placements(sk, *a), foot_placements(sk, roots, local), strict=True):
+    carried = foot_placements(sk, roots, local)
+    feet = []
+    lift = np.zeros((2, n))
+    ends = zip(foot_placements(sk, *a), foot_placements(sk, *b), strict=True)
+    for i, (leg, (start, end)) in enumerate(zip(LEGS, ends, strict=True)):
+        (c0, r), (c1, _) = foot_spheres(sk, leg, start), foot_spheres(sk, leg, end)
+        pivot = int(np.argmin(c1[:, 2] - r))
+        grounded = max(c0[pivot, 2], c1[pivot, 2]) - r[pivot] - floor <= CONTACT_HEIGHT
+        if grounded and np.linalg.norm(c1[pivot, :2] - c0[pivot, :2]) <= PIVOT_TOLERANCE:
+            feet.append(_roll(sk, leg, start, end, pivot, s))
+            continue
+        free = carried[i]
         ankle = start.ankle + follow[:, None] * (free.ankle - start.ankle)
         ankle[:, 2] += STEP_HEIGHT * lift_profile(u)
         rot = quat_slerp(start.rotation, free.rotation, follow)
         toe = quat_slerp(start.toe, free.toe, follow)
-        carried.append(FootPlacement(ankle, rot, toe))
-    lift = np.tile(lift_profile(u), (2, 1))
-    return planted(body, roots, local, (carried[0], carried[1]), lift, s, floor)
+        feet.append(FootPlacement(ankle, rot, toe))
+        lift[i] = lift_profile(u)
+    return planted(body, roots, local, (feet[0], feet[1]), lift, s, floor)
 
 
 def _straight_down(
@@ -435,23 +472,29 @@ def _straight_down(
 def _down_via(
     body: BodyModel,
     stand: Pose,
-    via: Pose,
+    via: Sequence[Pose],
     low: Pose,
     n: int,
     floor: float,
     accept: PosesCheck,
 ) -> Pose | None:
-    """Getting down from ``stand`` to ``via`` in ``n`` frames, then settling from ``via`` into
-    ``low`` in half as many again; None where either fails its checks or ``accept``."""
-    settled = _settle(body, via, low, max(2, n // 2 + 1), floor)
-    if settled is not None and not accept(*settled):
-        settled = None
-    first = None if settled is None else _straight_down(body, stand, via, n, floor, accept)
-    if first is None or settled is None:
+    """Getting down from ``stand`` to the first of the floor postures ``via`` in ``n`` frames,
+    then settling from each into the next and the last into ``low`` in half as many again
+    together; None where any fails its checks or ``accept``."""
+    ends = [*via, low]
+    count = max(2, n // (2 * len(via)) + 1)
+    settled = []
+    for a, b in itertools.pairwise(ends):
+        part = _settle(body, a, b, count, floor)
+        if part is None or not accept(*part):
+            return None
+        settled.append(part)
+    first = _straight_down(body, stand, via[0], n, floor, accept)
+    if first is None:
         return None
     return (
-        np.concatenate([first[0], settled[0][1:]]),
-        np.concatenate([first[1], settled[1][1:]]),
+        np.concatenate([first[0], *(part[0][1:] for part in settled)]),
+        np.concatenate([first[1], *(part[1][1:] for part in settled)]),
     )
 
 
@@ -534,6 +577,12 @@ def _sit_down(
     3. *Sit up*: the trunk comes to ``low``'s posture, the buttocks and feet carrying it.
     4. *Place the feet*: one after the other the feet are lifted and placed where ``low``
        has them (:func:`vhuman.task.feet.step_path`).
+
+    The hands go down to the floor :data:`HAND_SIDE` to either side of the seat and
+    :data:`HAND_AHEAD` in front of it (:func:`_arm_reach`) once the shoulders have come
+    down to where both reach it with the arms :data:`HAND_BEND` of their length, landing
+    then, and stay there through the sitting up and the first foot's step; they come up to
+    ``low``'s arms by the end.
 
     The legs are corrected onto the feet and checked as in :func:`_down`.
     """
@@ -618,10 +667,76 @@ def _sit_down(
     more = np.minimum(more, LEAN_STEP * np.arange(len(more)))
     local[squat] = _lean(sk, local[squat], more)
     roots = _reach_lowered(sk, roots, local, feet)
+    # The hands go down to the floor beside the seat, each arm bent to HAND_BEND of its
+    # length as its hand lands there, once both can, and stay there until the trunk is up and
+    # the first foot placed.
+    left = np.array([-forward[1], forward[0]])
+    names = list(np.asarray(sk.names)[body.joints])
+    rest = floor + float(body.radii[names.index("l_wrist")]) + HAND_CLEARANCE
+    seat_ahead = low[0][:2] + HAND_AHEAD * forward
+    pos = forward_kinematics(sk.parents, sk.offsets, roots, local)[0]
+    arms, landed = [], np.ones(n, dtype=bool)
+    for side, sign in (("l", 1.0), ("r", -1.0)):
+        hand = np.array([*(seat_ahead + sign * HAND_SIDE * left), rest])
+        shoulder = pos[:, sk.index(f"{side}_shoulder")]
+        length = sum(float(np.linalg.norm(sk.offsets[sk.index(f"{side}_{j}")])) for j in _ARM[1:])
+        away = np.linalg.norm(hand - shoulder, axis=-1)
+        # Short of the floor, the hand where the arm so bent reaches on the way there.
+        reach = shoulder + np.minimum(HAND_BEND * length / away, 1.0)[:, None] * (hand - shoulder)
+        arms.append(_arm_reach(sk, roots, local, side, reach))
+        landed &= away <= HAND_BEND * length
+    landed[:c1] = False
+    if landed.any():
+        on = int(np.argmax(landed))
+        off = c3 - 1 + counts[3] // 2
+        k = np.arange(n, dtype=np.float64)
+        reach_frames = max(2.0, _HAND_REACH * (n - 1))
+        weight = np.minimum(
+            ease(Easing.MINIMUM_JERK, np.clip((k - on + reach_frames) / reach_frames, 0.0, 1.0)),
+            ease(Easing.MINIMUM_JERK, np.clip((n - 1 - k) / (n - 1 - off), 0.0, 1.0)),
+        )
+        for side, arm in zip("lr", arms, strict=True):
+            for j in sk.indices([f"{side}_shoulder", f"{side}_elbow"]):
+                local[:, j] = quat_slerp(local[:, j], arm[:, j], weight)
     planned = planted(body, roots, local, feet, lift, s, floor)
     if planned is None or not accept(*planned):
         return None
     return planned
+
+
+def _arm_reach(
+    skeleton: Skeleton,
+    roots: NDArray[np.float64],
+    local: NDArray[np.float64],
+    side: str,
+    target: NDArray[np.float64],
+) -> NDArray[np.float64]:
+    """``local (N, J, 4)`` with the arm of ``side`` ("l" or "r") turned to put the hand's end
+    at ``target (N, 3)`` [m] where it can reach it (else pointing there, the elbow as bent as
+    the distance needs, straight beyond reach): the analytic two-bone inverse kinematics of
+    the shoulder–elbow chain with the forearm and hand as one link (Tolani, Goswami and
+    Badler 2000), the elbow's flexion set by the shoulder–target distance, the upper arm
+    swung by the smallest rotation that brings the hand onto the target."""
+    s, e, w, h = skeleton.indices([f"{side}_{name}" for name in _ARM])
+    out = local.copy()
+    pos, rot = forward_kinematics(skeleton.parents, skeleton.offsets, roots, out)
+    upper = float(np.linalg.norm(skeleton.offsets[e]))
+    end = skeleton.offsets[w] + quat_apply(
+        out[:, w], np.broadcast_to(skeleton.offsets[h], (len(roots), 3))
+    )
+    fore = np.linalg.norm(end, axis=-1)
+    reach = target - pos[:, s]
+    d = np.linalg.norm(reach, axis=-1)
+    cos_bend = (d**2 - upper**2 - fore**2) / (2.0 * upper * fore)
+    top = skeleton.limits[e, 0, 1] if skeleton.limits is not None else np.pi
+    flex = np.clip(np.arccos(np.clip(cos_bend, -1.0, 1.0)), 0.0, top)
+    axis = skeleton.axes[e] if skeleton.axes is not None else np.array([0.0, -1.0, 0.0])
+    elbow = _hinge(flex, axis)
+    hand = skeleton.offsets[e] + quat_apply(elbow, end)
+    shoulder = quat_multiply(_swing(quat_apply(rot[:, s], hand), reach), rot[:, s])
+    out[:, s] = quat_multiply(quat_conjugate(rot[:, skeleton.parents[s]]), shoulder)
+    out[:, e] = elbow
+    return out
 
 
 def _support_points(
@@ -682,7 +797,7 @@ def floor_transition(
     duration: float,
     fps: float,
     floor: float,
-    via: Pose | None = None,
+    via: Sequence[Pose] = (),
     clear: PosesCheck | None = None,
 ) -> Motion:
     """From pose ``start`` to pose ``end`` (root (3,), local (J, 4)) in ``duration`` [s] or
@@ -690,13 +805,13 @@ def floor_transition(
 
     Where the pelvis drops or rises by more than :data:`DOWN_DROP`, the body gets down or up
     through the planned keyframes (see the module notes) in ``duration`` or up to
-    :data:`SLOWEST` times it, or through the floor posture ``via`` (sitting on the floor
-    before lying down: :func:`via_pose`) likewise, settling from it into the floor posture in
-    half as long again. Of the plans that pass their checks (no joint turning too far in a
-    frame nor faster than :data:`vhuman.reaching.MAX_JOINT_SPEED`, the pelvis no faster than
-    :data:`MOST_ROOT_SPEED`), the one with the fewest frames out of static balance
-    (:func:`unbalanced_frames`) is taken, the first tried (straight down, fastest) of
-    those; where none passes, or for a smaller change of height,
+    :data:`SLOWEST` times it, or through the floor postures ``via`` (sitting on the floor
+    before lying down: :func:`via_poses`) likewise, settling from each into the next and into
+    the floor posture in half as long again. Of the plans that pass their checks (no joint
+    turning too far in a frame nor faster than :data:`vhuman.reaching.MAX_JOINT_SPEED`, the
+    pelvis no faster than :data:`MOST_ROOT_SPEED`), the one with the fewest frames out of
+    static balance (:func:`unbalanced_frames`) is taken, the first tried (straight down,
+    fastest) of those; where none passes, or for a smaller change of height,
     :func:`vhuman.task.motion.transition` from ``start`` to ``end``, or that from ``end`` to
     ``start`` played backwards where it has fewer frames out of static balance (standing up
     from a half squat as the getting down reversed). The first frame is ``start``, the last
@@ -719,9 +834,10 @@ def floor_transition(
 
         best: Pose | None = None
         fewest = np.inf
-        for through, factor in itertools.product((None, via), np.linspace(1.0, SLOWEST, 3)):
+        routes = ((), tuple(via)) if via else ((),)
+        for through, factor in itertools.product(routes, np.linspace(1.0, SLOWEST, 3)):
             n = max(2, round(factor * duration * fps) + 1)
-            if through is None:
+            if not through:
                 planned = _straight_down(body, stand, low, n, floor, accept)
             else:
                 planned = _down_via(body, stand, through, low, n, floor, accept)
@@ -756,19 +872,100 @@ def _pose(motion: Motion) -> Pose:
 def facing(rotation: NDArray[np.float64]) -> float:
     """Heading [rad] a pelvis rotation ``(4,)`` faces: that of its forward (x) axis, or where
     that is nearer vertical than its lateral (y) axis (lying on the back), of the lateral
-    axis less 90°."""
-    x, y = quat_apply(rotation, np.eye(3)[:2])
+    axis less 90°; where the lateral axis is the nearest of the three to the vertical (lying
+    on the side), that from the head to the pelvis (of its long axis reversed), the way the
+    body faces sitting up from lying on its back."""
+    x, y, z = quat_apply(rotation, np.eye(3))
+    if abs(y[2]) >= max(abs(x[2]), abs(z[2])):
+        return float(np.arctan2(-z[1], -z[0]))
     if abs(x[2]) <= abs(y[2]):
         return float(np.arctan2(x[1], x[0]))
     return float(np.arctan2(y[1], y[0]) - 0.5 * np.pi)
 
 
+def _knee_heights(
+    body: BodyModel, root: NDArray[np.float64], local: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """Height ``(2,)`` [m] of the lowest point at each knee of pose ``root (3,)``,
+    ``local (J, 4)``: of the thigh's capsule at its lower end or the shank's at its upper
+    end."""
+    names = list(np.asarray(body.skeleton.names)[body.joints])
+    thighs = [names.index(leg[0]) for leg in LEGS]
+    shanks = [names.index(leg[1]) for leg in LEGS]
+    a, b = body.capsules(root, local)
+    return np.minimum(b[thighs, 2] - body.radii[thighs], a[shanks, 2] - body.radii[shanks])
+
+
+def _pivots(
+    skeleton: Skeleton, root: NDArray[np.float64], local: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """Midpoint ``(2,)`` [m] over the floor of the two feet's lowest end spheres in pose
+    ``root (3,)``, ``local (J, 4)``."""
+    feet = foot_placements(skeleton, root, local)
+    lowest = []
+    for leg, foot in zip(LEGS, feet, strict=True):
+        c, r = foot_spheres(skeleton, leg, foot)
+        lowest.append(c[int(np.argmin(c[:, 2] - r)), :2])
+    return np.mean(lowest, axis=0)
+
+
+def _turned(posture: LibraryPosture, heading: float) -> Pose:
+    """``posture``'s root ``(3,)`` and local rotations ``(J, 4)`` turned about the vertical
+    through its pelvis to face ``heading`` [rad] (:func:`facing`)."""
+    local = posture.local_rotations.copy()
+    local[0] = quat_multiply(_about_z(heading - facing(local[0])), local[0])
+    return posture.root_position.copy(), local
+
+
 def via_pose(library: PostureLibrary, body: BodyModel, low: Pose, floor: float) -> Pose | None:
     """The posture of ``library`` to pass through on the way down to ``low`` (root (3,),
-    local (J, 4)): of those with both feet on the floor and the pelvis below the knees
-    (sitting on the floor), the one with the lowest pelvis, turned to face where ``low``'s
-    pelvis faces, its pelvis above ``low``'s; None where the library has none."""
+    local (J, 4)), turned to face where ``low``'s pelvis faces; None where the library has
+    none.
+
+    - Where ``low`` rests on both knees (the lowest point at each, of the thigh's capsule at
+      its lower end or the shank's at its upper end, within :data:`SUPPORT_HEIGHT` of the
+      floor), of the library's postures that do, the one with the highest head (kneeling
+      upright), placed with the midpoint of its feet's lowest end spheres on ``low``'s (the
+      body bends forward over the knees from it, the toes staying where they are); None
+      where ``low``'s head is as high (``low`` itself kneels upright).
+    - Where ``low`` lies on its side (the pelvis's lateral axis the nearest of its axes to
+      the vertical), the posture lying on the back (its forward axis the nearest to straight
+      up), turned about the vertical so that its head points where ``low``'s does, its pelvis
+      above ``low``'s (the body rolls onto its side from it).
+    - Otherwise, of those with both feet on the floor and the pelvis below the knees (sitting
+      on the floor), the one with the lowest pelvis, its pelvis above ``low``'s; None where
+      ``low`` is that posture.
+    """
     sk = body.skeleton
+    head = sk.index("head")
+    heading = facing(low[1][0])
+
+    def head_height(root: NDArray[np.float64], local: NDArray[np.float64]) -> float:
+        return float(forward_kinematics(sk.parents, sk.offsets, root, local)[0][head, 2])
+
+    if _knee_heights(body, *low).max() - floor <= SUPPORT_HEIGHT:
+        kneeling = [
+            p
+            for p in library
+            if _knee_heights(body, p.root_position, p.local_rotations).max() <= SUPPORT_HEIGHT
+        ]
+        if not kneeling:
+            return None
+        upright = max(kneeling, key=lambda p: head_height(p.root_position, p.local_rotations))
+        root, local = _turned(upright, heading)
+        if head_height(root, local) <= head_height(low[0], low[1]) - floor:
+            return None
+        shift = _pivots(sk, *low) - _pivots(sk, root, local)
+        return np.array([root[0] + shift[0], root[1] + shift[1], floor + root[2]]), local
+    axes = quat_apply(low[1][0], np.eye(3))  # the pelvis's forward, lateral and long axes
+    if int(np.argmax(np.abs(axes[:, 2]))) == 1:
+        back = max(library, key=lambda p: quat_apply(p.local_rotations[0], np.eye(3)[0])[2])
+        local = back.local_rotations.copy()
+        turn = _horizontal_heading(axes[2]) - _horizontal_heading(
+            quat_apply(local[0], np.eye(3)[2])
+        )
+        local[0] = quat_multiply(_about_z(turn), local[0])
+        return np.array([low[0][0], low[0][1], floor + back.root_position[2]]), local
     best: LibraryPosture | None = None
     for p in library:
         pos = forward_kinematics(sk.parents, sk.offsets, p.root_position, p.local_rotations)[0]
@@ -782,10 +979,27 @@ def via_pose(library: PostureLibrary, body: BodyModel, low: Pose, floor: float) 
         lower = best is None or p.root_position[2] < best.root_position[2]
         if grounded and p.root_position[2] < knees.min() and lower:
             best = p
-    if best is None:
+    if best is None or np.allclose(best.local_rotations[1:], low[1][1:]):
         return None
-    turn = _about_z(facing(low[1][0]) - facing(best.local_rotations[0]))
-    local = best.local_rotations.copy()
-    local[0] = quat_multiply(turn, local[0])
+    _, local = _turned(best, heading)
     root = np.array([low[0][0], low[0][1], floor + best.root_position[2]])
     return root, local
+
+
+def via_poses(
+    library: PostureLibrary, body: BodyModel, low: Pose, floor: float
+) -> tuple[Pose, ...]:
+    """The postures of ``library`` to pass through, in order, on the way down to ``low``
+    (root (3,), local (J, 4)): :func:`via_pose` of ``low``, that of it, and so on (sitting on
+    the floor and lying on the back before lying on the side); empty where there is none."""
+    chain: list[Pose] = []
+    step = via_pose(library, body, low, floor)
+    while step is not None and len(chain) < len(library):
+        chain.insert(0, step)
+        step = via_pose(library, body, step, floor)
+    return tuple(chain)
+
+
+def _horizontal_heading(direction: NDArray[np.float64]) -> float:
+    """Heading [rad] of a direction ``(3,)``'s horizontal part."""
+    return float(np.arctan2(direction[1], direction[0]))

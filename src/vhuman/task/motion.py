@@ -38,6 +38,7 @@ from vhuman.task.feet import (
 )
 
 __all__ = [
+    "WEIGHT_SHIFT",
     "ArmUnreachableError",
     "arm_path",
     "arm_solutions",
@@ -58,6 +59,10 @@ LIMIT_TOLERANCE = 1e-3
 transition's leg correction fails and its poses are kept interpolated."""
 MOST_JOINT_STEP = np.radians(19.0)
 """Turn [rad] of a joint in one frame above which the correction fails likewise."""
+WEIGHT_SHIFT = 0.3
+"""Fraction of the way from the feet's midpoint to the standing foot that the pelvis leans
+at the middle of a step (the weight over the standing foot while the other is off the
+floor)."""
 WALK_SPEED = 1.0
 """Walking speed that sets the cadence with the default step length [m/s]."""
 TURN_LENGTH = 0.5
@@ -230,11 +235,17 @@ def _stepped(
     floor: float,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]] | None:
     """The interpolated poses ``roots (N, 3)``, ``local (N, J, 4)`` (timing ``s (N,)``) with
-    the feet planted and stepped one after the other (:func:`planted`); None where that
+    the feet planted and stepped one after the other (:func:`planted`), the pelvis leaning
+    :data:`WEIGHT_SHIFT` of the way over the standing foot at mid-step; None where that
     fails its checks."""
     start, end = (foot_placements(body.skeleton, roots[i], local[i]) for i in (0, -1))
     feet, lift = stepped_feet(start, end, len(roots))
-    return planted(body, roots, local, feet, lift, s, floor)
+    # The pelvis leans over the standing foot while the other is off the floor.
+    mid = 0.5 * (feet[0].ankle + feet[1].ankle)
+    leaned = roots.copy()
+    for i in (0, 1):
+        leaned[:, :2] += WEIGHT_SHIFT * lift[i][:, None] * (feet[1 - i].ankle - mid)[:, :2]
+    return planted(body, leaned, local, feet, lift, s, floor)
 
 
 def planted(

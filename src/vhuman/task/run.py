@@ -41,7 +41,7 @@ from vhuman.scene import BodyModel, CollisionWorld, Scene, Target, load_scene
 from vhuman.skeleton import Motion
 from vhuman.task.check import MotionCheck, check_motion
 from vhuman.task.feet import feet_move
-from vhuman.task.floor import facing, floor_transition, via_pose
+from vhuman.task.floor import facing, floor_transition, via_poses
 from vhuman.task.motion import (
     ArmUnreachableError,
     arm_path,
@@ -409,7 +409,7 @@ class _Composer:
                 step.duration,
                 self.fps,
                 self.scene.floor,
-                via=via_pose(self.library, self.body, ready, self.scene.floor),
+                via=via_poses(self.library, self.body, ready, self.scene.floor),
                 clear=self.clear,
             )
         )
@@ -597,7 +597,7 @@ class _Composer:
                 step.duration,
                 self.fps,
                 self.scene.floor,
-                via=via_pose(self.library, self.body, self.pose, self.scene.floor),
+                via=via_poses(self.library, self.body, self.pose, self.scene.floor),
                 clear=self.clear,
             )
         )
