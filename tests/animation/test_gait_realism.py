@@ -79,6 +79,16 @@ def test_relations_with_speed(walks) -> None:
 
 
 @pytest.mark.parametrize("speed", SPEEDS)
+def test_hip_range_is_peoples(walks, speed) -> None:
+    """The hip's range over the cycle lies within people's 40–55° (Perry & Burnfield 2010;
+    it grows with speed, :func:`test_relations_with_speed`): the swing's lift for the toes
+    is gone by terminal swing, so the hip does not flex further there to carry a raised
+    foot."""
+    _, a = walks[speed]
+    assert 40.0 <= np.ptp(a.curves["hip"].mean(axis=0)) <= 55.0
+
+
+@pytest.mark.parametrize("speed", SPEEDS)
 def test_ankle_loads_then_pushes_off(walks, speed) -> None:
     """The ankle plantarflexes in loading response (−3…−8° at 3–12 %, as the foot rolls
     over the heel), dorsiflexes while the shank turns over the flat foot, then plantarflexes

@@ -118,6 +118,12 @@ toe-off and heel strike (:func:`_sole_lift`): with the ankle at neutral the foot
 its toes down as far as the shank leans back, and the swing rises to keep this clearance
 (the minimum toe clearance of mid-swing, Winter 1992); the ball of the foot then clears
 its standing height by 2-3 cm."""
+_LIFT_DOWN_BY = 0.75
+"""Share of the swing by which the swing's lift for the toes (:func:`_sole_lift`) has come
+back down. It is highest at mid-swing, where the toes pass nearest the floor (Winter 1992),
+and gone before terminal swing, where the knee extends and the foot reaches forward for
+heel strike with its toes up: a lift still there would flex the hip further in terminal
+swing to carry the raised foot, past its flexion at heel strike."""
 _NEUTRAL_PASSES = 2  # the shank, found again with the foot turned
 _LANDING_TURN = 0.2  # last share of the swing: the ankle turns to its heel-strike flexion
 _LEAST_TRAILING_KNEE = np.radians(10.0)  # the trailing knee's least flexion before toe-off
@@ -882,21 +888,34 @@ def _landing_clearance(foot: _Foot, body: _Body) -> NDArray[np.float64]:
 def _sole_lift(z: NDArray, sole: NDArray, swing: NDArray) -> NDArray[np.float64]:
     """Swinging ankle heights ``z (N,)`` [m], each swing raised so its sole clears the floor.
 
-    ``sole (N,)`` is the sole's lowest point relative to the ankle. Over a swing's
-    share ``s`` of frames the sole must clear the floor by ``_SOLE_CLEARANCE``
-    times ``sin²(π s)``; where it does not, the whole swing rises by the least
-    multiple of ``sin²(π s)`` that gives it that (at rest at toe-off and heel
-    strike, one smooth lift a swing, so the knee's flexion stays smooth).
+    ``sole (N,)`` is the sole's lowest point relative to the ankle. A bump over
+    the swing's share ``s`` of frames, ``sin²(π s)`` up to mid-swing and then
+    ``cos²`` down to 0 by :data:`_LIFT_DOWN_BY` of the swing: the sole must
+    clear the floor by ``_SOLE_CLEARANCE`` times the bump, and where it does not,
+    the swing rises by the least multiple of the bump that gives it that. Then
+    the sole must also clear ``_SOLE_CLEARANCE · sin²(π s)`` or
+    :data:`_HEEL_HOVER`, the lesser (short steps, whose foot hangs low in
+    terminal swing, would otherwise skim the floor), and where it does not, the
+    swing rises further by the least multiple of ``sin²(π s)`` that gives it
+    that. Each lift is at rest at toe-off and heel strike (one smooth lift a
+    swing, or two), so the knee's flexion stays smooth.
     """
     out = z.copy()
     edges = np.diff(np.concatenate([[0], swing.astype(np.int8), [0]]))
     for a, b in zip(np.flatnonzero(edges == 1), np.flatnonzero(edges == -1), strict=True):
-        bump = np.sin(np.pi * (np.arange(a, b) - a + 1.0) / (b - a + 1.0)) ** 2
+        s = (np.arange(a, b) - a + 1.0) / (b - a + 1.0)
+        whole = np.sin(np.pi * s) ** 2
+        down = 0.5 + 0.5 * np.minimum((s - 0.5) / (_LIFT_DOWN_BY - 0.5), 1.0)
+        early = np.sin(np.pi * np.where(s <= 0.5, s, down)) ** 2
         clear = z[a:b] + sole[a:b]
-        inner = bump > 0.1
-        if inner.any():
-            lift = max(0.0, float(np.max(_SOLE_CLEARANCE - clear[inner] / bump[inner])))
-            out[a:b] += lift * bump
+        lifted = np.zeros(b - a)
+        for bump, least in ((early, _SOLE_CLEARANCE * early), (whole, _HEEL_HOVER)):
+            inner = bump > 0.1
+            if inner.any():
+                short = np.minimum(_SOLE_CLEARANCE * bump, least) - clear - lifted
+                lift = max(0.0, float(np.max(short[inner] / bump[inner])))
+                lifted += lift * bump
+        out[a:b] += lifted
     return out
 
 
