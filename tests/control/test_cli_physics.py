@@ -48,6 +48,12 @@ def test_bad_input_exits_2(tmp_path) -> None:
     res = runner.invoke(physics_app, ["optimize", "--generations", "0", "-o", out])
     assert res.exit_code == 2
     assert "generations" in res.output
+    res = runner.invoke(physics_app, ["optimize", "--probe-force", "-5", "-o", out])
+    assert res.exit_code == 2
+    assert "probe push force" in res.output
+    res = runner.invoke(physics_app, ["optimize", "--speed", "1.0", "--full-budget", "-o", out])
+    assert res.exit_code == 2
+    assert "--full-budget" in res.output
     path = tmp_path / "other.json"
     data = standing_controller("standard").to_dict()
     data["signature"] = "ffffffffffffffff"
@@ -274,8 +280,8 @@ def test_simulate_by_speed(tmp_path) -> None:
 def test_optimize_ctrl_c_keeps_the_checkpoint_and_says_how_to_resume(tmp_path) -> None:
     pytest.importorskip("pybullet_data", reason="DeepMimic clips ship with pybullet")
     out, ckpt = tmp_path / "c.json", tmp_path / "c.ckpt"
-    job = subprocess.Popen(
-        _optimize(out, ckpt, "--jobs", "2"),
+    job = subprocess.Popen(  # every generation of a long budget: still running at the signal
+        _optimize(out, ckpt, "--jobs", "2", "--full-budget", "--generations", "60"),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

@@ -170,17 +170,62 @@ def test_stance_width_is_saved_checked_and_widens_the_gait(tmp_path, walk_contro
     assert spread[1] > spread[0] + 0.03
 
 
-def test_walk_problem_individual_sets_feedback_and_width(walk_controller) -> None:
+def test_walk_problem_individual_sets_feedback_width_ideal_speed_and_torso_gain(
+    walk_controller,
+) -> None:
     from vhuman.control.optimize import SEARCH_LOWER, SEARCH_UPPER, SEARCH_X0
 
-    assert SEARCH_LOWER.shape == SEARCH_UPPER.shape == SEARCH_X0.shape == (25,)
+    assert SEARCH_LOWER.shape == SEARCH_UPPER.shape == SEARCH_X0.shape == (27,)
     assert np.all(SEARCH_LOWER <= SEARCH_X0)
     assert np.all(SEARCH_X0 <= SEARCH_UPPER)
-    x = np.append(np.arange(24) / 100.0, 0.05)
+    x = np.append(np.arange(24) / 100.0, [0.05, 0.4, 2.5])
     ctrl = WalkProblem().controller(x)
     assert np.allclose(ctrl.feedback.ravel(), x[:24])
     assert ctrl.stance_width == pytest.approx(0.05)
-    assert WalkProblem().controller(x[:24]).stance_width == 0.0
+    assert np.allclose(ctrl.ideal[:, 1], 0.4)
+    assert np.allclose(np.delete(ctrl.ideal, 1, axis=1), 0.0)
+    assert ctrl.torso_gain == pytest.approx(2.5)
+    short = WalkProblem().controller(x[:24])
+    assert short.stance_width == 0.0
+    assert short.torso_gain == 1.0
+    assert np.allclose(short.ideal, 0.0)
+
+
+def test_torso_gain_is_saved_checked_and_holds_the_pelvis_stiffer(tmp_path, walk_controller):
+    from dataclasses import replace
+
+    from vhuman.control.controller import SIMBICON_FEEDBACK
+
+    ctrl = replace(walk_controller.with_feedback(SIMBICON_FEEDBACK), torso_gain=3.0)
+    ctrl.save(tmp_path / "w.json")
+    assert load_controller(tmp_path / "w.json").torso_gain == pytest.approx(3.0)
+    data = ctrl.to_dict()
+    del data["torso_gain"]  # files without the field hold the pelvis with the plain gains
+    assert Controller.from_dict(data).torso_gain == 1.0
+    for bad in (0.0, -1.0, float("nan"), 11.0):
+        with pytest.raises(InputError, match="torso gain"):
+            replace(ctrl, torso_gain=bad)
+    # The same chest push tilts the pelvis less with the stiffer torso PD.
+    push = [Push(40.0, 0.2, 1.0, "left")]
+    sway = [
+        simulate(replace(ctrl, torso_gain=g), 2.0, pushes=push, record_fps=None)[0].torso_sway_rad
+        for g in (1.0, 3.0)
+    ]
+    assert sway[1] < sway[0]
+
+
+def test_probe_loss_is_zero_without_falls_and_grows_with_the_force(walk_controller) -> None:
+    from vhuman.control.controller import default_controller_path
+    from vhuman.control.optimize import probe_loss
+
+    ctrl = load_controller(default_controller_path())
+    light, heavy = probe_loss(ctrl, 5.0), probe_loss(ctrl, 600.0)
+    assert light == 0.0
+    assert 0.5 < heavy <= 1.0
+    problem = WalkProblem(probe_force=600.0)
+    evaluation = problem(np.zeros(24), 20.0)  # F = 0 falls: no probes run
+    assert evaluation.survived < 20.0
+    assert evaluation.objectives[2] == 1.0
 
 
 def test_shipped_controller_walks_through_pushes() -> None:

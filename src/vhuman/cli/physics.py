@@ -73,6 +73,22 @@ def optimize(
         float, typer.Option(help="Force (N) of the pushes each individual walks through (0: none).")
     ] = 30.0,
     push_growth: Annotated[float, typer.Option(help="Push force growth per push (N).")] = 0.0,
+    probe_force: Annotated[
+        float,
+        typer.Option(
+            help="Force (N) of single probe pushes (0.2 s, each direction, two gait phases); "
+            "the time a walker spends fallen after them replaces the torso sway as the third "
+            "objective (0: no probes)."
+        ),
+    ] = 0.0,
+    full_budget: Annotated[
+        bool,
+        typer.Option(
+            "--full-budget",
+            help="Spend every generation: go on improving the objectives of walkers after "
+            "the window reaches the target.",
+        ),
+    ] = False,
     refine_budget: Annotated[
         int,
         typer.Option(
@@ -146,13 +162,21 @@ def optimize(
             if speed is None:
                 if base is not None:
                     raise InputError("--base goes with --speed")
-                ctrl, result = optimize_controller(clip, refine_budget=refine_budget, **common)
+                ctrl, result = optimize_controller(
+                    clip,
+                    refine_budget=refine_budget,
+                    probe_force=probe_force,
+                    stop_at_target=not full_budget,
+                    **common,
+                )
             else:
                 from vhuman.control.controller import default_controller_path, load_controller
                 from vhuman.control.gait import optimize_gait
 
                 if refine_budget:
                     raise InputError("--refine-budget does not go with --speed")
+                if probe_force or full_budget:
+                    raise InputError("--probe-force and --full-budget do not go with --speed")
                 base_ctrl = load_controller(base or default_controller_path())
                 ctrl, result = optimize_gait(base_ctrl, speed, **common)
         ctrl.save(output)

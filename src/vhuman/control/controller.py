@@ -18,15 +18,19 @@ walking controller follows SIMBICON (Yin, Loken, van de Panne 2007):
   machine;
 - the pelvis is held upright and on its heading in the *world* frame by the
   stance hip: ``τ_stance = −τ_torso − τ_swing`` (torque on each of its three
-  hinges), with ``τ_torso`` a PD on the pelvis pitch, roll and yaw;
+  hinges), with ``τ_torso`` a PD on the pelvis pitch, roll and yaw (its gains
+  scaled by ``torso_gain``);
 - the feedback unit: ``F (4, 6)`` times the state
   ``s = (d_x, v_x, d_y, v_y, pitch, roll)`` — centre of mass relative to the
   stance ankle and the root's (pelvis's) velocity, in the heading frame [m,
   m/s], pelvis attitude [rad] — minus its ideal value, added to the swing
   hip's world pitch and roll (foot placement, SIMBICON's
   ``θd = θd0 + c_d·d + c_v·v`` in both planes) and to the stance ankle's
-  pitch and roll targets. The evolution
-  (`vhuman.control.optimize`) finds ``F``.
+  pitch and roll targets. The ideal state's ``v_x`` is the forward velocity
+  the placement regulates towards (Coros, Beaudoin, van de Panne 2010): with
+  0, placement brakes at every step. The evolution
+  (`vhuman.control.optimize`) finds ``F``, the stance width, the ideal
+  ``v_x`` and ``torso_gain``.
 
 A controller without ``gait`` (e.g. :func:`standing_controller`) only tracks
 its keyframes in time.
@@ -192,6 +196,9 @@ class Controller:
     stance_width : float
         Swing-hip roll offset [rad] away from the body's midline (abduction):
         a wider stance, more room for lateral balance.
+    torso_gain : float
+        Factor on the PD gains that hold the pelvis's world attitude
+        (`vhuman.control.simulation.TORSO_KP` and ``TORSO_KD``).
     """
 
     skeleton: str
@@ -208,6 +215,7 @@ class Controller:
     state_time: float = 0.3
     torso_pitch: float = 0.0
     stance_width: float = 0.0
+    torso_gain: float = 1.0
     meta: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -229,6 +237,8 @@ class Controller:
             raise InputError(f"state time must be > 0 s, got {self.state_time}")
         if not (np.isfinite(self.stance_width) and abs(self.stance_width) < 0.5):
             raise InputError(f"stance width must be within ±0.5 rad, got {self.stance_width}")
+        if not (np.isfinite(self.torso_gain) and 0.0 < self.torso_gain <= 10.0):
+            raise InputError(f"torso gain must be in (0, 10], got {self.torso_gain}")
 
     @property
     def humanoid(self) -> Humanoid:
@@ -271,6 +281,7 @@ class Controller:
             "state_time_s": self.state_time,
             "torso_pitch_rad": self.torso_pitch,
             "stance_width_rad": self.stance_width,
+            "torso_gain": self.torso_gain,
             "meta": self.meta,
         }
 
@@ -305,6 +316,7 @@ class Controller:
                 state_time=float(data.get("state_time_s", 0.3)),
                 torso_pitch=float(data.get("torso_pitch_rad", 0.0)),
                 stance_width=float(data.get("stance_width_rad", 0.0)),
+                torso_gain=float(data.get("torso_gain", 1.0)),
                 meta=dict(data.get("meta", {})),
             )
         except (KeyError, TypeError, ValueError, OverflowError) as exc:

@@ -27,7 +27,9 @@ The steps of the patent's claim 1 (numbers as there):
      survive past the window ("excellent" ones) exceeds ``advance_ratio``, the
      window moves forward and candidates that fail the new window are pruned.
 2.6  Stop when the window reaches the target duration (or the generation
-     budget is spent, which the result reports).
+     budget is spent, which the result reports); with
+     ``EvolutionConfig.stop_at_target`` False the whole budget is spent, the
+     later generations selecting among walkers by their objectives alone.
 2.7  The final parent with the smallest sum of objectives (each scaled by its
      range over the final parents) is the result.
 
@@ -133,6 +135,10 @@ class EvolutionConfig:
         ``SVC`` parameters.
     x0 : ndarray, shape (D,), optional
         An individual put in the first population (the initial controller).
+    stop_at_target : bool
+        Stop when the window reaches the target (step 2.6); False: spend the whole
+        generation budget, the later generations improving the objectives of
+        individuals that all walk the target.
     """
 
     lower: NDArray[np.float64]
@@ -151,6 +157,7 @@ class EvolutionConfig:
     svm_c: float = 10.0
     svm_gamma: float | str = "scale"
     x0: NDArray[np.float64] | None = None
+    stop_at_target: bool = True
 
     def __post_init__(self) -> None:
         lo = np.asarray(self.lower, dtype=np.float64).ravel()
@@ -547,7 +554,7 @@ def evolve(
             raise InputError(f"checkpoint {ckpt}: unusable random state ({exc})") from None
 
     steps = 0
-    while not state.done and state.generation < cfg.generations:
+    while not (state.done and cfg.stop_at_target) and state.generation < cfg.generations:
         if stop_after is not None and steps >= stop_after:
             break
         window = state.window
@@ -602,7 +609,7 @@ def evolve(
             "max_survived": float(max(e.survived for e in evs)),
         }
         state.history.append(entry)
-        # 2.6: stop when the window reaches the target.
+        # 2.6: stop when the window reaches the target (unless told to go on).
         state.done = state.window >= cfg.target - 1e-9 and all(
             _eval_from(state.archive_eval[i]).feasible(cfg.target) for i in state.parents
         )

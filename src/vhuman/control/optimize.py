@@ -34,6 +34,7 @@ __all__ = [
     "FEEDBACK_UPPER",
     "OBJECTIVE_NAMES",
     "PLACEMENT_RANGES",
+    "PROBE_OBJECTIVE_NAMES",
     "PUSH_FORCE",
     "PUSH_GROWTH",
     "SEARCH_LOWER",
@@ -42,6 +43,7 @@ __all__ = [
     "WalkProblem",
     "check_pushes",
     "optimize_controller",
+    "probe_loss",
     "push_series",
 ]
 
@@ -72,13 +74,34 @@ def _feedback_box() -> tuple[NDArray[np.float64], NDArray[np.float64]]:
 # Corners of the feedback part of the search box (flattened matrix, 24 values).
 FEEDBACK_LOWER, FEEDBACK_UPPER = _feedback_box()
 _WIDTH_RANGE = (0.0, 0.12)
-SEARCH_LOWER = np.append(FEEDBACK_LOWER, _WIDTH_RANGE[0])
-"""Lower corner of the whole search box: the feedback matrix and the stance width [rad]."""
-SEARCH_UPPER = np.append(FEEDBACK_UPPER, _WIDTH_RANGE[1])
+IDEAL_SPEED_RANGE = (0.0, 0.8)
+"""Search range of the ideal forward velocity [m/s] the feedback regulates v_x towards (the
+feedback state's ideal ``v_x``): with 0, foot placement brakes every step, and a walker that
+a backward push has stopped keeps placing its swing foot ahead of the centre of mass and
+drifts backwards until it falls; near the walking speed, the swing foot lands under or behind
+the centre of mass of a stopped walker and it walks on (velocity regulation as in Coros,
+Beaudoin and van de Panne 2010)."""
+TORSO_GAIN_RANGE = (1.0, 4.0)
+"""Search range of the controller's ``torso_gain`` (factor on the pelvis's PD gains)."""
+SEARCH_LOWER = np.concatenate(
+    [FEEDBACK_LOWER, [_WIDTH_RANGE[0], IDEAL_SPEED_RANGE[0], TORSO_GAIN_RANGE[0]]]
+)
+"""Lower corner of the whole search box: the feedback matrix, the stance width [rad], the
+ideal forward velocity [m/s] and the torso gain."""
+SEARCH_UPPER = np.concatenate(
+    [FEEDBACK_UPPER, [_WIDTH_RANGE[1], IDEAL_SPEED_RANGE[1], TORSO_GAIN_RANGE[1]]]
+)
 """Upper corner of the whole search box."""
-SEARCH_X0 = np.append(SIMBICON_FEEDBACK.ravel(), 0.0)
-"""The hand-set start individual (SIMBICON's gains, no extra stance width)."""
+SEARCH_X0 = np.concatenate([SIMBICON_FEEDBACK.ravel(), [0.0, 0.0, 1.0]])
+"""The hand-set start individual (SIMBICON's gains, no extra stance width, ideal velocity 0,
+the pelvis's PD gains as they are)."""
 OBJECTIVE_NAMES = ("tracking_rmse_rad", "energy_j_per_cycle", "torso_sway_rad")
+PROBE_OBJECTIVE_NAMES = ("tracking_rmse_rad", "energy_j_per_cycle", "probe_time_lost")
+"""Objectives with probe pushes (``probe_force`` > 0): the last is :func:`probe_loss`."""
+PROBE_TIMES = (2.0, 2.1, 2.2, 2.3)
+"""Start times [s] of the probe pushes (spread over about one step of this walk)."""
+PROBE_WATCH = 3.0
+"""How long [s] after a probe push ends the walker is watched for a fall."""
 PUSH_FORCE = 30.0
 """Force [N] of the first push of the evaluation runs of the shipped controller."""
 PUSH_GROWTH = 0.0
@@ -115,12 +138,39 @@ def push_series(force: float, growth: float = 0.0) -> tuple[Push, ...]:
     )
 
 
+def probe_loss(ctrl: Controller, force: float) -> float:
+    """Share of the time after single pushes that a walker spends fallen, in [0, 1].
+
+    One run per direction (:class:`PushDirection`) and start time
+    (:data:`PROBE_TIMES`): a 0.2 s chest push of ``force`` [N], the walker
+    watched until :data:`PROBE_WATCH` s after the push ends. Each run loses the
+    share of that watch after its fall (0: no fall); the result is their mean,
+    0 when the walker survives every probe.
+    """
+    lost = 0.0
+    runs = [(d, at) for d in PushDirection for at in PROBE_TIMES]
+    for direction, at in runs:
+        end = at + _PUSH_DURATION + PROBE_WATCH
+        result, _ = simulate(
+            ctrl,
+            1.5 * end / ctrl.period,
+            pushes=[Push(force, _PUSH_DURATION, at, direction)],
+            record_fps=None,
+        )
+        if result.fell and result.fall_time_s is not None:
+            lost += (end - min(result.fall_time_s, end)) / (end - at)
+        elif result.duration_s < end - 1e-6:  # the run ended early without a fall
+            lost += (end - result.duration_s) / (end - at)
+    return lost / len(runs)
+
+
 @dataclass(frozen=True)
 class WalkProblem:
     """Simulation of one individual (a picklable callable for the executors).
 
-    An individual ``x (25,)`` is the flattened feedback matrix (24 values)
-    and the stance width [rad]. Calling the problem with ``x`` and a horizon
+    An individual ``x (27,)`` is the flattened feedback matrix (24 values),
+    the stance width [rad], the ideal forward velocity [m/s] and the torso
+    gain (:data:`SEARCH_LOWER`). Calling the problem with ``x`` and a horizon
     [cycles] simulates the initial controller with them while pushed by
     :func:`push_series` ``(push_force, push_growth)`` — a walker that only
     survives unperturbed is balanced on a knife's edge (rounding its gains to
@@ -128,6 +178,10 @@ class WalkProblem:
     energy per cycle [J], torso sway [rad]), the gait cycles survived, and
     whether self-collision lasted over 25 % of the run (the swing foot
     brushing the stance shin is common in this narrow gait).
+
+    With ``probe_force`` > 0 the third objective is :func:`probe_loss` at
+    that force instead of the torso sway (1 for an individual that does not
+    walk the whole horizon: the probes are run only for those that do).
 
     ``base`` replaces ``initial_controller(clip, keyframes)`` as the
     controller the individuals modify (e.g. one with refined keyframes, see
@@ -139,14 +193,23 @@ class WalkProblem:
     push_force: float = 0.0
     push_growth: float = 0.0
     base: Controller | None = None
+    probe_force: float = 0.0
 
     def controller(self, x: NDArray[np.float64]) -> Controller:
-        """The initial controller with individual ``x``'s feedback matrix and stance width."""
+        """The initial controller with individual ``x``'s feedback matrix, stance width, ideal
+        forward velocity and torso gain (each of the last three, when ``x`` has it)."""
         x = np.asarray(x, dtype=np.float64)
         size = FEEDBACK_SHAPE[0] * FEEDBACK_SHAPE[1]
         base = _initial(self.clip, self.keyframes) if self.base is None else self.base
         ctrl = base.with_feedback(x[:size].reshape(FEEDBACK_SHAPE))
-        return replace(ctrl, stance_width=float(x[size]) if x.size > size else 0.0)
+        ctrl = replace(ctrl, stance_width=float(x[size]) if x.size > size else 0.0)
+        if x.size > size + 1:
+            ideal = ctrl.ideal.copy()
+            ideal[:, 1] = x[size + 1]
+            ctrl = replace(ctrl, ideal=ideal)
+        if x.size > size + 2:
+            ctrl = replace(ctrl, torso_gain=float(x[size + 2]))
+        return ctrl
 
     def __call__(self, x: NDArray[np.float64], horizon: float) -> Evaluation:
         ctrl = self.controller(x)
@@ -154,8 +217,12 @@ class WalkProblem:
         result, _ = simulate(ctrl, horizon, pushes=pushes, record_fps=None)
         survived = result.steps / 2.0
         cycles = max(survived, 0.5)
+        third = result.torso_sway_rad
+        if self.probe_force > 0.0:
+            walks = survived >= horizon - 1e-9 and not result.fell
+            third = probe_loss(ctrl, self.probe_force) if walks else 1.0
         return Evaluation(
-            objectives=(result.tracking_rmse_rad, result.energy_j / cycles, result.torso_sway_rad),
+            objectives=(result.tracking_rmse_rad, result.energy_j / cycles, third),
             survived=float(survived),
             violation=result.self_collision_s
             > _SELF_COLLISION_LIMIT * max(result.duration_s, 1e-9),
@@ -188,14 +255,20 @@ def optimize_controller(
     push_force: float = PUSH_FORCE,
     push_growth: float = PUSH_GROWTH,
     refine_budget: int = 0,
+    probe_force: float = 0.0,
+    stop_at_target: bool = True,
     checkpoint: PathLike | None = None,
     on_generation: Callable[[dict[str, Any]], None] | None = None,
     log: PathLike | None = None,
 ) -> tuple[Controller, EvolutionResult]:
-    """Evolve the feedback matrix and stance width of the walking controller of ``clip``.
+    """Evolve the feedback matrix, stance width, ideal forward velocity and torso gain of the
+    walking controller of ``clip``.
 
     Every individual walks while pushed (``push_force`` [N], growing by
     ``push_growth`` per push, see :func:`push_series`; 0: no pushes). With
+    ``probe_force`` > 0 [N], the third objective is :func:`probe_loss` at that force
+    (push recovery) instead of the torso sway. With ``stop_at_target`` False the
+    evolution spends all ``generations`` (see `EvolutionConfig`). With
     ``refine_budget`` > 0, the initial controller's keyframe targets are first
     refined by :func:`vhuman.control.refine.refine_keyframes` with that many
     simulations at most (the patent's step 1 before the evolution of step 2).
@@ -207,8 +280,8 @@ def optimize_controller(
     ------
     InputError
         For an unknown clip or a non-positive budget (generations, population,
-        target cycles, workers), a negative push force or growth, or a refinement
-        budget below one Gauss–Newton iteration.
+        target cycles, workers), a negative push, growth or probe force, or a
+        refinement budget below one Gauss–Newton iteration.
     """
     for name, value in (
         ("generations", generations),
@@ -220,6 +293,8 @@ def optimize_controller(
     if not (np.isfinite(target_cycles) and target_cycles > 0):
         raise InputError(f"target cycles must be > 0, got {target_cycles}")
     check_pushes(push_force, push_growth)
+    if not (np.isfinite(probe_force) and probe_force >= 0.0):
+        raise InputError(f"probe push force must be finite and >= 0 N, got {probe_force}")
     if int(refine_budget) != refine_budget or refine_budget < 0:
         raise InputError(f"refinement budget must be a non-negative integer, got {refine_budget}")
     base = _initial(clip, WalkProblem.keyframes)  # unknown clip → InputError before any work
@@ -233,6 +308,7 @@ def optimize_controller(
         window_step=window_step,
         target=target_cycles,
         screen=screen,
+        stop_at_target=stop_at_target,
     )
     identity = {
         "clip": clip,
@@ -240,6 +316,7 @@ def optimize_controller(
         "push_force_n": float(push_force),
         "push_growth_n": float(push_growth),
         "refine_budget": int(refine_budget),
+        "probe_force_n": float(probe_force),
     }
     resumable_state(checkpoint, config, identity)  # another run's checkpoint: refused now
     if refine_budget:
@@ -247,7 +324,11 @@ def optimize_controller(
 
         base = refine_keyframes(base, int(refine_budget))
     problem = WalkProblem(
-        clip, push_force=float(push_force), push_growth=float(push_growth), base=base
+        clip,
+        push_force=float(push_force),
+        push_growth=float(push_growth),
+        base=base,
+        probe_force=float(probe_force),
     )
     with make_executor(workers, scheduler) as executor:
         result = evolve(
@@ -268,6 +349,8 @@ def optimize_controller(
                 "seed": seed,
                 "push_force_n": push_force,
                 "push_growth_n": push_growth,
+                "probe_force_n": probe_force,
+                "stop_at_target": stop_at_target,
                 "generations": result.generations,
                 "population": population,
                 "target_cycles": target_cycles,
@@ -275,7 +358,7 @@ def optimize_controller(
                 "reached_target": result.reached_target,
                 "simulations": result.simulations,
                 "screened": result.screened,
-                "objectives": list(OBJECTIVE_NAMES),
+                "objectives": list(PROBE_OBJECTIVE_NAMES if probe_force else OBJECTIVE_NAMES),
                 "best_objectives": list(result.best_evaluation.objectives),
                 "best_survived_cycles": result.best_evaluation.survived,
             }

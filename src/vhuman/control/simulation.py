@@ -34,9 +34,10 @@ __all__ = [
 CONTROL_SUBSTEPS = 2
 """Simulation steps per control update (the controller runs at 1 / (2 × 4 ms) = 125 Hz)."""
 TORSO_KP = (300.0, 300.0, 100.0)
-"""PD gains [N m/rad] holding the pelvis's world pitch, roll and yaw (through the stance hip)."""
+"""PD gains [N m/rad] holding the pelvis's world pitch, roll and yaw (through the stance hip),
+times the controller's ``torso_gain``."""
 TORSO_KD = (30.0, 30.0, 10.0)
-"""Damping [N m s/rad] of the pelvis's world attitude."""
+"""Damping [N m s/rad] of the pelvis's world attitude, times the controller's ``torso_gain``."""
 
 
 class PushDirection(enum.StrEnum):
@@ -313,6 +314,8 @@ class _Plan:
     period: float  # [s]
     state_time: float  # [s]
     torso_pitch: float  # [rad]
+    torso_kp: tuple[float, float, float]  # [N m/rad]
+    torso_kd: tuple[float, float, float]  # [N m s/rad]
     width: tuple[float, float]  # swing hip roll offset, right / left [rad]
     step_nominal: float  # [s]
     n_max: int  # control steps at most
@@ -340,6 +343,8 @@ def _plan(ctrl: Controller, cycles: float) -> _Plan:
         period=ctrl.period,
         state_time=ctrl.state_time,
         torso_pitch=ctrl.torso_pitch,
+        torso_kp=tuple(ctrl.torso_gain * k for k in TORSO_KP),  # type: ignore[arg-type]
+        torso_kd=tuple(ctrl.torso_gain * k for k in TORSO_KD),  # type: ignore[arg-type]
         width=(-ctrl.stance_width, ctrl.stance_width),
         step_nominal=0.5 * ctrl.period,
         n_max=max(1, math.ceil(max_time / dt - 1e-6)),
@@ -445,7 +450,7 @@ def _balance(
     wy = r10 * lx + r11 * ly + r12 * lz
     wz = r20 * lx + r21 * ly + r22 * lz
     dyaw = math.remainder(plan.yaw0 - yaw, 2.0 * math.pi)
-    tkp, tkd = TORSO_KP, TORSO_KD
+    tkp, tkd = plan.torso_kp, plan.torso_kd
     tau_torso = (
         tkp[0] * (plan.torso_pitch - pitch) - tkd[0] * (-s * wx + c * wy),
         tkp[1] * (0.0 - roll) - tkd[1] * (c * wx + s * wy),
