@@ -77,6 +77,24 @@ def test_speed_controller_path_refuses_other_speeds() -> None:
         speed_controller_path(1.2)
 
 
+def test_shipped_controllers_load_by_bare_name_and_local_files_come_first(
+    tmp_path, monkeypatch
+) -> None:
+    from vhuman.control.controller import default_controller_path
+
+    shipped = default_controller_path().parent
+    for name in ("walk", "walk_push_recovery", "walk_1.0"):
+        by_name = load_controller(name).to_dict()
+        assert by_name == load_controller(name + ".json").to_dict()
+        assert by_name == load_controller(shipped / f"{name}.json").to_dict()
+    assert load_controller("walk").to_dict() != load_controller("walk_push_recovery").to_dict()
+    monkeypatch.chdir(tmp_path)
+    load_controller("walk_1.0").save(tmp_path / "walk.json")  # a local file of that name
+    assert load_controller("walk.json").to_dict() == load_controller("walk_1.0").to_dict()
+    with pytest.raises(InputError, match="no_such_walker"):
+        load_controller("no_such_walker")
+
+
 @pytest.mark.parametrize("speed", SHIPPED_SPEEDS)
 def test_shipped_speed_controllers_walk_faster_than_the_default(speed: float) -> None:
     pytest.importorskip("pybullet_data", reason="DeepMimic clips ship with pybullet")

@@ -200,7 +200,11 @@ def simulate(
         typer.Option("-o", "--output", help="Simulated motion to write (.bvh or .npz)."),
     ] = Path("simulate.bvh"),
     controller: Annotated[
-        Path | None, typer.Option(help="Controller JSON (default: the shipped walk).")
+        Path | None,
+        typer.Option(
+            help="Controller JSON, or a shipped one by name: walk (the default), "
+            "walk_push_recovery, walk_1.0."
+        ),
     ] = None,
     speed: Annotated[
         float | None,

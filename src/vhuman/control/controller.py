@@ -339,6 +339,13 @@ class Controller:
 def load_controller(path: PathLike) -> Controller:
     """Read a controller JSON file written by :meth:`Controller.save`.
 
+    Parameters
+    ----------
+    path : str or Path
+        The file; a bare name that is not a file here names a shipped
+        controller (``walk``, ``walk_push_recovery``, ``walk_1.0``, with or
+        without ``.json``; see ``vhuman/data/controllers/README.md``).
+
     Raises
     ------
     InputError
@@ -346,6 +353,7 @@ def load_controller(path: PathLike) -> Controller:
     FileFormatError
         If it is not a controller file.
     """
+    path = _shipped_if_named(Path(path))
     source = str(path)
     text = decode_text(read_bytes(path), source)
     try:
@@ -353,6 +361,16 @@ def load_controller(path: PathLike) -> Controller:
     except json.JSONDecodeError as exc:
         raise FileFormatError(f"{source}:{exc.lineno}: not valid JSON ({exc.msg})") from None
     return Controller.from_dict(data, source)
+
+
+def _shipped_if_named(path: Path) -> Path:
+    """``path``, or the shipped controller it names when it is a bare name and not a file."""
+    if path.exists() or path.parent != Path("."):
+        return path
+    shipped = shipped_path(
+        "controllers", path.name if path.suffix == ".json" else f"{path.name}.json"
+    )
+    return shipped if shipped.is_file() else path
 
 
 def default_controller_path() -> Path:
