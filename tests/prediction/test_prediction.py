@@ -630,17 +630,56 @@ def test_lie_transformer_dropout_only_in_training(toy):
     torch.testing.assert_close(a, b, rtol=0, atol=0)
 
 
-def test_attention_written_out_equals_torch_sdpa():
+def _values_and_gradients(f, inputs, g):
+    """``f(*inputs)`` and the gradients of ``(f(*inputs) * weights).sum()`` for random weights."""
+    inputs = [x.detach().requires_grad_() for x in inputs]
+    y = f(*inputs)
+    weights = torch.randn(y.shape, generator=g, dtype=y.dtype)
+    return [y.detach(), *torch.autograd.grad(y, inputs, weights)]
+
+
+def test_spatial_attention_and_its_gradients_equal_torch_sdpa():
     from torch.nn.functional import scaled_dot_product_attention
 
-    from vhuman.prediction.models import _attend
+    from vhuman.prediction.attention import spatial_attention
+
+    def heads(x):  # (G, n, width) → (G, heads, n, d)
+        return x.view(x.shape[0], x.shape[1], 4, 8).transpose(1, 2)
+
+    def reference(q, k, v):
+        y = scaled_dot_product_attention(heads(q), heads(k), heads(v))
+        return y.transpose(1, 2).reshape(q.shape)
 
     g = torch.Generator().manual_seed(5)
     for n, m in ((25, 26), (26, 25)):
-        q, k, v = (torch.randn(6, 4, x, 8, generator=g, dtype=torch.float64) for x in (n, m, m))
-        torch.testing.assert_close(
-            _attend(q, k, v), scaled_dot_product_attention(q, k, v), atol=1e-12, rtol=0
-        )
+        q, k, v = (torch.randn(6, x, 32, generator=g, dtype=torch.float64) for x in (n, m, m))
+        seed_state = g.get_state()
+        got = _values_and_gradients(lambda q, k, v: spatial_attention(q, k, v, 4), (q, k, v), g)
+        g.set_state(seed_state)
+        expected = _values_and_gradients(reference, (q, k, v), g)
+        for a, b in zip(got, expected, strict=True):
+            torch.testing.assert_close(a, b, atol=1e-12, rtol=0)
+
+
+def test_temporal_attention_and_its_gradients_equal_torch_sdpa():
+    from torch.nn.functional import scaled_dot_product_attention
+
+    from vhuman.prediction.attention import temporal_attention
+
+    def reference(q, k, v, bias):  # (heads, d, L, S) → (S, heads, L, d) and back
+        q, k, v = (x.permute(3, 0, 2, 1) for x in (q, k, v))
+        y = scaled_dot_product_attention(q, k, v, attn_mask=bias.permute(3, 0, 1, 2))
+        return y.permute(1, 3, 2, 0)
+
+    g = torch.Generator().manual_seed(6)
+    q, k, v = (torch.randn(4, 8, 7, 30, generator=g, dtype=torch.float64) for _ in range(3))
+    bias = torch.randn(4, 7, 7, 30, generator=g, dtype=torch.float64)
+    seed_state = g.get_state()
+    got = _values_and_gradients(temporal_attention, (q, k, v, bias), g)
+    g.set_state(seed_state)
+    expected = _values_and_gradients(reference, (q, k, v, bias), g)
+    for a, b in zip(got, expected, strict=True):
+        torch.testing.assert_close(a, b, atol=1e-12, rtol=0)
 
 
 def test_temporal_attention_relative_keys_equal_the_bias_of_the_definition():

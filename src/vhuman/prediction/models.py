@@ -40,6 +40,7 @@ from numpy.typing import ArrayLike
 from torch import nn
 
 from vhuman.errors import InputError
+from vhuman.prediction.attention import spatial_attention, temporal_attention
 from vhuman.prediction.kinematics import (
     TorchFK,
     norm3_t,
@@ -206,19 +207,6 @@ def _check_dropout(rate: float) -> None:
         raise InputError(f"dropout must be in [0, 1), got {rate}")
 
 
-def _attend(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
-    """Scaled dot-product attention ``softmax(q kᵀ / √d) v`` (Vaswani et al. 2017).
-
-    ``q`` (..., n, d), ``k`` and ``v`` (..., m, d). The same maths as
-    :func:`torch.nn.functional.scaled_dot_product_attention`, written out:
-    for the 25 or so joints attended over here batched products are faster on
-    a CPU than the fused kernel, and their backward pass is deterministic on a
-    GPU.
-    """
-    logits = (q * q.shape[-1] ** -0.5) @ k.transpose(-1, -2)
-    return logits.softmax(-1) @ v
-
-
 def _velocity(x: torch.Tensor) -> torch.Tensor:
     """Frame-to-frame differences along axis 1, the first frame's set to zero."""
     return torch.cat([torch.zeros_like(x[:, :1]), torch.diff(x, dim=1)], dim=1)
@@ -232,7 +220,8 @@ class _TemporalAttention(nn.Module):
     so that the ``L × L`` logits and the weighted sum of the values are
     elementwise products over long rows: for ``L`` = 7 tokens that is faster
     on a CPU than one tiny matrix product per sequence and head, and the
-    same maths (tested against the definition).
+    same maths (:func:`~vhuman.prediction.attention.temporal_attention`,
+    tested against the definition).
     """
 
     def __init__(self, dim: int, heads: int, length: int, n_freq: int) -> None:
@@ -255,20 +244,20 @@ class _TemporalAttention(nn.Module):
         q, k, v = qkv.view(3, h, c, n, b * j).unbind(0)  # each (heads, d, L, S)
         # q_i·W φ(i − j) = q_i·R_ij with R = W φ, the relative keys (Shaw et al. 2018)
         rel = torch.einsum("hdk,ijk->hdij", self.rpe, self.phi)
-        logits = torch.einsum("hdis,hdij->hijs", q, rel)  # (heads, L, L, S)
-        # One channel at a time (no (heads, d, L, L, S) intermediate), the channels taken by
-        # unbind: their gradients are stacked, not each scattered into a zero tensor.
-        for qi, ki in zip((q * c**-0.5).unbind(1), k.unbind(1), strict=True):
-            logits = logits + qi[:, :, None] * ki[:, None]
-        e = (logits - logits.detach().amax(2, keepdim=True)).exp()
-        weights = e / e.sum(2, keepdim=True)
-        y = torch.stack([(weights * vi[:, None]).sum(2) for vi in v.unbind(1)], 1)  # (h, d, L, S)
+        bias = torch.einsum("hdis,hdij->hijs", q, rel)  # (heads, L, L, S)
+        y = temporal_attention(q, k, v, bias)  # (heads, d, L, S)
         out = torch.addmm(self.out.bias[:, None], self.out.weight, y.reshape(d, n * b * j))
         return out.view(d, n, b, j).permute(2, 1, 3, 0)
 
 
 class _Attention(nn.Module):
-    """Multi-head attention of ``x`` (queries) over ``ctx`` (keys and values)."""
+    """Multi-head attention of ``x`` (queries) over ``ctx`` (keys and values).
+
+    The product, softmax and weighted sum are
+    :func:`~vhuman.prediction.attention.spatial_attention` (the maths of
+    :func:`torch.nn.functional.scaled_dot_product_attention`, its batched
+    products laid out for a CPU core).
+    """
 
     def __init__(self, dim: int, heads: int) -> None:
         super().__init__()
@@ -278,13 +267,8 @@ class _Attention(nn.Module):
         self.out = nn.Linear(dim, dim)
 
     def forward(self, x: torch.Tensor, ctx: torch.Tensor) -> torch.Tensor:
-        b, n, _ = x.shape
-        q = self.q(x).view(b, n, self.heads, self.head_dim).transpose(1, 2)
-        k, v = (
-            self.kv(ctx).view(b, ctx.shape[1], 2, self.heads, self.head_dim).permute(2, 0, 3, 1, 4)
-        )
-        y = _attend(q, k, v)
-        return self.out(y.transpose(1, 2).reshape(b, n, -1))
+        k, v = self.kv(ctx).chunk(2, dim=-1)
+        return self.out(spatial_attention(self.q(x), k, v, self.heads))
 
 
 class _Layer(nn.Module):
