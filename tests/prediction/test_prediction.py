@@ -27,6 +27,7 @@ from vhuman.prediction import (
 from vhuman.prediction.data import mirror_joints
 from vhuman.prediction.kinematics import (
     norm3_t,
+    quat_angle_t,
     quat_multiply_t,
     quat_to_rotvec_t,
     rotvec_to_quat_t,
@@ -65,6 +66,18 @@ def test_log_gradient_is_finite_at_every_angle(w: float) -> None:
     r.sum().backward()
     assert torch.isfinite(q.grad).all()
     np.testing.assert_allclose(r.detach().numpy(), quat_to_rotvec(q.detach().numpy()), atol=1e-9)
+
+
+def test_quat_angle_is_the_rotation_vectors_norm_with_a_zero_gradient_at_identity():
+    g = torch.Generator().manual_seed(3)
+    q = torch.nn.functional.normalize(torch.randn(500, 4, generator=g, dtype=torch.float64), dim=-1)
+    q[:3] = torch.tensor([[1.0, 0, 0, 0], [-1.0, 0, 0, 0], [0.0, 0.6, 0, 0.8]], dtype=torch.float64)
+    angle = quat_angle_t(q)
+    torch.testing.assert_close(angle, norm3_t(quat_to_rotvec_t(q)), atol=1e-12, rtol=0)
+    assert bool(((angle >= 0.0) & (angle <= np.pi)).all())
+    x = torch.tensor([[1.0, 0.0, 0.0, 0.0]], dtype=torch.float64, requires_grad=True)
+    quat_angle_t(x).sum().backward()
+    torch.testing.assert_close(x.grad, torch.zeros_like(x), atol=0, rtol=0)
 
 
 def test_torch_fk_equals_numpy_fk():
@@ -666,18 +679,18 @@ def test_temporal_attention_and_its_gradients_equal_torch_sdpa():
 
     from vhuman.prediction.attention import temporal_attention
 
-    def reference(q, k, v, bias):  # (heads, d, L, S) → (S, heads, L, d) and back
+    def reference(q, k, v, rel):  # (heads, d, L, S) → (S, heads, L, d) and back
+        bias = torch.einsum("hdis,hdij->shij", q, rel)
         q, k, v = (x.permute(3, 0, 2, 1) for x in (q, k, v))
-        y = scaled_dot_product_attention(q, k, v, attn_mask=bias.permute(3, 0, 1, 2))
-        return y.permute(1, 3, 2, 0)
+        return scaled_dot_product_attention(q, k, v, attn_mask=bias).permute(1, 3, 2, 0)
 
     g = torch.Generator().manual_seed(6)
     q, k, v = (torch.randn(4, 8, 7, 30, generator=g, dtype=torch.float64) for _ in range(3))
-    bias = torch.randn(4, 7, 7, 30, generator=g, dtype=torch.float64)
+    rel = torch.randn(4, 8, 7, 7, generator=g, dtype=torch.float64)
     seed_state = g.get_state()
-    got = _values_and_gradients(temporal_attention, (q, k, v, bias), g)
+    got = _values_and_gradients(temporal_attention, (q, k, v, rel), g)
     g.set_state(seed_state)
-    expected = _values_and_gradients(reference, (q, k, v, bias), g)
+    expected = _values_and_gradients(reference, (q, k, v, rel), g)
     for a, b in zip(got, expected, strict=True):
         torch.testing.assert_close(a, b, atol=1e-12, rtol=0)
 

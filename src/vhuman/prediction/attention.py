@@ -23,7 +23,8 @@ analytic gradients of ``y = softmax(q kᵀ / √d + bias) v`` (Vaswani et al.
 
 Both equal the definition (tested against
 :func:`torch.nn.functional.scaled_dot_product_attention`, values and
-gradients, in float64).
+gradients, in float64; the temporal one with its relative position term as
+the additive mask).
 
 References
 ----------
@@ -114,27 +115,28 @@ def spatial_attention(
 
 
 class _Temporal(torch.autograd.Function):
-    """``softmax(q kᵀ s + bias) v`` along axis 2, sequences last: see :func:`temporal_attention`."""
+    """``softmax(q·(k s + R)) v`` along axis 2, sequences last: see :func:`temporal_attention`."""
 
     @staticmethod
     def forward(
-        ctx: Any, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, bias: torch.Tensor
+        ctx: Any, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, rel: torch.Tensor
     ) -> torch.Tensor:
-        d, length = q.shape[1], q.shape[2]
+        h, d, length, s = q.shape
         scale = d**-0.5
-        logits = bias.clone(memory_format=torch.contiguous_format)  # (heads, L, L, S)
+        logits = q.new_zeros((h, length, length, s))
         for c in range(d):
+            logits.addcmul_(q[:, c, :, None], rel[:, c, :, :, None])
             logits.addcmul_(q[:, c, :, None], k[:, c, None], value=scale)
         w = logits.softmax(2)
         y = torch.zeros_like(q, memory_format=torch.contiguous_format)  # (heads, d, L, S)
         for j in range(length):
             y.addcmul_(w[:, None, :, j], v[:, :, None, j])
-        ctx.save_for_backward(q, k, v, w)
+        ctx.save_for_backward(q, k, v, rel, w)
         return y
 
     @staticmethod
     def backward(ctx: Any, dy: torch.Tensor) -> tuple[torch.Tensor, ...]:
-        q, k, v, w = ctx.saved_tensors
+        q, k, v, rel, w = ctx.saved_tensors
         d, length = q.shape[1], q.shape[2]
         scale = d**-0.5
         dw = torch.zeros_like(w)
@@ -143,33 +145,42 @@ class _Temporal(torch.autograd.Function):
         dv = torch.zeros_like(v, memory_format=torch.contiguous_format)
         for i in range(length):
             dv.addcmul_(w[:, None, i], dy[:, :, i, None])
-        dl = _softmax_grad(w, dw, 2)  # the logits' gradient, also the bias's
+        dl = _softmax_grad(w, dw, 2)  # (heads, L, L, S), the logits' gradient
         dq = torch.zeros_like(q, memory_format=torch.contiguous_format)
         dk = torch.zeros_like(k, memory_format=torch.contiguous_format)
         for t in range(length):
             dq.addcmul_(dl[:, None, :, t], k[:, :, None, t], value=scale)
+            dq.addcmul_(dl[:, None, :, t], rel[:, :, :, t, None])
             dk.addcmul_(dl[:, None, t], q[:, :, t, None], value=scale)
-        return dq, dk, dv, dl
+        drel = torch.einsum("hijs,hcis->hcij", dl, q)
+        return dq, dk, dv, drel
 
 
 def temporal_attention(
-    q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, bias: torch.Tensor
+    q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, rel: torch.Tensor
 ) -> torch.Tensor:
-    """Multi-head scaled dot-product attention along the token axis, sequences last.
+    """Multi-head attention along the token axis with relative keys, sequences last.
 
     ``y[h, :, i, s] = Σ_j w[h, i, j, s] v[h, :, j, s]`` with
-    ``w = softmax_j(q[h, :, i, s]·k[h, :, j, s] / √d + bias[h, i, j, s])``.
+    ``w = softmax_j(q[h, :, i, s]·(k[h, :, j, s] / √d + rel[h, :, i, j]))``: scaled
+    dot-product attention plus the relative position term ``q_i·R_ij`` of
+    Shaw et al. (2018).
 
     Parameters
     ----------
     q, k, v : Tensor, shape (heads, d, L, S)
         Queries, keys and values of ``S`` sequences of ``L`` tokens.
-    bias : Tensor, shape (heads, L, L, S)
-        Added to the logits (e.g. a relative position term).
+    rel : Tensor, shape (heads, d, L, L)
+        Relative keys ``R_ij`` of query token ``i`` and key token ``j``.
 
     Returns
     -------
     Tensor, shape (heads, d, L, S)
         Contiguous.
+
+    References
+    ----------
+    Shaw, P., Uszkoreit, J., Vaswani, A. (2018). Self-attention with relative
+    position representations. NAACL.
     """
-    return _Temporal.apply(q, k, v, bias)
+    return _Temporal.apply(q, k, v, rel)

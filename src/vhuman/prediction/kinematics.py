@@ -16,6 +16,7 @@ from numpy.typing import ArrayLike
 __all__ = [
     "TorchFK",
     "norm3_t",
+    "quat_angle_t",
     "quat_conjugate_t",
     "quat_multiply_t",
     "quat_to_rotmat_t",
@@ -92,6 +93,16 @@ def quat_to_rotvec_t(q: torch.Tensor) -> torch.Tensor:
     series = 2.0 / w_small * (1.0 - s2 / (3.0 * w_small * w_small))
     ratio = torch.where(small, series, 2.0 * torch.atan2(s, w) / s)
     return ratio * v
+
+
+def quat_angle_t(q: torch.Tensor) -> torch.Tensor:
+    """Rotation angles ``(...)`` in [0, π] [rad] of unit quaternions ``(..., 4)``.
+
+    ``2 atan2(|v|, |w|)``: the norm of :func:`quat_to_rotvec_t` (up to
+    rounding) in fewer operations, with a zero gradient with respect to
+    ``v`` at the identity (that of :func:`norm3_t`).
+    """
+    return 2.0 * torch.atan2(norm3_t(q[..., 1:]), q[..., 0].abs())
 
 
 def quat_to_rotmat_t(q: torch.Tensor) -> torch.Tensor:

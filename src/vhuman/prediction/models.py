@@ -44,6 +44,7 @@ from vhuman.prediction.attention import spatial_attention, temporal_attention
 from vhuman.prediction.kinematics import (
     TorchFK,
     norm3_t,
+    quat_angle_t,
     quat_conjugate_t,
     quat_multiply_t,
     quat_to_rotvec_t,
@@ -244,8 +245,7 @@ class _TemporalAttention(nn.Module):
         q, k, v = qkv.view(3, h, c, n, b * j).unbind(0)  # each (heads, d, L, S)
         # q_i·W φ(i − j) = q_i·R_ij with R = W φ, the relative keys (Shaw et al. 2018)
         rel = torch.einsum("hdk,ijk->hdij", self.rpe, self.phi)
-        bias = torch.einsum("hdis,hdij->hijs", q, rel)  # (heads, L, L, S)
-        y = temporal_attention(q, k, v, bias)  # (heads, d, L, S)
+        y = temporal_attention(q, k, v, rel)  # (heads, d, L, S)
         out = torch.addmm(self.out.bias[:, None], self.out.weight, y.reshape(d, n * b * j))
         return out.view(d, n, b, j).permute(2, 1, 3, 0)
 
@@ -443,8 +443,19 @@ class LieTransformer(MotionPredictor):
         """See :meth:`MotionPredictor.options`."""
         return dict(self._opts)
 
-    def _pad(self, x: torch.Tensor) -> torch.Tensor:
-        return torch.cat([x, x[:, -1:].expand(-1, self.n_future, *x.shape[2:])], dim=1)
+    def _padded(self, features: list[torch.Tensor]) -> torch.Tensor:
+        """Features ``(B, N, J, 3)`` of the observed frames side by side, padded to ``N + M``.
+
+        The future frames hold the last observed pose: their offsets from
+        it, their steps and the rotation vectors implied by the offsets are
+        zero, and their second feature, the last pose itself, is the last
+        frame's; so only the observed frames' features are computed.
+        """
+        x = torch.cat(features, -1)  # (B, N, J, C)
+        b, _, j, c = x.shape
+        held = x.new_zeros(b, self.n_future, j, c)
+        held[..., 3:6] = features[1][:, -1:]
+        return torch.cat([x, held], 1)
 
     def _tokens(self, x: torch.Tensor) -> torch.Tensor:
         """(B, L, joints, c) → (B, L / f, joints, f c): ``f`` consecutive frames per token."""
@@ -476,23 +487,24 @@ class LieTransformer(MotionPredictor):
         """See :meth:`MotionPredictor.forward`."""
         pj, aj = self.position_index, self.angle_index
         q_last = q_obs[:, -1]
-        p = self._pad(p_obs[:, :, pj])  # (B, L, P, 3)
-        p_last = p[:, -1:].expand_as(p)
-        q = self._pad(q_obs[:, :, aj])  # (B, L, A, 4)
+        p = p_obs[:, :, pj]  # (B, N, P, 3)
+        p_last = p[:, -1:]
+        q = q_obs[:, :, aj]  # (B, N, A, 4)
         r = quat_to_rotvec_t(quat_multiply_t(q, quat_conjugate_t(q[:, -1:])))
-        r_last = quat_to_rotvec_t(q[:, -1:]).expand_as(r)
-        p_feat, r_feat = [p - p_last, p_last], [r, r_last]
+        r_last = quat_to_rotvec_t(q[:, -1:])
+        dp = p - p_last
+        p_feat, r_feat = [dp, p_last.expand_as(p)], [r, r_last.expand_as(r)]
         if self.velocity_features:
             p_feat.append(_velocity(p))
             r_feat.append(_velocity(r))
         if self.jacobian_features:
-            r_jac = self._position_rotvecs(q_last, p - p_last)
+            r_jac = self._position_rotvecs(q_last, dp)
             r_feat += [r_jac, _velocity(r_jac)] if self.velocity_features else [r_jac]
-        enc = self.embed_p(self._tokens(torch.cat(p_feat, -1)))
+        enc = self.embed_p(self._tokens(self._padded(p_feat)))
         enc = enc + self.joint_p + self.time_p
         for layer in self.encoder:
             enc = layer(enc)
-        dec = self.embed_a(self._tokens(torch.cat(r_feat, -1)))
+        dec = self.embed_a(self._tokens(self._padded(r_feat)))
         dec = dec + self.joint_a + self.time_a
         for layer in self.decoder:
             dec = layer(dec, enc)
@@ -522,7 +534,7 @@ class LieTransformer(MotionPredictor):
         if pred.rotations is None:
             return super().loss(pred, q_true, p_true)
         err = quat_multiply_t(pred.rotations[:, :, aj], quat_conjugate_t(q_true[:, :, aj]))
-        angle = norm3_t(quat_to_rotvec_t(err)).mean()
+        angle = quat_angle_t(err).mean()
         loss = super().loss(pred, q_true, p_true) + self.angle_weight * angle
         if self.velocity_weight:
             v_err = torch.diff(pred.positions, dim=1) - torch.diff(p_true, dim=1)
