@@ -103,6 +103,17 @@ def test_norm3_equals_vector_norm_with_a_zero_gradient_at_zero():
     assert torch.equal(g_got[1, 2], torch.zeros(3, dtype=torch.float64))
 
 
+def test_torch_fk_gradients_equal_finite_differences():
+    sk = cmu_skeleton()  # 38 joints over 11 tree levels, branching at the spine
+    fk = TorchFK(sk.parents, sk.offsets).double()
+    g = torch.Generator().manual_seed(4)
+    r = 0.7 * torch.randn(3, 2, sk.n_joints, 3, generator=g, dtype=torch.float64)
+    q = rotvec_to_quat_t(r).requires_grad_()
+    root = torch.randn(3, 2, 3, generator=g, dtype=torch.float64, requires_grad=True)
+    assert torch.autograd.gradcheck(fk, (q, root), fast_mode=True)
+    assert torch.autograd.gradcheck(fk, (q,), fast_mode=True)
+
+
 def test_torch_fk_output_is_batch_first_and_contiguous():
     sk = standard_humanoid()
     fk = TorchFK(sk.parents, sk.offsets)
