@@ -473,14 +473,17 @@ class LieTransformer(MotionPredictor):
         """
         b, n = dp.shape[:2]
         with torch.no_grad():  # a feature of the input pose: nothing to learn through it
-            jac = self.fk.jacobian(q_last, self.position_index, self.angle_index).contiguous()
-            normal = jac.transpose(-1, -2) @ jac
+            # Jᵀ as the Jacobian is built, contiguous (3A, 3P): both products below read it
+            # in that layout
+            jt = self.fk.jacobian(q_last, self.position_index, self.angle_index).transpose(-1, -2)
+            normal = jt @ jt.transpose(-1, -2)
             normal.diagonal(dim1=-2, dim2=-1).add_(self.JACOBIAN_DAMPING)
             # JᵀJ + λI is symmetric positive definite: a Cholesky solve with the window's
             # L right-hand sides Jᵀ dp instead of an LU inverse (the factor is not checked,
-            # which on a GPU would wait for the device: λ > 0 makes it exist).
-            rhs = jac.transpose(-1, -2) @ dp.reshape(b, n, -1).transpose(1, 2)  # (B, 3A, L)
-            x = torch.cholesky_solve(rhs, torch.linalg.cholesky_ex(normal).L)
+            # which on a GPU would wait for the device: λ > 0 makes it exist). The
+            # right-hand sides (dp J)ᵀ are column-major, as LAPACK takes them.
+            rhs = torch.bmm(dp.reshape(b, n, -1), jt.transpose(-1, -2)).transpose(1, 2)
+            x = torch.cholesky_solve(rhs, torch.linalg.cholesky_ex(normal).L)  # (B, 3A, L)
         return x.transpose(1, 2).reshape(b, n, -1, 3)
 
     def forward(self, q_obs: torch.Tensor, p_obs: torch.Tensor) -> Prediction:
