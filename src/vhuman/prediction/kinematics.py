@@ -208,8 +208,8 @@ class _ChainPositions(torch.autograd.Function):
     With ``p_j = p_parent + G_parent o_j`` and ``G_j = G_parent R_j``, the
     gradients flow from the deepest level up: ``∂p_parent += ∂p_j``,
     ``∂G_parent += ∂p_j o_jᵀ + ∂G_j R_jᵀ`` and ``∂R_j = G_parentᵀ ∂G_j``, each
-    level in a few elementwise operations over the batch rows (autograd's
-    own backward pass of the forward's operations takes about three times as many).
+    level in a few elementwise operations over the batch rows, fewer than
+    autograd's backward pass of the forward's operations would take.
     """
 
     @staticmethod
