@@ -158,8 +158,6 @@ def _matmul_batch_last(g: torch.Tensor, r: torch.Tensor) -> torch.Tensor:
 
     Written out as three elementwise products over the batch rows (no
     (n, 3, 3, m, N) intermediate), the second and third added in place: ``(n, 3, m, N)``.
-    Not differentiable by autograd (used inside :class:`_ChainPositions` and
-    without gradients).
     """
     out = g[:, :, 0, None] * r[:, None, 0]
     out.addcmul_(g[:, :, 1, None], r[:, None, 1])
