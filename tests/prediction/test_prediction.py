@@ -27,6 +27,7 @@ from vhuman.prediction import (
 from vhuman.prediction.data import mirror_joints
 from vhuman.prediction.kinematics import (
     norm3_t,
+    quat_angle_t,
     quat_multiply_t,
     quat_to_rotvec_t,
     rotvec_to_quat_t,
@@ -67,6 +68,18 @@ def test_log_gradient_is_finite_at_every_angle(w: float) -> None:
     np.testing.assert_allclose(r.detach().numpy(), quat_to_rotvec(q.detach().numpy()), atol=1e-9)
 
 
+def test_quat_angle_is_the_rotation_vectors_norm_with_a_zero_gradient_at_identity():
+    g = torch.Generator().manual_seed(3)
+    q = torch.nn.functional.normalize(torch.randn(500, 4, generator=g, dtype=torch.float64), dim=-1)
+    q[:3] = torch.tensor([[1.0, 0, 0, 0], [-1.0, 0, 0, 0], [0.0, 0.6, 0, 0.8]], dtype=torch.float64)
+    angle = quat_angle_t(q)
+    torch.testing.assert_close(angle, norm3_t(quat_to_rotvec_t(q)), atol=1e-12, rtol=0)
+    assert bool(((angle >= 0.0) & (angle <= np.pi)).all())
+    x = torch.tensor([[1.0, 0.0, 0.0, 0.0]], dtype=torch.float64, requires_grad=True)
+    quat_angle_t(x).sum().backward()
+    torch.testing.assert_close(x.grad, torch.zeros_like(x), atol=0, rtol=0)
+
+
 def test_torch_fk_equals_numpy_fk():
     sk = standard_humanoid()
     rng = np.random.default_rng(1)
@@ -88,6 +101,17 @@ def test_norm3_equals_vector_norm_with_a_zero_gradient_at_zero():
     (g_want,) = torch.autograd.grad(want.sum(), v)
     torch.testing.assert_close(g_got, g_want, rtol=1e-14, atol=0.0)
     assert torch.equal(g_got[1, 2], torch.zeros(3, dtype=torch.float64))
+
+
+def test_torch_fk_gradients_equal_finite_differences():
+    sk = cmu_skeleton()  # 38 joints over 11 tree levels, branching at the spine
+    fk = TorchFK(sk.parents, sk.offsets).double()
+    g = torch.Generator().manual_seed(4)
+    r = 0.7 * torch.randn(3, 2, sk.n_joints, 3, generator=g, dtype=torch.float64)
+    q = rotvec_to_quat_t(r).requires_grad_()
+    root = torch.randn(3, 2, 3, generator=g, dtype=torch.float64, requires_grad=True)
+    assert torch.autograd.gradcheck(fk, (q, root), fast_mode=True)
+    assert torch.autograd.gradcheck(fk, (q,), fast_mode=True)
 
 
 def test_torch_fk_output_is_batch_first_and_contiguous():
@@ -630,17 +654,56 @@ def test_lie_transformer_dropout_only_in_training(toy):
     torch.testing.assert_close(a, b, rtol=0, atol=0)
 
 
-def test_attention_written_out_equals_torch_sdpa():
+def _values_and_gradients(f, inputs, g):
+    """``f(*inputs)`` and the gradients of ``(f(*inputs) * weights).sum()`` for random weights."""
+    inputs = [x.detach().requires_grad_() for x in inputs]
+    y = f(*inputs)
+    weights = torch.randn(y.shape, generator=g, dtype=y.dtype)
+    return [y.detach(), *torch.autograd.grad(y, inputs, weights)]
+
+
+def test_spatial_attention_and_its_gradients_equal_torch_sdpa():
     from torch.nn.functional import scaled_dot_product_attention
 
-    from vhuman.prediction.models import _attend
+    from vhuman.prediction.attention import spatial_attention
+
+    def heads(x):  # (G, n, width) → (G, heads, n, d)
+        return x.view(x.shape[0], x.shape[1], 4, 8).transpose(1, 2)
+
+    def reference(q, k, v):
+        y = scaled_dot_product_attention(heads(q), heads(k), heads(v))
+        return y.transpose(1, 2).reshape(q.shape)
 
     g = torch.Generator().manual_seed(5)
     for n, m in ((25, 26), (26, 25)):
-        q, k, v = (torch.randn(6, 4, x, 8, generator=g, dtype=torch.float64) for x in (n, m, m))
-        torch.testing.assert_close(
-            _attend(q, k, v), scaled_dot_product_attention(q, k, v), atol=1e-12, rtol=0
-        )
+        q, k, v = (torch.randn(6, x, 32, generator=g, dtype=torch.float64) for x in (n, m, m))
+        seed_state = g.get_state()
+        got = _values_and_gradients(lambda q, k, v: spatial_attention(q, k, v, 4), (q, k, v), g)
+        g.set_state(seed_state)
+        expected = _values_and_gradients(reference, (q, k, v), g)
+        for a, b in zip(got, expected, strict=True):
+            torch.testing.assert_close(a, b, atol=1e-12, rtol=0)
+
+
+def test_temporal_attention_and_its_gradients_equal_torch_sdpa():
+    from torch.nn.functional import scaled_dot_product_attention
+
+    from vhuman.prediction.attention import temporal_attention
+
+    def reference(q, k, v, rel):  # (heads, d, L, S) → (S, heads, L, d) and back
+        bias = torch.einsum("hdis,hdij->shij", q, rel)
+        q, k, v = (x.permute(3, 0, 2, 1) for x in (q, k, v))
+        return scaled_dot_product_attention(q, k, v, attn_mask=bias).permute(1, 3, 2, 0)
+
+    g = torch.Generator().manual_seed(6)
+    q, k, v = (torch.randn(4, 8, 7, 30, generator=g, dtype=torch.float64) for _ in range(3))
+    rel = torch.randn(4, 8, 7, 7, generator=g, dtype=torch.float64)
+    seed_state = g.get_state()
+    got = _values_and_gradients(temporal_attention, (q, k, v, rel), g)
+    g.set_state(seed_state)
+    expected = _values_and_gradients(reference, (q, k, v, rel), g)
+    for a, b in zip(got, expected, strict=True):
+        torch.testing.assert_close(a, b, atol=1e-12, rtol=0)
 
 
 def test_temporal_attention_relative_keys_equal_the_bias_of_the_definition():

@@ -9,6 +9,8 @@ a model can be trained through its skeleton: ``G_j = G_parent ⊗ L_j`` and
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import torch
 from numpy.typing import ArrayLike
@@ -16,6 +18,7 @@ from numpy.typing import ArrayLike
 __all__ = [
     "TorchFK",
     "norm3_t",
+    "quat_angle_t",
     "quat_conjugate_t",
     "quat_multiply_t",
     "quat_to_rotmat_t",
@@ -94,6 +97,16 @@ def quat_to_rotvec_t(q: torch.Tensor) -> torch.Tensor:
     return ratio * v
 
 
+def quat_angle_t(q: torch.Tensor) -> torch.Tensor:
+    """Rotation angles ``(...)`` in [0, π] [rad] of unit quaternions ``(..., 4)``.
+
+    ``2 atan2(|v|, |w|)``: the norm of :func:`quat_to_rotvec_t` (up to
+    rounding) in fewer operations, with a zero gradient with respect to
+    ``v`` at the identity (that of :func:`norm3_t`).
+    """
+    return 2.0 * torch.atan2(norm3_t(q[..., 1:]), q[..., 0].abs())
+
+
 def quat_to_rotmat_t(q: torch.Tensor) -> torch.Tensor:
     """Rotation matrices ``(..., 3, 3)`` of unit quaternions ``(..., 4)``."""
     w, x, y, z = q.unbind(-1)
@@ -144,13 +157,97 @@ def _matmul_batch_last(g: torch.Tensor, r: torch.Tensor) -> torch.Tensor:
     """Products ``g r`` of matrices ``g`` (n, 3, 3, N) and ``r`` (n, 3, m, N or 1), batch last.
 
     Written out as three elementwise products over the batch rows (no
-    (n, 3, 3, m, N) intermediate): ``(n, 3, m, N)``.
+    (n, 3, 3, m, N) intermediate), the second and third added in place: ``(n, 3, m, N)``.
     """
-    return (
-        g[:, :, 0, None] * r[:, None, 0]
-        + g[:, :, 1, None] * r[:, None, 1]
-        + g[:, :, 2, None] * r[:, None, 2]
-    )
+    out = g[:, :, 0, None] * r[:, None, 0]
+    out.addcmul_(g[:, :, 1, None], r[:, None, 1])
+    return out.addcmul_(g[:, :, 2, None], r[:, None, 2])
+
+
+def _chain(
+    rots: tuple[torch.Tensor, ...],
+    offsets: tuple[torch.Tensor, ...],
+    slots: tuple[torch.Tensor, ...],
+    root: torch.Tensor,
+) -> tuple[list[torch.Tensor], list[torch.Tensor], list[torch.Tensor]]:
+    """The kinematic chain one tree level at a time, batch last.
+
+    Parameters
+    ----------
+    rots : tuple of Tensor, shape (n_d, 3, 3, N) each
+        Local rotation matrices of each level's joints.
+    offsets : tuple of Tensor, shape (n_d, 3) each
+        Rest offsets [m] of each level's joints.
+    slots : tuple of Tensor of int64
+        For each level from the second, each joint's parent's place in the level above.
+    root : Tensor, shape (1, 3, N)
+        Root positions [m].
+
+    Returns
+    -------
+    pos, glob, g_par : lists of Tensor
+        Positions ``(n_d, 3, N)`` and world rotations ``(n_d, 3, 3, N)`` of each
+        level, and the parents' world rotations ``(n_d, 3, 3, N)`` of each level
+        from the second.
+    """
+    pos, glob, g_par = [root], [rots[0]], []
+    for d in range(1, len(rots)):
+        g = glob[-1][slots[d - 1]]  # (n_d, 3, 3, N)
+        lever = _matmul_batch_last(g, offsets[d][:, :, None, None])[:, :, 0]  # G_parent o_j
+        pos.append(pos[-1][slots[d - 1]] + lever)
+        glob.append(_matmul_batch_last(g, rots[d]))
+        g_par.append(g)
+    return pos, glob, g_par
+
+
+class _ChainPositions(torch.autograd.Function):
+    """Joint positions of :func:`_chain` with the chain rule applied by hand in reverse.
+
+    With ``p_j = p_parent + G_parent o_j`` and ``G_j = G_parent R_j``, the
+    gradients flow from the deepest level up: ``∂p_parent += ∂p_j``,
+    ``∂G_parent += ∂p_j o_jᵀ + ∂G_j R_jᵀ`` and ``∂R_j = G_parentᵀ ∂G_j``, each
+    level in a few elementwise operations over the batch rows, fewer than
+    autograd's backward pass of the forward's operations would take.
+    """
+
+    @staticmethod
+    def forward(
+        ctx: Any,
+        rots: torch.Tensor,
+        root: torch.Tensor,
+        offsets: tuple[torch.Tensor, ...],
+        slots: tuple[torch.Tensor, ...],
+        sizes: list[int],
+    ) -> torch.Tensor:
+        levels = rots.split(sizes)
+        pos, _, g_par = _chain(levels, offsets, slots, root)
+        ctx.save_for_backward(rots, *g_par)
+        ctx.offsets, ctx.slots, ctx.sizes = offsets, slots, sizes
+        return torch.cat(pos)  # (J, 3, N), level order
+
+    @staticmethod
+    def backward(ctx: Any, dpos: torch.Tensor) -> tuple[torch.Tensor | None, ...]:
+        rots, *g_par = ctx.saved_tensors
+        levels = rots.split(ctx.sizes)
+        dp = [x.clone() for x in dpos.split(ctx.sizes)]  # accumulated, level by level
+        dg: list[torch.Tensor | None] = [None] * len(levels)
+        drots: list[torch.Tensor] = [torch.empty(0)] * len(levels)
+        for d in range(len(levels) - 1, 0, -1):
+            r, g, o, dg_d = levels[d], g_par[d - 1], ctx.offsets[d], dg[d]
+            contribution = dp[d][:, :, None] * o[:, None, :, None]  # ∂p_j o_jᵀ
+            if dg_d is None:
+                drots[d] = torch.zeros_like(r)
+            else:
+                for m in range(3):  # + ∂G_j R_jᵀ
+                    contribution.addcmul_(dg_d[:, :, m, None], r[:, None, :, m])
+                drots[d] = _matmul_batch_last(g.transpose(1, 2), dg_d)  # G_parentᵀ ∂G_j
+            parent = (ctx.slots[d - 1],)
+            dp[d - 1].index_put_(parent, dp[d], accumulate=True)
+            if dg[d - 1] is None:
+                dg[d - 1] = torch.zeros_like(levels[d - 1])
+            dg[d - 1].index_put_(parent, contribution, accumulate=True)
+        drots[0] = dg[0] if dg[0] is not None else torch.zeros_like(levels[0])
+        return torch.cat(drots), dp[0], None, None, None
 
 
 class TorchFK(torch.nn.Module):
@@ -217,6 +314,8 @@ class TorchFK(torch.nn.Module):
         """World positions ``(..., J, 3)`` [m] and rotation matrices ``(..., J, 3, 3)`` of joints.
 
         See :meth:`forward`; joint ``j``'s matrix maps its own frame to the world.
+        Computed without gradients (for features of a given pose, such as
+        :meth:`jacobian`).
         """
         pos, mats = self._solve(local_rotations, root_positions, matrices=True)
         assert mats is not None
@@ -230,26 +329,24 @@ class TorchFK(torch.nn.Module):
         q = local_rotations.reshape(-1, n_joints, 4).permute(1, 2, 0)  # (J, 4, N)
         # One gather into level order, then contiguous per-level pieces: their gradients are
         # concatenated, not scattered into a zero tensor of every joint once per level.
-        rots = _rotmat_batch_last(q[self._order]).split(self.level_sizes)  # (n_level, 3, 3, N)
-        offsets = self.offsets.to(rots[0].dtype)[self._order].split(self.level_sizes)
+        rots = _rotmat_batch_last(q[self._order])  # (J, 3, 3, N), level order
+        offsets = tuple(self.offsets.to(rots.dtype)[self._order].split(self.level_sizes))
+        slots = tuple(getattr(self, f"_slot{d}") for d in range(1, self.n_levels))
         n = q.shape[-1]
         root = (
             q.new_zeros((1, 3, n))
             if root_positions is None
             else root_positions.expand(*lead, 3).reshape(n, 3).T.to(q.dtype)[None]
         )
-        glob = rots[0]
-        pos, mats = [root], [glob]
-        for d in range(1, self.n_levels):
-            slots = getattr(self, f"_slot{d}")
-            g_par = glob[slots]  # (n_level, 3, 3, N)
-            p = pos[-1][slots] + _matmul_batch_last(g_par, offsets[d][:, :, None, None])[:, :, 0]
-            glob = _matmul_batch_last(g_par, rots[d])
-            pos.append(p)
-            mats.append(glob)
+        if matrices or not (torch.is_grad_enabled() and (rots.requires_grad or root.requires_grad)):
+            with torch.no_grad():
+                pos, mats, _ = _chain(rots.split(self.level_sizes), offsets, slots, root)
+            positions = torch.cat(pos)
+        else:
+            positions = _ChainPositions.apply(rots, root, offsets, slots, self.level_sizes)
         # Back to the batch first, contiguous: reductions over the last axis of a batch-last
         # layout (e.g. a loss's distances) would run with the batch's stride.
-        out = torch.cat(pos)[self._unsort].permute(2, 0, 1).contiguous()
+        out = positions[self._unsort].permute(2, 0, 1).contiguous()
         if not matrices:
             return out.view(*lead, n_joints, 3), None
         m = torch.cat(mats)[self._unsort].permute(3, 0, 1, 2).contiguous()

@@ -40,9 +40,11 @@ from numpy.typing import ArrayLike
 from torch import nn
 
 from vhuman.errors import InputError
+from vhuman.prediction.attention import spatial_attention, temporal_attention
 from vhuman.prediction.kinematics import (
     TorchFK,
     norm3_t,
+    quat_angle_t,
     quat_conjugate_t,
     quat_multiply_t,
     quat_to_rotvec_t,
@@ -206,19 +208,6 @@ def _check_dropout(rate: float) -> None:
         raise InputError(f"dropout must be in [0, 1), got {rate}")
 
 
-def _attend(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
-    """Scaled dot-product attention ``softmax(q kᵀ / √d) v`` (Vaswani et al. 2017).
-
-    ``q`` (..., n, d), ``k`` and ``v`` (..., m, d). The same maths as
-    :func:`torch.nn.functional.scaled_dot_product_attention`, written out:
-    for the 25 or so joints attended over here batched products are faster on
-    a CPU than the fused kernel, and their backward pass is deterministic on a
-    GPU.
-    """
-    logits = (q * q.shape[-1] ** -0.5) @ k.transpose(-1, -2)
-    return logits.softmax(-1) @ v
-
-
 def _velocity(x: torch.Tensor) -> torch.Tensor:
     """Frame-to-frame differences along axis 1, the first frame's set to zero."""
     return torch.cat([torch.zeros_like(x[:, :1]), torch.diff(x, dim=1)], dim=1)
@@ -232,7 +221,8 @@ class _TemporalAttention(nn.Module):
     so that the ``L × L`` logits and the weighted sum of the values are
     elementwise products over long rows: for ``L`` = 7 tokens that is faster
     on a CPU than one tiny matrix product per sequence and head, and the
-    same maths (tested against the definition).
+    same maths (:func:`~vhuman.prediction.attention.temporal_attention`,
+    tested against the definition).
     """
 
     def __init__(self, dim: int, heads: int, length: int, n_freq: int) -> None:
@@ -255,20 +245,19 @@ class _TemporalAttention(nn.Module):
         q, k, v = qkv.view(3, h, c, n, b * j).unbind(0)  # each (heads, d, L, S)
         # q_i·W φ(i − j) = q_i·R_ij with R = W φ, the relative keys (Shaw et al. 2018)
         rel = torch.einsum("hdk,ijk->hdij", self.rpe, self.phi)
-        logits = torch.einsum("hdis,hdij->hijs", q, rel)  # (heads, L, L, S)
-        # One channel at a time (no (heads, d, L, L, S) intermediate), the channels taken by
-        # unbind: their gradients are stacked, not each scattered into a zero tensor.
-        for qi, ki in zip((q * c**-0.5).unbind(1), k.unbind(1), strict=True):
-            logits = logits + qi[:, :, None] * ki[:, None]
-        e = (logits - logits.detach().amax(2, keepdim=True)).exp()
-        weights = e / e.sum(2, keepdim=True)
-        y = torch.stack([(weights * vi[:, None]).sum(2) for vi in v.unbind(1)], 1)  # (h, d, L, S)
+        y = temporal_attention(q, k, v, rel)  # (heads, d, L, S)
         out = torch.addmm(self.out.bias[:, None], self.out.weight, y.reshape(d, n * b * j))
         return out.view(d, n, b, j).permute(2, 1, 3, 0)
 
 
 class _Attention(nn.Module):
-    """Multi-head attention of ``x`` (queries) over ``ctx`` (keys and values)."""
+    """Multi-head attention of ``x`` (queries) over ``ctx`` (keys and values).
+
+    The product, softmax and weighted sum are
+    :func:`~vhuman.prediction.attention.spatial_attention` (the maths of
+    :func:`torch.nn.functional.scaled_dot_product_attention`, its batched
+    products laid out for a CPU core).
+    """
 
     def __init__(self, dim: int, heads: int) -> None:
         super().__init__()
@@ -278,13 +267,8 @@ class _Attention(nn.Module):
         self.out = nn.Linear(dim, dim)
 
     def forward(self, x: torch.Tensor, ctx: torch.Tensor) -> torch.Tensor:
-        b, n, _ = x.shape
-        q = self.q(x).view(b, n, self.heads, self.head_dim).transpose(1, 2)
-        k, v = (
-            self.kv(ctx).view(b, ctx.shape[1], 2, self.heads, self.head_dim).permute(2, 0, 3, 1, 4)
-        )
-        y = _attend(q, k, v)
-        return self.out(y.transpose(1, 2).reshape(b, n, -1))
+        k, v = self.kv(ctx).chunk(2, dim=-1)
+        return self.out(spatial_attention(self.q(x), k, v, self.heads))
 
 
 class _Layer(nn.Module):
@@ -459,8 +443,19 @@ class LieTransformer(MotionPredictor):
         """See :meth:`MotionPredictor.options`."""
         return dict(self._opts)
 
-    def _pad(self, x: torch.Tensor) -> torch.Tensor:
-        return torch.cat([x, x[:, -1:].expand(-1, self.n_future, *x.shape[2:])], dim=1)
+    def _padded(self, features: list[torch.Tensor]) -> torch.Tensor:
+        """Features ``(B, N, J, 3)`` of the observed frames side by side, padded to ``N + M``.
+
+        The future frames hold the last observed pose: their offsets from
+        it, their steps and the rotation vectors implied by the offsets are
+        zero, and their second feature, the last pose itself, is the last
+        frame's; so only the observed frames' features are computed.
+        """
+        x = torch.cat(features, -1)  # (B, N, J, C)
+        b, _, j, c = x.shape
+        held = x.new_zeros(b, self.n_future, j, c)
+        held[..., 3:6] = features[1][:, -1:]
+        return torch.cat([x, held], 1)
 
     def _tokens(self, x: torch.Tensor) -> torch.Tensor:
         """(B, L, joints, c) → (B, L / f, joints, f c): ``f`` consecutive frames per token."""
@@ -478,37 +473,41 @@ class LieTransformer(MotionPredictor):
         """
         b, n = dp.shape[:2]
         with torch.no_grad():  # a feature of the input pose: nothing to learn through it
-            jac = self.fk.jacobian(q_last, self.position_index, self.angle_index).contiguous()
-            normal = jac.transpose(-1, -2) @ jac
+            # Jᵀ as the Jacobian is built, contiguous (3A, 3P): both products below read it
+            # in that layout
+            jt = self.fk.jacobian(q_last, self.position_index, self.angle_index).transpose(-1, -2)
+            normal = jt @ jt.transpose(-1, -2)
             normal.diagonal(dim1=-2, dim2=-1).add_(self.JACOBIAN_DAMPING)
             # JᵀJ + λI is symmetric positive definite: a Cholesky solve with the window's
             # L right-hand sides Jᵀ dp instead of an LU inverse (the factor is not checked,
-            # which on a GPU would wait for the device: λ > 0 makes it exist).
-            rhs = jac.transpose(-1, -2) @ dp.reshape(b, n, -1).transpose(1, 2)  # (B, 3A, L)
-            x = torch.cholesky_solve(rhs, torch.linalg.cholesky_ex(normal).L)
+            # which on a GPU would wait for the device: λ > 0 makes it exist). The
+            # right-hand sides (dp J)ᵀ are column-major, as LAPACK takes them.
+            rhs = torch.bmm(dp.reshape(b, n, -1), jt.transpose(-1, -2)).transpose(1, 2)
+            x = torch.cholesky_solve(rhs, torch.linalg.cholesky_ex(normal).L)  # (B, 3A, L)
         return x.transpose(1, 2).reshape(b, n, -1, 3)
 
     def forward(self, q_obs: torch.Tensor, p_obs: torch.Tensor) -> Prediction:
         """See :meth:`MotionPredictor.forward`."""
         pj, aj = self.position_index, self.angle_index
         q_last = q_obs[:, -1]
-        p = self._pad(p_obs[:, :, pj])  # (B, L, P, 3)
-        p_last = p[:, -1:].expand_as(p)
-        q = self._pad(q_obs[:, :, aj])  # (B, L, A, 4)
+        p = p_obs[:, :, pj]  # (B, N, P, 3)
+        p_last = p[:, -1:]
+        q = q_obs[:, :, aj]  # (B, N, A, 4)
         r = quat_to_rotvec_t(quat_multiply_t(q, quat_conjugate_t(q[:, -1:])))
-        r_last = quat_to_rotvec_t(q[:, -1:]).expand_as(r)
-        p_feat, r_feat = [p - p_last, p_last], [r, r_last]
+        r_last = quat_to_rotvec_t(q[:, -1:])
+        dp = p - p_last
+        p_feat, r_feat = [dp, p_last.expand_as(p)], [r, r_last.expand_as(r)]
         if self.velocity_features:
             p_feat.append(_velocity(p))
             r_feat.append(_velocity(r))
         if self.jacobian_features:
-            r_jac = self._position_rotvecs(q_last, p - p_last)
+            r_jac = self._position_rotvecs(q_last, dp)
             r_feat += [r_jac, _velocity(r_jac)] if self.velocity_features else [r_jac]
-        enc = self.embed_p(self._tokens(torch.cat(p_feat, -1)))
+        enc = self.embed_p(self._tokens(self._padded(p_feat)))
         enc = enc + self.joint_p + self.time_p
         for layer in self.encoder:
             enc = layer(enc)
-        dec = self.embed_a(self._tokens(torch.cat(r_feat, -1)))
+        dec = self.embed_a(self._tokens(self._padded(r_feat)))
         dec = dec + self.joint_a + self.time_a
         for layer in self.decoder:
             dec = layer(dec, enc)
@@ -538,7 +537,7 @@ class LieTransformer(MotionPredictor):
         if pred.rotations is None:
             return super().loss(pred, q_true, p_true)
         err = quat_multiply_t(pred.rotations[:, :, aj], quat_conjugate_t(q_true[:, :, aj]))
-        angle = norm3_t(quat_to_rotvec_t(err)).mean()
+        angle = quat_angle_t(err).mean()
         loss = super().loss(pred, q_true, p_true) + self.angle_weight * angle
         if self.velocity_weight:
             v_err = torch.diff(pred.positions, dim=1) - torch.diff(p_true, dim=1)

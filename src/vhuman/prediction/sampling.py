@@ -87,6 +87,9 @@ class WindowSampler:
         self.length = windows.length
         self.fk = fk
         self.swap = None if swap is None else torch.tensor(swap, device=device)
+        self._joints = torch.arange(q.shape[1], device=device)
+        # a mirrored rotation (w, x, y, z) is (w, −x, y, −z) at the mirror joint
+        self._mirror_sign = torch.tensor([1.0, -1.0, 1.0, -1.0], device=device)
         self._steps = torch.arange(self.length, dtype=torch.float64, device=device)
 
     def rotations_at(self, index: torch.Tensor, factors: torch.Tensor) -> torch.Tensor:
@@ -102,13 +105,31 @@ class WindowSampler:
             interpolation between the two nearest frames); a factor that would
             run past the trial's last frame is reduced to reach it exactly.
         """
+        return self._interpolated(*self._times(index, factors))
+
+    def _times(
+        self, index: torch.Tensor, factors: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """Frame times ``(B, L)`` of the windows' poses and their trials' last frames ``(B,)``."""
         starts, last = self.starts[index], self.last[index]
         factor = torch.minimum(factors, (last - starts).double() / (self.length - 1))
-        t = starts[:, None] + factor[:, None] * self._steps  # (B, L) frame times
+        return starts[:, None] + factor[:, None] * self._steps, last
+
+    def _interpolated(
+        self, t: torch.Tensor, last: torch.Tensor, joints: torch.Tensor | None = None
+    ) -> torch.Tensor:
+        """Rotations ``(B, L, J, 4)`` float32 at frame times ``t`` (B, L), of joints ``joints``
+        (B, J) of each window (None: all in order)."""
         lo = torch.minimum(t.floor().long(), last[:, None])
         hi = torch.minimum(lo + 1, last[:, None])
         w = (t - lo)[..., None, None]
-        q0, q1 = self.rotations[lo], self.rotations[hi]
+        if joints is None:
+            q0, q1 = self.rotations[lo], self.rotations[hi]
+        else:
+            q0, q1 = (
+                self.rotations[lo[..., None], joints[:, None]],
+                self.rotations[hi[..., None], joints[:, None]],
+            )
         q1 = torch.where((q0 * q1).sum(-1, keepdim=True) < 0.0, -q1, q1)
         q = torch.lerp(q0, q1, w)
         return (q / torch.linalg.vector_norm(q, dim=-1, keepdim=True)).float()
@@ -122,6 +143,12 @@ class WindowSampler:
     ) -> tuple[torch.Tensor, torch.Tensor]:
         """Augmented windows: ``(q (B, L, J, 4), p (B, L, J, 3))``, see the module notes.
 
+        The reversal and the mirror's joint swap are folded into the gather of
+        the recorded frames (the frame times in reverse order, each window's
+        joints in mirror order), its sign change into one product: the values
+        of :meth:`rotations_at`, then :func:`mirror_rotations` and a flip of
+        the time axis, to the bit (tested).
+
         Parameters
         ----------
         index, factors : Tensor, shape (B,)
@@ -130,10 +157,14 @@ class WindowSampler:
             Windows to mirror left/right (needs ``swap``) and to play backwards.
         """
         with torch.no_grad():
-            q = self.rotations_at(index, factors)
-            if self.swap is not None:
-                q = torch.where(flip[:, None, None, None], mirror_rotations(q, self.swap), q)
-            q = torch.where(back[:, None, None, None], q.flip(1), q)
+            t, last = self._times(index, factors)
+            t = torch.where(back[:, None], t.flip(1), t)
+            if self.swap is None:
+                q = self._interpolated(t, last)
+            else:
+                joints = torch.where(flip[:, None], self.swap, self._joints)  # (B, J)
+                sign = torch.where(flip[:, None], self._mirror_sign, 1.0)  # (B, 4)
+                q = self._interpolated(t, last, joints) * sign[:, None, None]
             return q, self.fk(q)
 
 

@@ -1,0 +1,186 @@
+"""Scaled dot-product attention with hand-written gradients, laid out for a CPU core.
+
+Two kernels of the Lie-algebra Transformer (:mod:`vhuman.prediction.models`),
+each a :class:`torch.autograd.Function` whose backward pass applies the
+analytic gradients of ``y = softmax(q kᵀ / √d + bias) v`` (Vaswani et al.
+2017) to the tensors saved by the forward pass:
+
+- :func:`spatial_attention`: attention over the joints of each frame, ``n``
+  queries and ``m`` keys per (window, frame, head). Every batched product is
+  arranged so that its output has the ``d`` = 8 channels as rows and the
+  joints as columns, or is the ``n × m`` weight matrix: batched products of
+  ``n × m`` by ``m × d`` matrices run 2–2.5 times slower on a CPU core than
+  these (MKL, one thread), and autograd's own backward pass of the
+  products would use that form three times out of four.
+- :func:`temporal_attention`: attention over the ``L`` = 7 time tokens of
+  each (window, joint) sequence, the sequences laid out last and contiguous,
+  ``(heads, d, L, S)``. For 7 × 7 logits per sequence, elementwise products
+  over rows of ``S`` sequences are faster than one tiny matrix product per
+  sequence; written as in-place multiply-adds (``addcmul_``), one channel
+  or one token at a time, they make one pass over memory where a product and
+  a sum make two, and no intermediate of every channel is kept for the
+  backward pass.
+
+Both equal the definition (tested against
+:func:`torch.nn.functional.scaled_dot_product_attention`, values and
+gradients, in float64; the temporal one with its relative position term as
+the additive mask).
+
+References
+----------
+Vaswani, A., Shazeer, N., Parmar, N., Uszkoreit, J., Jones, L., Gomez, A. N.,
+Kaiser, Ł., Polosukhin, I. (2017). Attention is all you need. NeurIPS.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+
+__all__ = ["spatial_attention", "temporal_attention"]
+
+
+def _softmax_grad(w: torch.Tensor, dw: torch.Tensor, dim: int) -> torch.Tensor:
+    """Gradient ``w (dw − Σ w dw)`` of the logits of ``w = softmax(logits, dim)``, given ``dw``.
+
+    Torch's own kernel of the softmax's backward pass: several times faster
+    than those operations written out when ``dim`` is a short last axis (the
+    sum over it is not vectorised).
+    """
+    return torch._softmax_backward_data(dw, w, dim, w.dtype)
+
+
+class _Spatial(torch.autograd.Function):
+    """``softmax(q kᵀ s) v`` over groups of rows: see :func:`spatial_attention`."""
+
+    @staticmethod
+    def forward(
+        ctx: Any, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, heads: int
+    ) -> torch.Tensor:
+        b, n, width = q.shape
+        m, d = k.shape[1], width // heads
+        qs = torch.empty((b, heads, n, d), dtype=q.dtype, device=q.device)
+        torch.mul(q.view(b, n, heads, d).transpose(1, 2), d**-0.5, out=qs)
+        kt = k.view(b, m, heads, d).permute(0, 2, 3, 1).reshape(b * heads, d, m)  # (G, d, m)
+        vt = v.view(b, m, heads, d).permute(0, 2, 3, 1).reshape(b * heads, d, m)
+        qs = qs.view(b * heads, n, d)
+        w = torch.bmm(qs, kt).softmax(-1)  # (G, n, m)
+        yt = torch.bmm(vt, w.transpose(1, 2))  # (G, d, n)
+        ctx.save_for_backward(qs, kt, vt, w)
+        ctx.heads = heads
+        return yt.view(b, heads, d, n).permute(0, 3, 1, 2).reshape(b, n, width)
+
+    @staticmethod
+    def backward(ctx: Any, dy: torch.Tensor) -> tuple[torch.Tensor | None, ...]:
+        qs, kt, vt, w = ctx.saved_tensors
+        heads = ctx.heads
+        b, n, width = dy.shape
+        d, m = kt.shape[1], kt.shape[2]
+        dyt = dy.reshape(b, n, heads, d).permute(0, 2, 3, 1).reshape(b * heads, d, n)  # (G, d, n)
+        dvt = torch.bmm(dyt, w)  # (G, d, m)
+        dl = _softmax_grad(w, torch.bmm(dyt.transpose(1, 2), vt), -1)  # (G, n, m)
+        dqt = torch.bmm(kt, dl.transpose(1, 2)).mul_(d**-0.5)  # (G, d, n)
+        dkt = torch.bmm(qs.transpose(1, 2), dl)  # (G, d, m); qs carries the scale
+
+        def rows(xt: torch.Tensor, length: int) -> torch.Tensor:
+            return xt.view(b, heads, d, length).permute(0, 3, 1, 2).reshape(b, length, width)
+
+        return rows(dqt, n), rows(dkt, m), rows(dvt, m), None
+
+
+def spatial_attention(
+    q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, heads: int
+) -> torch.Tensor:
+    """Multi-head scaled dot-product attention of ``n`` queries over ``m`` keys per group.
+
+    ``y = softmax(q_h k_hᵀ / √d) v_h`` for each group (leading axis) and head
+    ``h`` (channels ``h d … (h + 1) d − 1`` of the width, ``d = width / heads``).
+
+    Parameters
+    ----------
+    q : Tensor, shape (G, n, width)
+        Queries (any strides).
+    k, v : Tensor, shape (G, m, width)
+        Keys and values.
+    heads : int
+        Heads; must divide ``width``.
+
+    Returns
+    -------
+    Tensor, shape (G, n, width)
+        The heads' outputs side by side, contiguous.
+    """
+    return _Spatial.apply(q, k, v, heads)
+
+
+class _Temporal(torch.autograd.Function):
+    """``softmax(q·(k s + R)) v`` along axis 2, sequences last: see :func:`temporal_attention`."""
+
+    @staticmethod
+    def forward(
+        ctx: Any, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, rel: torch.Tensor
+    ) -> torch.Tensor:
+        h, d, length, s = q.shape
+        scale = d**-0.5
+        logits = q.new_zeros((h, length, length, s))
+        for c in range(d):
+            logits.addcmul_(q[:, c, :, None], rel[:, c, :, :, None])
+            logits.addcmul_(q[:, c, :, None], k[:, c, None], value=scale)
+        w = logits.softmax(2)
+        y = torch.zeros_like(q, memory_format=torch.contiguous_format)  # (heads, d, L, S)
+        for j in range(length):
+            y.addcmul_(w[:, None, :, j], v[:, :, None, j])
+        ctx.save_for_backward(q, k, v, rel, w)
+        return y
+
+    @staticmethod
+    def backward(ctx: Any, dy: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        q, k, v, rel, w = ctx.saved_tensors
+        d, length = q.shape[1], q.shape[2]
+        scale = d**-0.5
+        dw = torch.zeros_like(w)
+        for c in range(d):
+            dw.addcmul_(dy[:, c, :, None], v[:, c, None])
+        dv = torch.zeros_like(v, memory_format=torch.contiguous_format)
+        for i in range(length):
+            dv.addcmul_(w[:, None, i], dy[:, :, i, None])
+        dl = _softmax_grad(w, dw, 2)  # (heads, L, L, S), the logits' gradient
+        dq = torch.zeros_like(q, memory_format=torch.contiguous_format)
+        dk = torch.zeros_like(k, memory_format=torch.contiguous_format)
+        for t in range(length):
+            dq.addcmul_(dl[:, None, :, t], k[:, :, None, t], value=scale)
+            dq.addcmul_(dl[:, None, :, t], rel[:, :, :, t, None])
+            dk.addcmul_(dl[:, None, t], q[:, :, t, None], value=scale)
+        drel = torch.einsum("hijs,hcis->hcij", dl, q)
+        return dq, dk, dv, drel
+
+
+def temporal_attention(
+    q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, rel: torch.Tensor
+) -> torch.Tensor:
+    """Multi-head attention along the token axis with relative keys, sequences last.
+
+    ``y[h, :, i, s] = Σ_j w[h, i, j, s] v[h, :, j, s]`` with
+    ``w = softmax_j(q[h, :, i, s]·(k[h, :, j, s] / √d + rel[h, :, i, j]))``: scaled
+    dot-product attention plus the relative position term ``q_i·R_ij`` of
+    Shaw et al. (2018).
+
+    Parameters
+    ----------
+    q, k, v : Tensor, shape (heads, d, L, S)
+        Queries, keys and values of ``S`` sequences of ``L`` tokens.
+    rel : Tensor, shape (heads, d, L, L)
+        Relative keys ``R_ij`` of query token ``i`` and key token ``j``.
+
+    Returns
+    -------
+    Tensor, shape (heads, d, L, S)
+        Contiguous.
+
+    References
+    ----------
+    Shaw, P., Uszkoreit, J., Vaswani, A. (2018). Self-attention with relative
+    position representations. NAACL.
+    """
+    return _Temporal.apply(q, k, v, rel)
