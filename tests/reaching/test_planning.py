@@ -19,7 +19,7 @@ from vhuman.reaching import ArmModel, LeastSquaresPredictor, swivel_angle, synth
 from vhuman.reaching.arm import JOINT_LIMITS
 from vhuman.reaching.audit import wrap_to_pi
 from vhuman.reaching.clearance import ArmBodyClearance
-from vhuman.reaching.planning import _wrap_small
+from vhuman.reaching.planning import _abs_wrapped
 from vhuman.reaching.reach import READY_ARM_ANGLES, natural_orientation, plan_reaches
 from vhuman.reaching.workspace import workspace_targets
 from vhuman.skeleton import standard_humanoid
@@ -128,14 +128,17 @@ def test_batched_search_reproduces_the_recorded_plans(name: str) -> None:
     np.testing.assert_allclose(plan.q, want[f"{name}_q"], rtol=0.0, atol=1e-9)
 
 
-def test_wrap_of_small_angles_is_wrap_to_pi_to_the_last_bit() -> None:
+def test_abs_wrapped_is_the_magnitude_of_wrap_to_pi() -> None:
     rng = np.random.default_rng(0)
     edges = [0.0, -0.0, np.pi, -np.pi, 2 * np.pi, -2 * np.pi, np.nextafter(3 * np.pi, 0.0)]
     x = np.concatenate(
         [rng.uniform(-3 * np.pi, 3 * np.pi, 100_000), edges, [-np.nextafter(3 * np.pi, 0.0)]]
     )
-    got, want = _wrap_small(x), wrap_to_pi(x)
-    np.testing.assert_array_equal(got, want)
-    np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
-    wide = np.array([7.0 * np.pi, -10.0])  # outside ±3π: wrap_to_pi itself
-    np.testing.assert_array_equal(_wrap_small(wide), wrap_to_pi(wide))
+    got, want = _abs_wrapped(x), np.abs(wrap_to_pi(x))
+    assert np.all(got >= 0.0)
+    assert np.all(got <= np.pi)
+    np.testing.assert_allclose(got, want, rtol=0.0, atol=4 * np.spacing(2 * np.pi))
+    small = np.abs(x) <= np.pi
+    np.testing.assert_array_equal(got[small], np.abs(x[small]))  # no rounding within ±π
+    wide = np.array([7.0 * np.pi, -10.0, 100.0])  # outside ±3π: wrap_to_pi itself
+    np.testing.assert_array_equal(_abs_wrapped(wide), np.abs(wrap_to_pi(wide)))

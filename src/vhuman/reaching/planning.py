@@ -367,7 +367,7 @@ def _edge_costs(
         src, dst = (b * c + i).ravel(), (b * c + j).ravel()
         dq = np.zeros(src.shape)
         for a, z in zip(joints_from, joints_to, strict=True):
-            np.maximum(dq, np.abs(_wrap_small(z[dst] - a[src])), out=dq)
+            np.maximum(dq, _abs_wrapped(z[dst] - a[src]), out=dq)
         fast = np.maximum(dq.reshape(b.shape) / dt - 0.8 * max_speed, 0.0)
         return low[b, i, j] + _HARD * fast
 
@@ -379,17 +379,17 @@ def _edge_costs(
     return out
 
 
-def _wrap_small(angle: NDArray[np.float64]) -> NDArray[np.float64]:
-    """:func:`wrap_to_pi` to the last bit, without its ``np.mod`` where all |angle| < 3π [rad].
+def _abs_wrapped(angle: NDArray[np.float64]) -> NDArray[np.float64]:
+    """``|wrap_to_pi(angle)|`` [rad] by one reflection where all ``|angle| < 3π``.
 
-    For ``x = π − angle`` in (−2π, 4π), ``np.mod(x, 2π)`` is ``x + 2π`` below 0,
-    ``x − 2π`` (exact) from 2π, else ``x``: one shift, as here.
+    For ``d = |angle|`` in [0, 3π), the wrapped magnitude is ``d`` up to π,
+    ``2π − d`` up to 2π and ``d − 2π`` beyond: ``|min(d, 2π − d)|``, without
+    :func:`wrap_to_pi`'s ``np.mod`` (used where some ``|angle| ≥ 3π``).
     """
-    x = np.pi - angle
-    if x.size and not (-2.0 * np.pi < x.min() and x.max() < 4.0 * np.pi):
-        return wrap_to_pi(angle)
-    shift = np.where(x < 0.0, 2.0 * np.pi, np.where(x >= 2.0 * np.pi, -2.0 * np.pi, 0.0))
-    return np.pi - (x + shift)
+    d = np.abs(angle)
+    if d.size and d.max() >= 3.0 * np.pi:
+        return np.abs(wrap_to_pi(angle))
+    return np.abs(np.minimum(d, 2.0 * np.pi - d))
 
 
 def joint_space_path(
