@@ -9,6 +9,8 @@ import sys
 import time
 from pathlib import Path
 
+from interrupt import sigint_as_in_a_terminal
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
 POSTURE = REPO_ROOT / "benchmarks" / "posture.py"
 
@@ -19,6 +21,7 @@ def _start(args: list[str], cwd: Path) -> subprocess.Popen[str]:
         [sys.executable, str(POSTURE), *args],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
+        preexec_fn=sigint_as_in_a_terminal,
         text=True,
         env=env,
         cwd=cwd,

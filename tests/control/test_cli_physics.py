@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from interrupt import sigint_as_in_a_terminal
 from vhuman.cli.physics import physics_app
 from vhuman.control.controller import standing_controller
 
@@ -284,6 +285,7 @@ def test_optimize_ctrl_c_keeps_the_checkpoint_and_says_how_to_resume(tmp_path) -
         _optimize(out, ckpt, "--jobs", "2", "--full-budget", "--generations", "60"),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
+        preexec_fn=sigint_as_in_a_terminal,
         text=True,
     )
     deadline = time.monotonic() + 120

@@ -16,6 +16,7 @@ import pytest
 import torch
 from typer.testing import CliRunner
 
+from interrupt import sigint_as_in_a_terminal
 from vhuman.cli.predict import predict_app
 from vhuman.errors import FileFormatError, InputError
 from vhuman.io import cmu_walking_example, save_motion
@@ -195,7 +196,11 @@ def test_ctrl_c_keeps_the_checkpoint_and_says_how_to_resume(tmp_path: Path) -> N
     output = tmp_path / "m.pt"
     ckpt = tmp_path / "m.pt.ckpt"
     job = subprocess.Popen(
-        _train_command(data, output), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        _train_command(data, output),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        preexec_fn=sigint_as_in_a_terminal,
+        text=True,
     )
     deadline = time.monotonic() + 60
     while not ckpt.exists() and job.poll() is None and time.monotonic() < deadline:

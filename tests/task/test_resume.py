@@ -16,6 +16,7 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
+from interrupt import sigint_as_in_a_terminal
 from vhuman.cli.task import CHECKPOINT, task
 from vhuman.task import TaskResult, load_task, run_task
 from vhuman.task.report import write_task_outputs
@@ -149,6 +150,7 @@ def test_ctrl_c_keeps_the_checkpoint_and_says_how_to_resume(small: Path, tmp_pat
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
+        preexec_fn=sigint_as_in_a_terminal,
         text=True,
     )
     deadline = time.monotonic() + 60
