@@ -212,6 +212,21 @@ def test_kneeling_bent_forward_passes_through_kneeling_upright(
     assert via_pose(library, body, upright, 0.0) is None
 
 
+@pytest.mark.parametrize("floor", [-0.25, 0.37, 1.1, 2.3])
+@pytest.mark.parametrize("name", ["kneeling-bent", "kneeling-both-knees", "lying-side"])
+def test_postures_passed_through_do_not_depend_on_the_floor_height(
+    body: BodyModel, library: PostureLibrary, name: str, floor: float
+) -> None:
+    _, low = _poses(library, name, np.array([0.4, -0.3]), 0.6)
+    on_floor = (low[0] + np.array([0.0, 0.0, floor]), low[1])
+    want = via_poses(library, body, low, 0.0)
+    got = via_poses(library, body, on_floor, floor)
+    assert len(got) == len(want)
+    for g, w in zip(got, want, strict=True):
+        assert np.allclose(g[0], w[0] + np.array([0.0, 0.0, floor]))
+        assert np.allclose(g[1], w[1])
+
+
 def test_both_knees_go_down_one_after_the_other(body: BodyModel, library: PostureLibrary) -> None:
     stand, low = _poses(library, "kneeling-both-knees", np.zeros(2), 0.0)
     motion = floor_transition(body, stand, low, DURATION, FPS, 0.0)

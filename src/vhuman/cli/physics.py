@@ -76,9 +76,9 @@ def optimize(
     probe_force: Annotated[
         float,
         typer.Option(
-            help="Force (N) of single probe pushes (0.2 s, each direction, two gait phases); "
-            "the time a walker spends fallen after them replaces the torso sway as the third "
-            "objective (0: no probes)."
+            help="Force (N) of single probe pushes (0.2 s, each direction, four start times "
+            "over about one step); the time a walker spends fallen after them replaces the "
+            "torso sway as the third objective (0: no probes)."
         ),
     ] = 0.0,
     full_budget: Annotated[

@@ -158,7 +158,7 @@ def probe_loss(ctrl: Controller, force: float) -> float:
             record_fps=None,
         )
         if result.fell and result.fall_time_s is not None:
-            lost += (end - min(result.fall_time_s, end)) / (end - at)
+            lost += (end - min(max(result.fall_time_s, at), end)) / (end - at)
         elif result.duration_s < end - 1e-6:  # the run ended early without a fall
             lost += (end - result.duration_s) / (end - at)
     return lost / len(runs)

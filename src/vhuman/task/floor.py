@@ -92,6 +92,10 @@ __all__ = [
     "ARM_RAISE",
     "COM_INSIDE",
     "DOWN_DROP",
+    "HAND_AHEAD",
+    "HAND_BEND",
+    "HAND_CLEARANCE",
+    "HAND_SIDE",
     "KNEE_DIP",
     "KNEE_MARGIN",
     "LEAN_MARGIN",
@@ -105,7 +109,6 @@ __all__ = [
     "SQUAT_SHIFT",
     "SUPPORT_HEIGHT",
     "TOES_UP",
-    "WEIGHT_SHIFT",
     "facing",
     "floor_transition",
     "foot_spheres",
@@ -917,6 +920,10 @@ def _turned(posture: LibraryPosture, heading: float) -> Pose:
     return posture.root_position.copy(), local
 
 
+_SAME_HEIGHT = 1e-6
+"""Head heights [m] closer than this are the same (rounding of a floor's height)."""
+
+
 def via_pose(library: PostureLibrary, body: BodyModel, low: Pose, floor: float) -> Pose | None:
     """The posture of ``library`` to pass through on the way down to ``low`` (root (3,),
     local (J, 4)), turned to face where ``low``'s pelvis faces; None where the library has
@@ -953,7 +960,7 @@ def via_pose(library: PostureLibrary, body: BodyModel, low: Pose, floor: float) 
             return None
         upright = max(kneeling, key=lambda p: head_height(p.root_position, p.local_rotations))
         root, local = _turned(upright, heading)
-        if head_height(root, local) <= head_height(low[0], low[1]) - floor:
+        if head_height(root, local) <= head_height(low[0], low[1]) - floor + _SAME_HEIGHT:
             return None
         shift = _pivots(sk, *low) - _pivots(sk, root, local)
         return np.array([root[0] + shift[0], root[1] + shift[1], floor + root[2]]), local
@@ -995,6 +1002,8 @@ def via_poses(
     chain: list[Pose] = []
     step = via_pose(library, body, low, floor)
     while step is not None and len(chain) < len(library):
+        if chain and np.allclose(step[0], chain[0][0]) and np.allclose(step[1], chain[0][1]):
+            break
         chain.insert(0, step)
         step = via_pose(library, body, step, floor)
     return tuple(chain)
