@@ -257,6 +257,19 @@ def best_subset(
     Every subset of two or more of the fitted members is scored by the mean of
     their grouped-CV unit vectors (no model is fit again); ties go to the
     smaller, then the earlier, subset.
+
+    Parameters
+    ----------
+    units : dict
+        Per member, its grouped-CV predictions as unit vectors under the key
+        ``"cv"``, shape (N, 2) (sin φ, cos φ).
+    phi : ndarray, shape (N,)
+        The measured swivel angles [rad].
+
+    Returns
+    -------
+    tuple of (str, str)
+        The best subset's members, in ``units``' order.
     """
     from itertools import combinations
 
