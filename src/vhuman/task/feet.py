@@ -38,6 +38,7 @@ __all__ = [
     "STEP_CLEARANCE",
     "STEP_HEIGHT",
     "FootPlacement",
+    "bend_and_swing",
     "feet_move",
     "foot_placements",
     "lift_profile",
@@ -148,6 +149,56 @@ def _hinge(angle: NDArray[np.float64], axis: NDArray[np.float64]) -> NDArray[np.
     return np.concatenate([np.cos(half)[:, None], np.sin(half)[:, None] * axis], axis=-1)
 
 
+def bend_and_swing(
+    upper_position: NDArray[np.float64],
+    upper_rotation: NDArray[np.float64],
+    middle_offset: NDArray[np.float64],
+    end: NDArray[np.float64],
+    axis: NDArray[np.float64],
+    flex_range: tuple[float, float],
+    target: NDArray[np.float64],
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Two-link analytic inverse kinematics (Tolani, Goswami and Badler 2000): the middle
+    hinge bent so that the upper joint–end distance is the upper joint–target distance (law
+    of cosines, clamped to ``flex_range``), then the upper joint swung by the smallest
+    rotation that points the limb at the target.
+
+    Parameters
+    ----------
+    upper_position : ndarray, shape (N, 3)
+        World position of the upper joint (hip, shoulder) [m].
+    upper_rotation : ndarray, shape (N, 4)
+        Its world rotation before the swing (w, x, y, z).
+    middle_offset : ndarray, shape (3,)
+        The middle joint's (knee, elbow) offset in the upper joint's frame [m].
+    end : ndarray, shape (N, 3)
+        The end point (ankle, hand end) in the middle joint's frame [m].
+    axis : ndarray, shape (3,)
+        The middle hinge's unit axis.
+    flex_range : (float, float)
+        Bounds of the hinge angle [rad].
+    target : ndarray, shape (N, 3)
+        World position for the end point [m].
+
+    Returns
+    -------
+    upper : ndarray, shape (N, 4)
+        World rotation of the upper joint.
+    middle : ndarray, shape (N, 4)
+        Local rotation of the middle hinge.
+    """
+    l1 = float(np.linalg.norm(middle_offset))
+    l2 = np.linalg.norm(end, axis=-1)
+    reach = target - upper_position
+    d = np.linalg.norm(reach, axis=-1)
+    cos_bend = (d**2 - l1**2 - l2**2) / (2.0 * l1 * l2)
+    flex = np.clip(np.arccos(np.clip(cos_bend, -1.0, 1.0)), *flex_range)
+    middle = _hinge(flex, axis)
+    end_in_upper = middle_offset + quat_apply(middle, end)
+    upper = quat_multiply(_swing(quat_apply(upper_rotation, end_in_upper), reach), upper_rotation)
+    return upper, middle
+
+
 def _leg(
     skeleton: Skeleton,
     pos: NDArray[np.float64],
@@ -163,18 +214,14 @@ def _leg(
     of the poses to correct. The leg is turned about its hip–ankle line until the ankle's
     axial twist is that of ``local``."""
     h, k, a = (skeleton.index(n) for n in leg[:3])
-    thigh, shank = skeleton.offsets[k], skeleton.offsets[a]
-    l1, l2 = float(np.linalg.norm(thigh)), float(np.linalg.norm(shank))
     axis = skeleton.axes[k] if skeleton.axes is not None else np.array([0.0, 1.0, 0.0])
     lo, hi = skeleton.limits[k, 0] if skeleton.limits is not None else (-np.pi, np.pi)
+    shank = np.broadcast_to(skeleton.offsets[a], (len(ankle), 3))
+    hip_rot, knee_q = bend_and_swing(
+        pos[:, h], rot[:, h], skeleton.offsets[k], shank, axis, (max(lo, 0.0), hi), ankle
+    )
     reach = ankle - pos[:, h]
-    d = np.linalg.norm(reach, axis=-1)
-    cos_bend = (d**2 - l1**2 - l2**2) / (2.0 * l1 * l2)
-    flex = np.clip(np.arccos(np.clip(cos_bend, -1.0, 1.0)), max(lo, 0.0), hi)
-    knee_q = _hinge(flex, axis)
-    ankle_in_hip = thigh + quat_apply(knee_q, np.broadcast_to(shank, (len(flex), 3)))
-    hip_rot = quat_multiply(_swing(quat_apply(rot[:, h], ankle_in_hip), reach), rot[:, h])
-    down = reach / d[:, None]
+    down = reach / np.linalg.norm(reach, axis=-1)[:, None]
     given = local[:, a]
     twist0 = 2.0 * np.arctan2(given[:, 3], given[:, 0])
     for _ in range(_TWIST_ITERATIONS):  # the leg turned about hip–ankle: the foot's yaw

@@ -79,8 +79,7 @@ from vhuman.task.feet import (
     LEGS,
     STEP_HEIGHT,
     FootPlacement,
-    _hinge,
-    _swing,
+    bend_and_swing,
     foot_placements,
     lift_profile,
     plant_feet,
@@ -723,20 +722,14 @@ def _arm_reach(
     s, e, w, h = skeleton.indices([f"{side}_{name}" for name in _ARM])
     out = local.copy()
     pos, rot = forward_kinematics(skeleton.parents, skeleton.offsets, roots, out)
-    upper = float(np.linalg.norm(skeleton.offsets[e]))
     end = skeleton.offsets[w] + quat_apply(
         out[:, w], np.broadcast_to(skeleton.offsets[h], (len(roots), 3))
     )
-    fore = np.linalg.norm(end, axis=-1)
-    reach = target - pos[:, s]
-    d = np.linalg.norm(reach, axis=-1)
-    cos_bend = (d**2 - upper**2 - fore**2) / (2.0 * upper * fore)
     top = skeleton.limits[e, 0, 1] if skeleton.limits is not None else np.pi
-    flex = np.clip(np.arccos(np.clip(cos_bend, -1.0, 1.0)), 0.0, top)
     axis = skeleton.axes[e] if skeleton.axes is not None else np.array([0.0, -1.0, 0.0])
-    elbow = _hinge(flex, axis)
-    hand = skeleton.offsets[e] + quat_apply(elbow, end)
-    shoulder = quat_multiply(_swing(quat_apply(rot[:, s], hand), reach), rot[:, s])
+    shoulder, elbow = bend_and_swing(
+        pos[:, s], rot[:, s], skeleton.offsets[e], end, axis, (0.0, top), target
+    )
     out[:, s] = quat_multiply(quat_conjugate(rot[:, skeleton.parents[s]]), shoulder)
     out[:, e] = elbow
     return out
