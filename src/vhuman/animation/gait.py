@@ -106,8 +106,9 @@ class GaitParameters:
         The pelvis path on the floor, times ``(N,)`` [s] → positions ``(N, 2)``
         [m] and headings ``(N,)`` [rad], replacing the line or circle of
         ``speed`` and ``turn_rate``; ``speed`` then only sets the cadence
-        (with the step length). Footprints lie on it a quarter cycle after each
-        heel strike, so a path that slows down to a stop gives shorter steps.
+        (with the step length). Footprints lie on it where the pelvis passes
+        about a quarter cycle after each heel strike (``walking.PELVIS_LEAD``), so
+        a path that slows down to a stop gives shorter steps.
     """
 
     step_length: float | None = None

@@ -63,6 +63,7 @@ from vhuman.skeleton.skeleton import Skeleton
 __all__ = [
     "FOOT_FLAT",
     "HEEL_OFF",
+    "PELVIS_LEAD",
     "STANCE_KNEE",
     "WalkResult",
     "generate_walk",
@@ -70,10 +71,20 @@ __all__ = [
     "stance_knee",
 ]
 
-FOOT_FLAT = 0.11
+FOOT_FLAT = 0.10
 """Share of the cycle after heel strike at which the forefoot touches down (end of the
 heel rocker, about the end of loading response, the first 10-12 % of the cycle, Perry &
 Burnfield 2010)."""
+PELVIS_LEAD = 0.015
+"""How far [leg lengths] the pelvis lies ahead of the midpoint between the footprints at
+each heel strike (on a straight path). Each footprint lies on the path where the pelvis
+passes a quarter cycle after that foot's heel strike, less this distance: at heel strike
+the leading ankle then lies 0.36 leg lengths ahead of the pelvis and the trailing one
+0.33 behind at 1.0 m/s, 0.46 and 0.40 at 1.6 m/s (six recorded CMU walks at 1.0-1.6 m/s,
+measured the same way at their heel strikes: 0.33-0.46 ahead, 0.28-0.39 behind). The
+pelvis then sinks less in terminal stance, so it comes down to its lowest more gently,
+and the trailing heel rises further before toe-off (a deeper push-off)."""
+_LONG_STEP, _LEAD_FADE = 0.5, 0.05  # steps [statures] with no lead, and the fade's width
 HEEL_OFF = 0.31
 """Share of the cycle after heel strike at which the heel starts to rise (31 %, the start
 of terminal stance; Perry & Burnfield 2010)."""
@@ -106,7 +117,7 @@ _LEVEL = 0.8  # share of the swing over which the foot levels out (and turns toe
 # cycle keeps the ankle within 10° a frame at 60 fps from 1.0 to 1.6 m/s.
 _LATE_KNEE = ((-0.16, 6.0), (-0.08, 20.0), (0.0, 39.0))
 _SWING_PEAK_AFTER_TOE_OFF = 0.12
-_TOES_DOWN = np.radians(5.0)
+_TOES_DOWN = np.radians(3.0)
 """How far past the toe joint's extension the foot may pitch in early swing [rad]. Off the
 floor, the foot carries on its push-off rotation with its toes bent to their limit and
 pointing down by up to this: the ankle plantarflexes most just after toe-off (about 20°,
@@ -463,15 +474,28 @@ def _stance_pose(
     return ankle_flat + quat_apply(q_yaw, pivot) - quat_apply(q, pivot), q, pitch
 
 
+def _footprint_time(p: GaitParameters, body: _Body) -> float:
+    """Time [s] after a heel strike at which the pelvis passes that foot's footprint.
+
+    A quarter cycle, less the time the pelvis takes at ``p.speed`` to cover
+    :data:`PELVIS_LEAD` leg lengths; that lead fades out as the step grows from
+    0.45 to 0.5 of the stature, where the trailing leg needs all its reach to keep
+    its knee bent before toe-off.
+    """
+    fade = np.clip((_LONG_STEP - p.step_length / body.stature) / _LEAD_FADE, 0.0, 1.0)
+    return 0.25 * p.cycle_duration - fade * PELVIS_LEAD * (body.thigh + body.shank) / p.speed
+
+
 def _foot(t: NDArray, side: int, p: GaitParameters, body: _Body, width: float) -> _Foot:
     """The planted foot of one side at times ``t (N,)`` [s], as far as it is prescribed.
 
     ``side`` is +1 for the left foot, −1 for the right. The right foot strikes at
-    0, D, 2D…, the left at D/2, 3D/2…; footprint ``i`` lies a quarter cycle ahead
-    on the path. The pose follows :func:`_stance_pose` over the whole cycle; from
-    ``HEEL_OFF`` on, :func:`_heel_rise` and :func:`_swing` replace it. The foot
-    lands toes up by ``p.heel_strike`` on a step of ``p.step_length`` and in
-    proportion on a shorter one, down to :data:`_FLATTEST_LANDING` of it (on a
+    0, D, 2D…, the left at D/2, 3D/2…; footprint ``i`` lies on the path where the
+    pelvis passes :func:`_footprint_time` later. The pose follows
+    :func:`_stance_pose` over the whole cycle; from ``HEEL_OFF`` on,
+    :func:`_heel_rise` and :func:`_swing` replace it. The foot lands toes up by
+    ``p.heel_strike`` on a step of ``p.step_length`` and in proportion on a
+    shorter one, down to :data:`_FLATTEST_LANDING` of it (on a
     path that slows to a stop, the shank stands upright at heel strike and a
     foot landing as steeply would bend the ankle past its range; a foot landing
     flatter still would skim the floor with its toes before the heel lands).
@@ -479,10 +503,11 @@ def _foot(t: NDArray, side: int, p: GaitParameters, body: _Body, width: float) -
     d = p.cycle_duration
     first = 0.0 if side < 0 else 0.5
     strike = (np.floor(t / d - first) + first) * d
+    ahead = _footprint_time(p, body)
     tau = (t - strike) / d
 
     def footprint(strike_time: NDArray) -> tuple[NDArray, NDArray]:
-        xy, heading = _path(strike_time + d / 4.0, p)
+        xy, heading = _path(strike_time + ahead, p)
         lateral = np.stack([-np.sin(heading), np.cos(heading)], axis=-1)
         ankle = np.concatenate(
             [xy + side * 0.5 * width * lateral, np.full((len(xy), 1), body.ankle_height)], axis=-1
@@ -749,8 +774,9 @@ def _trailing_reach(
 
     From ``HEEL_OFF`` to toe-off the highest pelvis a leg reaches has the knee
     bent by :data:`_LEAST_TRAILING_KNEE` and the heel raised as far as it may;
-    the pelvis stays under it by a smooth minimum (log-sum-exp over 5 mm), so
-    long steps stay C¹ and the trailing foot stays planted. Where the limit
+    the pelvis stays under it by a smooth minimum (over :data:`_REACH_BLEND`;
+    elsewhere the height is left exactly as it is), so long steps stay C¹ and
+    the trailing foot stays planted. Where the limit
     ends (at toe-off) the pelvis comes back up over :data:`_REACH_EASE`, not
     at once: the lowering is spread by a min-plus dilation with a cos² kernel
     (:func:`_eased_lowering`), which never lowers it less than the limit asks.
@@ -767,11 +793,14 @@ def _trailing_reach(
             ankle = foot.ball + quat_apply(q, -body.toe_offset)
             reach = np.maximum(reach, _height_for(hips[side], ankle, length, body, p, check=False))
         limit = np.where(late, reach, np.inf)
-        soft = 0.005
-        out = np.where(late, -soft * np.logaddexp(-out / soft, -limit / soft), out)
+        # Quadratic smooth minimum (Quilez 2013): C¹, and exactly the lesser where the two
+        # differ by _REACH_BLEND or more.
+        blend = np.maximum(_REACH_BLEND - np.abs(out - limit), 0.0) / _REACH_BLEND
+        out = np.where(late, np.minimum(out, limit) - 0.25 * _REACH_BLEND * blend**2, out)
     return height + _eased_lowering(out - height, max(1, round(_REACH_EASE * p.fps)))
 
 
+_REACH_BLEND = 0.01  # [m]: the pelvis height and a leg's reach blend within this of each other
 _REACH_EASE = 0.2
 """Time [s] over which the pelvis leaves and regains the height of a trailing leg's reach."""
 
@@ -1254,7 +1283,7 @@ def _measure(
     prints.sort(key=lambda x: x[0])
     steps = []
     for (ta, a), (tb, b) in itertools.pairwise(prints):
-        heading = _path(np.array([0.5 * (ta + tb) + d / 4.0]), p)[1][0]
+        heading = _path(np.array([0.5 * (ta + tb) + _footprint_time(p, body)]), p)[1][0]
         steps.append(float(np.dot(b - a, [np.cos(heading), np.sin(heading)])))
     # Soles: the lowest point of the foot and toe capsules.
     lowest = np.inf
