@@ -107,7 +107,7 @@ def test_pelvis_turns_more_about_the_vertical_when_walking_faster(walks) -> None
 def test_ankle_loads_then_pushes_off(walks, speed) -> None:
     """The ankle plantarflexes in loading response (−3…−8° at 3–12 %, as the foot rolls
     over the heel), dorsiflexes while the shank turns over the flat foot, then plantarflexes
-    at push-off well past its loading dip (15–20°, Perry & Burnfield 2010, at 60–70 %: the
+    at push-off well past its loading dip (15–20°, Perry & Burnfield 2010, at 60–67 %: the
     heel rises about the ball of the foot as far as the pre-swing knee needs, and the foot
     carries on rotating just after toe-off; the recorded CMU walks peak at 66–70 %)."""
     _, a = walks[speed]
@@ -117,7 +117,7 @@ def test_ankle_loads_then_pushes_off(walks, speed) -> None:
     assert 5 <= loading <= 12
     assert ankle[loading:50].max() >= ankle[loading] + 15.0  # rolls over the flat foot
     push_off = 55 + int(np.argmin(ankle[55:75]))
-    assert 60 <= push_off <= 70
+    assert 60 <= push_off <= 67
     assert -20.0 <= ankle[push_off] <= -15.0
     assert ankle[push_off] < ankle[loading] - 5.0
 
@@ -165,7 +165,7 @@ def test_pelvis_rises_and_falls_about_as_far_as_peoples(walks, speed, people) ->
 @pytest.mark.xfail(
     strict=True,
     reason="the pelvis comes to rest at its lowest at heel strike but then vaults up over the "
-    "nearly straight leading leg: its lowest point is 2.0-3.1 times as sharp as its highest",
+    "nearly straight leading leg: its lowest point is 1.9-3.0 times as sharp as its highest",
 )
 @pytest.mark.parametrize("speed", SPEEDS)
 def test_pelvis_is_as_round_at_its_minima_as_at_its_maxima(walks, speed) -> None:

@@ -78,22 +78,19 @@ def test_joint_angles_are_continuous_and_within_limits(straight) -> None:
     assert others.max() < 1.0  # AAOS ranges of motion, within a degree
 
 
-def test_foot_pitches_past_the_toes_range_after_toe_off(straight) -> None:
-    """Push-off: just after toe-off the foot carries on pitching, heel up, past the toe
-    joint's extension, by at most 5°; the toes stay within their range (bent to their
-    limit, pointing down) as the previous test checks."""
+def test_foot_pitches_as_far_as_the_toes_bend_after_toe_off(straight) -> None:
+    """Push-off: just after toe-off the foot carries on pitching, heel up, to about the toe
+    joint's extension and not past it; the toes stay within their range as the previous
+    test checks."""
     m = straight.motion
     sk = m.skeleton
     for side in ("l", "r"):
         forward = quat_apply(m.global_rotations[:, sk.index(f"{side}_ankle")], [1.0, 0.0, 0.0])
         pitch = np.degrees(np.arctan2(-forward[:, 2], np.hypot(forward[:, 0], forward[:, 1])))
         extension = np.degrees(sk.limits[sk.index(f"{side}_toe")][0, 1])
-        assert extension < pitch.max() <= extension + 5.0
+        assert extension - 2.0 < pitch.max() <= extension + 0.5
 
 
-@pytest.mark.xfail(
-    strict=True, reason="the planted ankle dorsiflexes about 4° past the AAOS 20° near 50 %"
-)
 def test_planted_ankles_within_their_range(straight) -> None:
     m = straight.motion
     violation = np.degrees(m.skeleton.limit_violation(m.local_rotations))

@@ -84,7 +84,11 @@ the leading ankle then lies 0.36 leg lengths ahead of the pelvis and the trailin
 measured the same way at their heel strikes: 0.33-0.46 ahead, 0.28-0.39 behind). The
 pelvis then sinks less in terminal stance, so it comes down to its lowest more gently,
 and the trailing heel rises further before toe-off (a deeper push-off)."""
-_LONG_STEP, _LEAD_FADE = 0.5, 0.05  # steps [statures] with no lead, and the fade's width
+_LONG_STEP, _FADE = 0.5, 0.05
+"""Step [statures] from which :data:`PELVIS_LEAD` is gone and the hips are highest at a
+third of the cycle instead of :data:`_HIGH_HIP`, and the width over which both fade out
+below it (:func:`_long_step_fade`): on such steps the trailing leg needs all its reach to
+keep its knee bent before toe-off."""
 HEEL_OFF = 0.31
 """Share of the cycle after heel strike at which the heel starts to rise (31 %, the start
 of terminal stance; Perry & Burnfield 2010)."""
@@ -117,12 +121,6 @@ _LEVEL = 0.8  # share of the swing over which the foot levels out (and turns toe
 # cycle keeps the ankle within 10° a frame at 60 fps from 1.0 to 1.6 m/s.
 _LATE_KNEE = ((-0.16, 6.0), (-0.08, 20.0), (0.0, 39.0))
 _SWING_PEAK_AFTER_TOE_OFF = 0.12
-_TOES_DOWN = np.radians(3.0)
-"""How far past the toe joint's extension the foot may pitch in early swing [rad]. Off the
-floor, the foot carries on its push-off rotation with its toes bent to their limit and
-pointing down by up to this: the ankle plantarflexes most just after toe-off (about 20°,
-Perry & Burnfield 2010, ch. 4; the recorded CMU walks −18° at 68 % of the cycle at
-1.3 m/s)."""
 _NEUTRAL_FROM, _NEUTRAL_BY = 0.15, 0.5  # shares of the swing: the ankle turns to neutral
 _SOLE_CLEARANCE = 0.019
 """Least height [m] of the swinging foot's sole over the floor at mid-swing, less towards
@@ -139,11 +137,12 @@ flex the hip further in terminal swing to carry the raised foot."""
 _NEUTRAL_PASSES = 2  # the shank, found again with the foot turned
 _LANDING_TURN = 0.2  # last share of the swing: the ankle turns to its heel-strike flexion
 _LEAST_TRAILING_KNEE = np.radians(10.0)  # the trailing knee's least flexion before toe-off
-_HIGH_HIP = 1.0 / 3.0
+_HIGH_HIP = 0.4
 """Share of a leg's cycle at which its hip is highest relative to the other (pelvic
-obliquity). The recorded CMU walks: lowest at heel strike, highest at about 44 %; a later
-peak than a third of the cycle would keep the trailing hip too high for its foot to stay
-planted until toe-off."""
+obliquity). The recorded CMU walks: lowest at heel strike, highest at about 44 %. At 40 %
+the trailing hip is lower in pre-swing than at a third of the cycle, so the trailing heel
+rises further and sooner: the ankle's push-off is 2° deeper and, at 1.0 m/s, peaks 1 % of
+the cycle earlier."""
 _PELVIC_ROTATION_PER_SPEED = 8.0
 """Growth of the pelvis's rotation about the vertical with speed above 1.3 m/s [deg per
 m/s], on top of 4° (times the step over 0.7 m). The recorded CMU walks, measured as the
@@ -474,16 +473,20 @@ def _stance_pose(
     return ankle_flat + quat_apply(q_yaw, pivot) - quat_apply(q, pivot), q, pitch
 
 
+def _long_step_fade(p: GaitParameters, body: _Body) -> float:
+    """1 for steps up to ``_LONG_STEP − _FADE`` statures, falling linearly to 0 at
+    ``_LONG_STEP``."""
+    return float(np.clip((_LONG_STEP - p.step_length / body.stature) / _FADE, 0.0, 1.0))
+
+
 def _footprint_time(p: GaitParameters, body: _Body) -> float:
     """Time [s] after a heel strike at which the pelvis passes that foot's footprint.
 
     A quarter cycle, less the time the pelvis takes at ``p.speed`` to cover
-    :data:`PELVIS_LEAD` leg lengths; that lead fades out as the step grows from
-    0.45 to 0.5 of the stature, where the trailing leg needs all its reach to keep
-    its knee bent before toe-off.
+    :data:`PELVIS_LEAD` leg lengths (times :func:`_long_step_fade`).
     """
-    fade = np.clip((_LONG_STEP - p.step_length / body.stature) / _LEAD_FADE, 0.0, 1.0)
-    return 0.25 * p.cycle_duration - fade * PELVIS_LEAD * (body.thigh + body.shank) / p.speed
+    lead = _long_step_fade(p, body) * PELVIS_LEAD * (body.thigh + body.shank)
+    return 0.25 * p.cycle_duration - lead / p.speed
 
 
 def _foot(t: NDArray, side: int, p: GaitParameters, body: _Body, width: float) -> _Foot:
@@ -594,9 +597,10 @@ def _swing(foot: _Foot, t: NDArray, p: GaitParameters, body: _Body) -> _Foot:
     Each swing carries on the planted foot's motion at toe-off (its last
     frames' position, velocity and pitch rate, taken on to the exact toe-off
     time): the ankle follows a cubic Hermite curve to its heel-strike pose, at
-    rest there; the foot keeps its pitch rate (its heel rising up to
-    :data:`_TOES_DOWN` past the toes' range, the push-off), levels out by
-    ``_LEVEL`` of the swing, then turns its toes up for the heel strike. Only the ankle's
+    rest there; the foot keeps its pitch rate (its heel rising as far as the
+    toes bend, the push-off: the ankle plantarflexes most just after toe-off,
+    about 20°, Perry & Burnfield 2010, ch. 4), levels out by ``_LEVEL`` of the
+    swing, then turns its toes up for the heel strike. Only the ankle's
     horizontal path is set here; its height follows from the swing knee
     (:func:`_swing_ankles`).
     """
@@ -623,9 +627,9 @@ def _swing(foot: _Foot, t: NDArray, p: GaitParameters, body: _Body) -> _Foot:
         path = _hermite(s[:, None], start, h * velocity, end, 0.0)
         level = np.clip(s / _LEVEL, 0.0, 1.0)
         toes_up = ease(Easing.MINIMUM_JERK, (s - 1.0 + _LEVEL) / _LEVEL)
-        # s (1 − s / _LEVEL)³ peaks at 27 _LEVEL / 256: the foot pitches at most _TOES_DOWN
-        # past the toes' range.
-        room = max(body.toe_extension + _TOES_DOWN - pitch_off, 0.0) * 256.0 / (27.0 * _LEVEL)
+        # s (1 − s / _LEVEL)³ peaks at 27 _LEVEL / 256: the foot pitches at most as far as
+        # the toes bend.
+        room = max(body.toe_extension - pitch_off, 0.0) * 256.0 / (27.0 * _LEVEL)
         heel_up = (
             pitch_off * (1.0 - ease(Easing.MINIMUM_JERK, level))
             + min(h * rate, room) * s * (1.0 - level) ** 3
@@ -995,12 +999,13 @@ def _swing_ankles(hip: NDArray, foot: _Foot, knee: NDArray, body: _Body) -> NDAr
 
 
 def _upper_body_track(
-    t_end: float, p: GaitParameters, sk: Skeleton, yaw_amp: float, roll_amp: float
+    t_end: float, p: GaitParameters, sk: Skeleton, yaw_amp: float, roll_amp: float, high: float
 ) -> KeyframeTrack:
     """Eight keys a cycle for trunk counter-rotation and arm swing (Chen et al.'s keyframes).
 
-    The spine also undoes the pelvis's obliquity (``roll_amp`` [rad], see
-    :func:`_obliquity`), so the trunk stays upright. The elbow flexes with the
+    The spine also undoes the pelvis's obliquity (``roll_amp`` [rad], each hip
+    highest at ``high`` of its cycle, see :func:`_obliquity`), so the trunk stays
+    upright. The elbow flexes with the
     arm's forward swing, over a range of 1.3 times the shoulder's amplitude
     (about 20° at 1.3 m/s; Murray et al. 1967).
     """
@@ -1013,7 +1018,7 @@ def _upper_body_track(
     for name in ("spine", "chest"):
         q[:, sk.index(name)] = _qz(-0.5 * yaw_amp * np.cos(phase))
     spine = sk.index("spine")
-    roll = _obliquity(times / d, roll_amp)
+    roll = _obliquity(times / d, roll_amp, high)
     q[:, spine] = quat_multiply(q[:, spine], _qaxis(np.array([1.0, 0.0, 0.0]), -roll))
     arm = np.clip(np.radians(16.0) * p.speed / 1.3, np.radians(4.0), np.radians(35.0))
     for side, sign in (("r", -1.0), ("l", 1.0)):
@@ -1031,16 +1036,16 @@ def _upper_body_track(
     return KeyframeTrack(times, q, np.zeros((n_keys, 3)))
 
 
-def _obliquity(phase: NDArray, amplitude: float) -> NDArray[np.float64]:
+def _obliquity(phase: NDArray, amplitude: float, high: float) -> NDArray[np.float64]:
     """Pelvic roll [rad] about the forward axis at ``phase`` (share of the cycle, right heel
     strike at 0), positive raising the left hip.
 
     The swing side's hip drops (Perry & Burnfield 2010, ch. 8; Saunders, Inman &
     Eberhart 1953): a leg's hip, below the other's from late swing to loading
-    response, rises through single support, highest at :data:`_HIGH_HIP` of its
-    cycle (a sinusoid; lowest half a cycle later).
+    response, rises through single support, highest at ``high`` of its cycle (a
+    sinusoid; lowest half a cycle later).
     """
-    return -amplitude * np.cos(2.0 * np.pi * (np.asarray(phase, dtype=np.float64) - _HIGH_HIP))
+    return -amplitude * np.cos(2.0 * np.pi * (np.asarray(phase, dtype=np.float64) - high))
 
 
 def generate_walk(
@@ -1083,6 +1088,7 @@ def generate_walk(
     sway = 0.5 * np.clip(0.06 - 0.025 * (p.speed - 1.0) / 0.6, 0.025, 0.07) * body.stature / 1.68
     yaw_amp = np.radians(4.0 + _PELVIC_ROTATION_PER_SPEED * max(0.0, p.speed - 1.3)) * scale
     roll_amp = np.radians(5.5)  # obliquity 11° peak to peak (the CMU walks: 11-12.6°)
+    high_hip = 1.0 / 3.0 + _long_step_fade(p, body) * (_HIGH_HIP - 1.0 / 3.0)
     width = p.step_width if p.step_width is not None else 0.3 * 2 * body.hip_offset[1] + 0.05
 
     xy, heading = _path(t, p)
@@ -1091,7 +1097,7 @@ def generate_walk(
     pelvis += (-sway * np.sin(2.0 * np.pi * t / d))[:, None] * lateral
     q_pelvis = quat_multiply(
         _qz(heading + yaw_amp * np.cos(2.0 * np.pi * t / d)),
-        _qaxis(np.array([1.0, 0.0, 0.0]), _obliquity(t / d, roll_amp)),
+        _qaxis(np.array([1.0, 0.0, 0.0]), _obliquity(t / d, roll_amp, high_hip)),
     )
 
     feet = {side: _foot(t, side, p, body, width) for side in (-1, 1)}
@@ -1140,7 +1146,7 @@ def generate_walk(
         if p.leg_ik == "ccd":
             solves.append(_ccd_leg(local, pelvis[keep], ankle, sk, prefix))
         _set_foot(local, sk, prefix, foot.rotation[keep], foot.stance[keep], foot.toes[keep])
-    upper = _upper_body_track(t[keep][-1] if n > 1 else d, p, sk, yaw_amp, roll_amp)
+    upper = _upper_body_track(t[keep][-1] if n > 1 else d, p, sk, yaw_amp, roll_amp, high_hip)
     _, upper_rot = upper.sample(t[keep], Interpolation.SQUAD)  # C¹: no kinks at the keys
     ub = sk.indices(_UPPER_BODY)
     local[:, ub] = upper_rot[:, ub]
