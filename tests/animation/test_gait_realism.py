@@ -183,7 +183,7 @@ def test_pelvis_is_as_round_at_its_minima_as_at_its_maxima(walks, speed) -> None
         pytest.param(
             1.6,
             marks=pytest.mark.xfail(
-                strict=True, reason="the toes turn 11° in a frame at toe-off (the ankle 9.3°)"
+                strict=True, reason="the toes turn 11° in a frame at toe-off (the ankle 9.2°)"
             ),
         ),
     ],

@@ -498,10 +498,10 @@ def _foot(t: NDArray, side: int, p: GaitParameters, body: _Body, width: float) -
     :func:`_stance_pose` over the whole cycle; from ``HEEL_OFF`` on,
     :func:`_heel_rise` and :func:`_swing` replace it. The foot lands toes up by
     ``p.heel_strike`` on a step of ``p.step_length`` and in proportion on a
-    shorter one, down to :data:`_FLATTEST_LANDING` of it (on a
-    path that slows to a stop, the shank stands upright at heel strike and a
-    foot landing as steeply would bend the ankle past its range; a foot landing
-    flatter still would skim the floor with its toes before the heel lands).
+    shorter one, down to :data:`_FLATTEST_LANDING` of it (on a path that slows
+    to a stop, the shank stands upright at heel strike and a foot landing as
+    steeply would bend the ankle past its range; a foot landing flatter still
+    would skim the floor with its toes before the heel lands).
     """
     d = p.cycle_duration
     first = 0.0 if side < 0 else 0.5
@@ -780,10 +780,10 @@ def _trailing_reach(
     bent by :data:`_LEAST_TRAILING_KNEE` and the heel raised as far as it may;
     the pelvis stays under it by a smooth minimum (over :data:`_REACH_BLEND`;
     elsewhere the height is left exactly as it is), so long steps stay C¹ and
-    the trailing foot stays planted. Where the limit
-    ends (at toe-off) the pelvis comes back up over :data:`_REACH_EASE`, not
-    at once: the lowering is spread by a min-plus dilation with a cos² kernel
-    (:func:`_eased_lowering`), which never lowers it less than the limit asks.
+    the trailing foot stays planted. Where the limit ends (at toe-off) the
+    pelvis comes back up over :data:`_REACH_EASE`, not at once: the lowering is
+    spread by a min-plus dilation with a cos² kernel (:func:`_eased_lowering`),
+    which never lowers it less than the limit asks.
     """
     cap = min(body.toe_extension, p.heel_rise)
     out = height.copy()
@@ -1005,9 +1005,8 @@ def _upper_body_track(
 
     The spine also undoes the pelvis's obliquity (``roll_amp`` [rad], each hip
     highest at ``high`` of its cycle, see :func:`_obliquity`), so the trunk stays
-    upright. The elbow flexes with the
-    arm's forward swing, over a range of 1.3 times the shoulder's amplitude
-    (about 20° at 1.3 m/s; Murray et al. 1967).
+    upright. The elbow flexes with the arm's forward swing, over a range of 1.3
+    times the shoulder's amplitude (about 20° at 1.3 m/s; Murray et al. 1967).
     """
     d = p.cycle_duration
     n_keys = p.cycles * _KEYS_PER_CYCLE + 1
