@@ -12,6 +12,7 @@ from vhuman.reaching import ArmModel
 from vhuman.reaching.dataset import (
     SwivelDataset,
     split_by_trial,
+    swivel_frame_features,
     synthetic_swivel_dataset,
     wrist_features,
 )
@@ -85,6 +86,8 @@ def test_mlp_is_seeded(split) -> None:
         lambda: MLPPredictor((16, 8), epochs=2, rotation="shape", activation="relu"),
         lambda: MLPPredictor((16, 8), epochs=2, rotation="wrist", activation="relu"),
         lambda: GradientBoostingPredictor(20),
+        lambda: GradientBoostingPredictor(20, inputs="swivel"),
+        lambda: MLPPredictor((16, 8), epochs=2, rotation="swivel", activation="relu"),
         lambda: EnsemblePredictor([GradientBoostingPredictor(10), MLPPredictor(8, epochs=2)]),
         lambda: EnsemblePredictor(  # members on different inputs, as the shipped ensemble
             [
@@ -107,17 +110,20 @@ def test_save_load_round_trip(make, split, tmp_path: Path) -> None:
     assert list(tmp_path.iterdir()) == [path]  # no temporary file left behind
 
 
-def test_gradient_boosting_trees_predict_as_scikit_learn(split) -> None:
+@pytest.mark.parametrize(
+    ("inputs", "make_inputs"), [("wrist", wrist_features), ("swivel", swivel_frame_features)]
+)
+def test_gradient_boosting_trees_predict_as_scikit_learn(inputs, make_inputs, split) -> None:
     ensemble = pytest.importorskip("sklearn.ensemble")
     train, test = split
-    p = GradientBoostingPredictor(40, learning_rate=0.2).fit(train.features, train.swivel)
-    units = p._predict_unit(test.features)
+    p = GradientBoostingPredictor(40, learning_rate=0.2, inputs=inputs)
+    units = p.fit(train.features, train.swivel)._predict_unit(test.features)
     for k, target in enumerate((np.sin(train.swivel), np.cos(train.swivel))):
         reference = ensemble.HistGradientBoostingRegressor(
             max_iter=40, learning_rate=0.2, l2_regularization=1.0, random_state=0
-        ).fit(wrist_features(train.features), target)
+        ).fit(make_inputs(train.features), target)
         np.testing.assert_allclose(
-            units[:, k], reference.predict(wrist_features(test.features)), atol=1e-12
+            units[:, k], reference.predict(make_inputs(test.features)), atol=1e-12
         )
 
 
@@ -133,6 +139,8 @@ def test_ensemble_takes_the_circular_mean_of_its_members() -> None:
         EnsemblePredictor([EnsemblePredictor([a])])
     with pytest.raises(InputError, match="max_iter"):
         GradientBoostingPredictor(0)
+    with pytest.raises(InputError, match="inputs must be one of"):
+        GradientBoostingPredictor(10, inputs="elbow")
 
 
 def test_load_rejects_other_kind_and_foreign_files(split, tmp_path: Path) -> None:
