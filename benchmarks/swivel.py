@@ -97,6 +97,7 @@ from vhuman.reaching import (
     cmu_swivel_dataset,
     evaluate,
     load_predictor,
+    palm_angle,
     shape_features,
     swivel_frame_features,
     validation_split_highest_numbered,
@@ -107,7 +108,7 @@ from vhuman.reaching.reach import DEFAULT_MODELS, default_predictor
 CMU = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "cmu_mocap"
 
 FEATURE_SETS = ("xia", "matrix", "shape", "wrist", "swivel")
-BASE_MODELS = ("lsq", "knn", "gbm", "mlp", "mlp-wide")
+BASE_MODELS = ("lsq", "knn", "gbm", "gbm-palm", "mlp", "mlp-wide")
 MODELS = (*BASE_MODELS, "gbm+mlp")
 FOLDS = 5
 
@@ -153,6 +154,7 @@ def _estimator(name: str) -> Any:
         "gbm": lambda: MultiOutputRegressor(
             HistGradientBoostingRegressor(max_iter=300, l2_regularization=1.0, random_state=0)
         ),
+        "gbm-palm": lambda: _estimator("gbm"),
         "mlp": lambda: _mlp((64, 64)),
         "mlp-wide": lambda: _mlp((128, 128)),
     }[name]()
@@ -212,18 +214,37 @@ def _per_action(err: NDArray, action: NDArray) -> dict[str, float]:
     return {str(a): float(err[action == a].mean()) for a in np.unique(action)}
 
 
+def _turn(u: NDArray[np.float64], angle: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Unit vectors (sin φ, cos φ) (N, 2) of ``φ + angle``."""
+    s, c = np.sin(angle), np.cos(angle)
+    return np.stack([u[:, 0] * c + u[:, 1] * s, u[:, 1] * c - u[:, 0] * s], axis=1)
+
+
 def _base_units(
-    model: str, x: NDArray, x_test: NDArray, train: SwivelDataset, action: NDArray
+    model: str,
+    x: NDArray,
+    x_test: NDArray,
+    train: SwivelDataset,
+    test: SwivelDataset,
+    action: NDArray,
 ) -> dict[str, NDArray[np.float64]]:
-    """A base model's grouped-CV, leave-one-action-out and held-out unit vectors."""
+    """A base model's grouped-CV, leave-one-action-out and held-out unit vectors.
+
+    A ``-palm`` model fits φ minus `vhuman.reaching.palm_angle`, each sample's
+    prediction turned forward by its own palm angle.
+    """
 
     def predict(a: NDArray, b: NDArray, c: NDArray) -> NDArray:
         return fit_units(model, a, b, c)
 
+    palm = model.endswith("-palm")
+    prior = palm_angle(train.features) if palm else np.zeros(len(train))
+    prior_test = palm_angle(test.features) if palm else np.zeros(len(test))
+    target = train.swivel - prior
     return {
-        "cv": out_of_sample_units(predict, x, train.swivel, train.groups),
-        "loao": out_of_sample_units(predict, x, train.swivel, action),
-        "held": fit_units(model, x, train.swivel, x_test),
+        "cv": _turn(out_of_sample_units(predict, x, target, train.groups), prior),
+        "loao": _turn(out_of_sample_units(predict, x, target, action), prior),
+        "held": _turn(fit_units(model, x, target, x_test), prior_test),
     }
 
 
@@ -295,22 +316,25 @@ def best_subset(
     return min(scores, key=lambda c: (round(scores[c], 9), len(c)))
 
 
-def run(data: Path, feature_sets: list[str], models: list[str]) -> dict[str, Any]:
-    """Every candidate's grouped-CV and leave-one-action-out MAE, the chosen one held out."""
+def run(data: Path, candidates: list[tuple[str, str]]) -> dict[str, Any]:
+    """Every candidate's grouped-CV and leave-one-action-out MAE, the chosen one held out.
+
+    ``candidates``: (feature set, model) pairs, in the order they are fit.
+    """
     train, test = validation_split_highest_numbered(cmu_swivel_dataset(data))
     action = _action(train.activity)
     rows = []
     units: dict[tuple[str, str], dict[str, NDArray]] = {}
     seconds: dict[tuple[str, str], float] = {}
-    for kind in feature_sets:
+    for kind in dict.fromkeys(k for k, _ in candidates):
         x, x_test = features(train.features, kind), features(test.features, kind)
-        for model in models:
+        for model in (m for k, m in candidates if k == kind):
             t0 = time.perf_counter()
             parts = [(kind, base) for base in model.split("+")]
             for part in parts:
                 if part not in units:
                     t1 = time.perf_counter()
-                    units[part] = _base_units(part[1], x, x_test, train, action)
+                    units[part] = _base_units(part[1], x, x_test, train, test, action)
                     seconds[part] = time.perf_counter() - t1
             u = _mean_units([units[p] for p in parts])
             spent = sum(seconds[p] for p in parts) + time.perf_counter() - t0
@@ -351,9 +375,10 @@ SHIPPED_ENSEMBLE = (("wrist", "gbm"), ("wrist", "mlp-wide"), ("shape", "mlp-wide
 
 def _member(kind: str, model: str, train: SwivelDataset) -> SwivelPredictor:
     """A base model fit on the training samples as a numpy vhuman predictor."""
-    if model == "gbm":
+    if model in ("gbm", "gbm-palm"):
         inputs = {"xia": "rotvec"}.get(kind, kind)
-        return GradientBoostingPredictor(300, inputs=inputs).fit(train.features, train.swivel)
+        gbm = GradientBoostingPredictor(300, inputs=inputs, palm=model == "gbm-palm")
+        return gbm.fit(train.features, train.swivel)
     est = _estimator(model)
     with warnings.catch_warnings():
         _ignore_convergence()
@@ -400,6 +425,11 @@ def main() -> None:
         "--models", default=",".join(MODELS), help=f"comma-separated, of {', '.join(MODELS)}"
     )
     parser.add_argument(
+        "--pairs",
+        default=None,
+        help="comma-separated FEATURES:MODEL pairs, fit instead of --features × --models",
+    )
+    parser.add_argument(
         "--save", type=Path, default=None, help="only fit SHIPPED_ENSEMBLE, write it"
     )
     parser.add_argument(
@@ -418,11 +448,16 @@ def main() -> None:
             print(json.dumps({"benchmark": "swivel", "saved": saved}))
     if args.save is not None or args.save_shape is not None:
         return
-    feature_sets, models = args.features.split(","), args.models.split(",")
-    bad = sorted(set(feature_sets) - set(FEATURE_SETS)) + sorted(set(models) - set(MODELS))
+    if args.pairs is None:
+        pairs = [(k, m) for k in args.features.split(",") for m in args.models.split(",")]
+    else:
+        pairs = [tuple(p.partition(":")[::2]) for p in args.pairs.split(",")]
+    bad = sorted({k for k, _ in pairs} - set(FEATURE_SETS)) + sorted(
+        {m for _, m in pairs} - set(MODELS)
+    )
     if bad:
         parser.error(f"unknown {bad}; features are {FEATURE_SETS}, models {MODELS}")
-    result = run(args.data, feature_sets, models)
+    result = run(args.data, pairs)
     console = Console(width=130, highlight=False)
     table = Table(
         title=f"swivel MAE °: {result['train_trials']} training trials "

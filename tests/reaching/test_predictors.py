@@ -11,6 +11,7 @@ from vhuman.errors import FileFormatError, InputError
 from vhuman.reaching import ArmModel
 from vhuman.reaching.dataset import (
     SwivelDataset,
+    palm_angle,
     split_by_trial,
     swivel_frame_features,
     synthetic_swivel_dataset,
@@ -87,6 +88,7 @@ def test_mlp_is_seeded(split) -> None:
         lambda: MLPPredictor((16, 8), epochs=2, rotation="wrist", activation="relu"),
         lambda: GradientBoostingPredictor(20),
         lambda: GradientBoostingPredictor(20, inputs="swivel"),
+        lambda: GradientBoostingPredictor(20, inputs="swivel", palm=True),
         lambda: MLPPredictor((16, 8), epochs=2, rotation="swivel", activation="relu"),
         lambda: EnsemblePredictor([GradientBoostingPredictor(10), MLPPredictor(8, epochs=2)]),
         lambda: EnsemblePredictor(  # members on different inputs, as the shipped ensemble
@@ -125,6 +127,19 @@ def test_gradient_boosting_trees_predict_as_scikit_learn(inputs, make_inputs, sp
         np.testing.assert_allclose(
             units[:, k], reference.predict(make_inputs(test.features)), atol=1e-12
         )
+
+
+def test_palm_prior_carries_a_swivel_at_a_fixed_angle_from_the_palm(split) -> None:
+    train, test = split
+    offset = 0.4  # [rad]
+    swivel = wrap_angle(palm_angle(train.features) + offset)
+    expected = wrap_angle(palm_angle(test.features) + offset)
+    with_prior = GradientBoostingPredictor(5, palm=True).fit(train.features, swivel)
+    np.testing.assert_allclose(
+        wrap_angle(with_prior.predict(test.features) - expected), 0.0, atol=1e-9
+    )
+    without = GradientBoostingPredictor(5).fit(train.features, swivel)
+    assert np.abs(wrap_angle(without.predict(test.features) - expected)).mean() > 0.05
 
 
 def test_ensemble_takes_the_circular_mean_of_its_members() -> None:

@@ -497,6 +497,37 @@ def swivel_frame_features(
     return np.concatenate(columns, axis=1)
 
 
+def palm_angle(features: ArrayLike, hand_to_forearm: float = CMU_HAND_TO_FOREARM) -> NDArray:
+    """The angle of the hand's x axis about the shoulder→wrist axis, measured like φ [rad].
+
+    The hand's x axis is the palm's normal in the anatomical position (palm
+    forward). Its angle about the shoulder→wrist axis from φ's reference
+    plane (:func:`swivel_frame_features`, columns 17 and 18) turns with the
+    arm as φ does, so ``φ`` minus it is what is left to learn where the
+    forearm's twist and the wrist keep the elbow at a steady angle from the
+    palm.
+
+    Parameters
+    ----------
+    features : array_like, shape (N, 8)
+        ``m = [x, y, z, α, β, γ, d1, d2]`` (see the module).
+    hand_to_forearm : float
+        Hand length over forearm length of the skeleton the features come from.
+
+    Returns
+    -------
+    ndarray, shape (N,)
+        In (−π, π]; 0 where the axis lies along the shoulder→wrist line.
+
+    Raises
+    ------
+    InputError
+        For features that are not (N, 8) or not finite.
+    """
+    x = swivel_frame_features(features, hand_to_forearm)
+    return np.arctan2(x[:, 17], x[:, 18])
+
+
 def _features(
     shoulder: NDArray[np.float64],
     elbow: NDArray[np.float64],

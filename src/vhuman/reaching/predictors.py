@@ -42,6 +42,7 @@ from vhuman.io.filesystem import PathLike, read_bytes
 from vhuman.reaching.dataset import (
     FEATURE_NAMES,
     SwivelDataset,
+    palm_angle,
     shape_features,
     swivel_frame_features,
     wrist_features,
@@ -609,6 +610,10 @@ class GradientBoostingPredictor(SwivelPredictor):
     inputs : RotationInput or {"rotvec", "matrix", "shape", "wrist", "swivel"}
         The trees' inputs, as :class:`MLPPredictor`'s ``rotation`` (default
         :func:`vhuman.reaching.wrist_features`).
+    palm : bool
+        Fit φ relative to :func:`vhuman.reaching.palm_angle` (the targets
+        turned back by it, the predictions forward): the palm's angle about
+        the shoulder→wrist axis as a prior, the trees learning the rest.
 
     Raises
     ------
@@ -629,6 +634,7 @@ class GradientBoostingPredictor(SwivelPredictor):
         learning_rate: float = 0.1,
         seed: int = 0,
         inputs: RotationInput | str = RotationInput.WRIST,
+        palm: bool = False,
     ) -> None:
         if inputs not in _INPUTS:
             allowed = [r.value for r in RotationInput]
@@ -641,6 +647,7 @@ class GradientBoostingPredictor(SwivelPredictor):
         self.learning_rate = float(learning_rate)
         self.seed = int(seed)
         self.inputs = RotationInput(inputs)
+        self.palm = bool(palm)
         self.trees_: dict[str, NDArray[Any]] | None = None
 
     @property
@@ -651,7 +658,8 @@ class GradientBoostingPredictor(SwivelPredictor):
         from sklearn.ensemble import HistGradientBoostingRegressor
 
         x, phi = _check_training(features, swivel)
-        inputs, targets = _INPUTS[self.inputs](x), _unit_targets(phi)
+        inputs = _INPUTS[self.inputs](x)
+        targets = _unit_targets(phi - palm_angle(x) if self.palm else phi)
         nodes, baseline = [], []
         for k in range(2):
             est = HistGradientBoostingRegressor(
@@ -685,7 +693,11 @@ class GradientBoostingPredictor(SwivelPredictor):
                 node = np.where(active, np.where(go_left, left[node], right[node]), node)
                 active = ~leaf[node]
             out[:, k] += value[node].sum(axis=1)
-        return out
+        if not self.palm:
+            return out
+        turn = palm_angle(x)
+        s, c = np.sin(turn), np.cos(turn)
+        return np.stack([out[:, 0] * c + out[:, 1] * s, out[:, 1] * c - out[:, 0] * s], axis=1)
 
     def _state(self) -> tuple[dict[str, Any], dict[str, NDArray[np.float64]]]:
         assert self.trees_ is not None  # _require_fitted ran first
@@ -694,6 +706,7 @@ class GradientBoostingPredictor(SwivelPredictor):
             "learning_rate": self.learning_rate,
             "seed": self.seed,
             "inputs": self.inputs.value,
+            "palm": self.palm,
         }
         return header, dict(self.trees_)
 
