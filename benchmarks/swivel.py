@@ -32,7 +32,9 @@ features
 models
     ``lsq`` (linear least squares), ``knn`` (10 nearest neighbours, distance
     weighted, standardised inputs), ``gbm`` (``HistGradientBoostingRegressor``,
-    one per output; Friedman 2001), ``mlp`` and ``mlp-wide``
+    one per output; Friedman 2001), ``gbm-palm`` (the same fit to φ minus
+    `vhuman.reaching.palm_angle`, the palm's angle about the shoulder→wrist
+    axis, which each prediction gets back), ``mlp`` and ``mlp-wide``
     (``MLPRegressor`` 64 × 64 and 128 × 128, ReLU, L2 1e-3, early stopping),
     and ``gbm+mlp``: the mean of the ``gbm`` and ``mlp`` unit vectors.
 ensembles across feature sets (``mixed``)
@@ -49,10 +51,12 @@ and scored on the held-out trials, per action (with its grouped-CV and
 leave-one-action-out MAE per action), beside the shipped predictors
 (`vhuman.reaching.default_predictor`, trained on the same training trials).
 
-Run: ``.venv/bin/python benchmarks/swivel.py [--data CMU_FOLDER] [--features xia,matrix,shape,wrist]
-[--models lsq,knn,gbm,mlp,mlp-wide,gbm+mlp]`` (one core; on a 2-core machine at load 4–5
-about 15 minutes for ``--features wrist,shape --models gbm,mlp,mlp-wide,gbm+mlp``, most of it
-the MLPs' 13 fits each); prints the tables, then one JSON line. ``--save FILE``
+Run: ``.venv/bin/python benchmarks/swivel.py [--data CMU_FOLDER]
+[--features xia,matrix,shape,wrist,swivel] [--models lsq,knn,gbm,gbm-palm,mlp,mlp-wide,gbm+mlp]``
+(every feature set with every model) or ``--pairs FEATURES:MODEL,...`` (only those pairs);
+one core; on a 2-core machine at load 4–5 about 15 minutes for ``--features wrist,shape
+--models gbm,mlp,mlp-wide,gbm+mlp``, most of it the MLPs' 14 fits each (5 grouped-CV folds,
+7 actions left out, all trials); prints the tables, then one JSON line. ``--save FILE``
 instead fits the members of `SHIPPED_ENSEMBLE` on all training trials and writes their
 ensemble as a vhuman predictor (the shipped ``swivel_ensemble.npz``); ``--save-shape FILE``
 fits ``shape`` + ``mlp`` (the shipped ``swivel_mlp_shape.npz``).
@@ -199,11 +203,18 @@ def out_of_sample_units(
     x: NDArray,
     phi: NDArray,
     groups: NDArray,
+    *,
+    each_group: bool = False,
 ) -> NDArray[np.float64]:
-    """Unit vectors (N, 2) of every sample predicted by a model fit without its group's samples."""
+    """Unit vectors (N, 2) of every sample predicted by a model fit without its group's samples.
+
+    ``GroupKFold`` with :data:`FOLDS` folds, or with ``each_group`` (or no more
+    groups than folds) one fold per group (``LeaveOneGroupOut``).
+    """
     from sklearn.model_selection import GroupKFold, LeaveOneGroupOut
 
-    splitter = GroupKFold(FOLDS) if np.unique(groups).size > FOLDS else LeaveOneGroupOut()
+    few = each_group or np.unique(groups).size <= FOLDS
+    splitter = LeaveOneGroupOut() if few else GroupKFold(FOLDS)
     units = np.empty((phi.size, 2))
     for fit, held in splitter.split(x, phi, groups):
         units[held] = predict(x[fit], phi[fit], x[held])
@@ -243,7 +254,7 @@ def _base_units(
     target = train.swivel - prior
     return {
         "cv": _turn(out_of_sample_units(predict, x, target, train.groups), prior),
-        "loao": _turn(out_of_sample_units(predict, x, target, action), prior),
+        "loao": _turn(out_of_sample_units(predict, x, target, action, each_group=True), prior),
         "held": _turn(fit_units(model, x, target, x_test), prior_test),
     }
 
@@ -329,7 +340,6 @@ def run(data: Path, candidates: list[tuple[str, str]]) -> dict[str, Any]:
     for kind in dict.fromkeys(k for k, _ in candidates):
         x, x_test = features(train.features, kind), features(test.features, kind)
         for model in (m for k, m in candidates if k == kind):
-            t0 = time.perf_counter()
             parts = [(kind, base) for base in model.split("+")]
             for part in parts:
                 if part not in units:
@@ -337,7 +347,7 @@ def run(data: Path, candidates: list[tuple[str, str]]) -> dict[str, Any]:
                     units[part] = _base_units(part[1], x, x_test, train, test, action)
                     seconds[part] = time.perf_counter() - t1
             u = _mean_units([units[p] for p in parts])
-            spent = sum(seconds[p] for p in parts) + time.perf_counter() - t0
+            spent = sum(seconds[p] for p in parts)
             rows.append(_row(kind, model, u, train, test, spent))
             print(f"{kind:7s} {model:8s} CV {rows[-1]['cv_mae_deg']:6.2f}°", file=sys.stderr)
     if len(units) > 2:
@@ -369,7 +379,13 @@ def _as_mlp_predictor(est: Any, rotation: str) -> MLPPredictor:
     return predictor
 
 
-SHIPPED_ENSEMBLE = (("wrist", "gbm"), ("wrist", "mlp-wide"), ("shape", "mlp-wide"))
+SHIPPED_ENSEMBLE = (
+    ("swivel", "gbm"),
+    ("swivel", "mlp-wide"),
+    ("wrist", "gbm"),
+    ("wrist", "mlp-wide"),
+    ("shape", "mlp-wide"),
+)
 """Members (feature set, base model) of the shipped ``swivel_ensemble.npz``."""
 
 
@@ -451,7 +467,10 @@ def main() -> None:
     if args.pairs is None:
         pairs = [(k, m) for k in args.features.split(",") for m in args.models.split(",")]
     else:
-        pairs = [tuple(p.partition(":")[::2]) for p in args.pairs.split(",")]
+        pairs = [tuple(p.split(":")) for p in args.pairs.split(",")]
+        odd = [":".join(p) for p in pairs if len(p) != 2]
+        if odd:
+            parser.error(f"--pairs takes FEATURES:MODEL pairs, got {odd}")
     bad = sorted({k for k, _ in pairs} - set(FEATURE_SETS)) + sorted(
         {m for _, m in pairs} - set(MODELS)
     )
