@@ -54,9 +54,10 @@ leave-one-action-out MAE per action), beside the shipped predictors
 Run: ``.venv/bin/python benchmarks/swivel.py [--data CMU_FOLDER]
 [--features xia,matrix,shape,wrist,swivel] [--models lsq,knn,gbm,gbm-palm,mlp,mlp-wide,gbm+mlp]``
 (every feature set with every model) or ``--pairs FEATURES:MODEL,...`` (only those pairs);
-one core; on a 2-core machine at load 4–5 about 15 minutes for ``--features wrist,shape
---models gbm,mlp,mlp-wide,gbm+mlp``, most of it the MLPs' 14 fits each (5 grouped-CV folds,
-7 actions left out, all trials); prints the tables, then one JSON line. ``--save FILE``
+one core; on a 2-core machine at load 2–4 about 9 minutes for ``--pairs swivel:gbm,
+swivel:gbm-palm,swivel:mlp-wide,wrist:gbm,wrist:mlp-wide,shape:mlp-wide``, most of it the
+MLPs' 13 fits each (5 grouped-CV folds, 7 actions left out, all trials); prints the tables,
+then one JSON line. ``--save FILE``
 instead fits the members of `SHIPPED_ENSEMBLE` on all training trials and writes their
 ensemble as a vhuman predictor (the shipped ``swivel_ensemble.npz``); ``--save-shape FILE``
 fits ``shape`` + ``mlp`` (the shipped ``swivel_mlp_shape.npz``).
