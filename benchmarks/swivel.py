@@ -25,11 +25,16 @@ features
     wrist over the arm length (straight-wrist elbow-height cues);
     ``wrist``: `vhuman.reaching.wrist_features`, scale-free: the wrist centre
     over the arm length, its distance, azimuth and elevation, the hand's
-    rotation matrix and the forearm cue, without the hand end or the lengths.
+    rotation matrix and the forearm cue, without the hand end or the lengths;
+    ``swivel``: `vhuman.reaching.swivel_frame_features`, ``wrist`` plus each
+    of the hand's axes measured about the shoulder→wrist axis like φ (sine,
+    cosine) and its cosine with the shoulder→wrist direction.
 models
     ``lsq`` (linear least squares), ``knn`` (10 nearest neighbours, distance
     weighted, standardised inputs), ``gbm`` (``HistGradientBoostingRegressor``,
-    one per output; Friedman 2001), ``mlp`` and ``mlp-wide``
+    one per output; Friedman 2001), ``gbm-palm`` (the same fit to φ minus
+    `vhuman.reaching.palm_angle`, the palm's angle about the shoulder→wrist
+    axis, which each prediction gets back), ``mlp`` and ``mlp-wide``
     (``MLPRegressor`` 64 × 64 and 128 × 128, ReLU, L2 1e-3, early stopping),
     and ``gbm+mlp``: the mean of the ``gbm`` and ``mlp`` unit vectors.
 ensembles across feature sets (``mixed``)
@@ -39,15 +44,20 @@ ensembles across feature sets (``mixed``)
     (`best_subset`; its CV figure is the least of many, so slightly
     optimistic) and the mean of all of them are candidates.
 
+Each MAE is given over the samples and as the mean of the 7 actions' MAEs
+(``per action``: every action counts alike, however many samples it has).
 The candidate with the lowest grouped-CV MAE is refit on all training trials
 and scored on the held-out trials, per action (with its grouped-CV and
 leave-one-action-out MAE per action), beside the shipped predictors
 (`vhuman.reaching.default_predictor`, trained on the same training trials).
 
-Run: ``.venv/bin/python benchmarks/swivel.py [--data CMU_FOLDER] [--features xia,matrix,shape,wrist]
-[--models lsq,knn,gbm,mlp,mlp-wide,gbm+mlp]`` (one core; on a 2-core machine at load 4–5
-about 15 minutes for ``--features wrist,shape --models gbm,mlp,mlp-wide,gbm+mlp``, most of it
-the MLPs' 13 fits each); prints the tables, then one JSON line. ``--save FILE``
+Run: ``.venv/bin/python benchmarks/swivel.py [--data CMU_FOLDER]
+[--features xia,matrix,shape,wrist,swivel] [--models lsq,knn,gbm,gbm-palm,mlp,mlp-wide,gbm+mlp]``
+(every feature set with every model) or ``--pairs FEATURES:MODEL,...`` (only those pairs);
+one core; on a 2-core machine at load 2–4 about 9 minutes for ``--pairs swivel:gbm,
+swivel:gbm-palm,swivel:mlp-wide,wrist:gbm,wrist:mlp-wide,shape:mlp-wide``, most of it the
+MLPs' 13 fits each (5 grouped-CV folds, 7 actions left out, all trials); prints the tables,
+then one JSON line. ``--save FILE``
 instead fits the members of `SHIPPED_ENSEMBLE` on all training trials and writes their
 ensemble as a vhuman predictor (the shipped ``swivel_ensemble.npz``); ``--save-shape FILE``
 fits ``shape`` + ``mlp`` (the shipped ``swivel_mlp_shape.npz``).
@@ -92,7 +102,9 @@ from vhuman.reaching import (
     cmu_swivel_dataset,
     evaluate,
     load_predictor,
+    palm_angle,
     shape_features,
+    swivel_frame_features,
     validation_split_highest_numbered,
     wrist_features,
 )
@@ -100,8 +112,8 @@ from vhuman.reaching.reach import DEFAULT_MODELS, default_predictor
 
 CMU = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "cmu_mocap"
 
-FEATURE_SETS = ("xia", "matrix", "shape", "wrist")
-BASE_MODELS = ("lsq", "knn", "gbm", "mlp", "mlp-wide")
+FEATURE_SETS = ("xia", "matrix", "shape", "wrist", "swivel")
+BASE_MODELS = ("lsq", "knn", "gbm", "gbm-palm", "mlp", "mlp-wide")
 MODELS = (*BASE_MODELS, "gbm+mlp")
 FOLDS = 5
 
@@ -112,6 +124,8 @@ def features(x: NDArray[np.float64], kind: str) -> NDArray[np.float64]:
         return shape_features(x)
     if kind == "wrist":
         return wrist_features(x)
+    if kind == "swivel":
+        return swivel_frame_features(x)
     # The first 14 shape columns: hand position, rotation matrix, d1, d2.
     return shape_features(x)[:, :14] if kind == "matrix" else x
 
@@ -145,6 +159,7 @@ def _estimator(name: str) -> Any:
         "gbm": lambda: MultiOutputRegressor(
             HistGradientBoostingRegressor(max_iter=300, l2_regularization=1.0, random_state=0)
         ),
+        "gbm-palm": lambda: _estimator("gbm"),
         "mlp": lambda: _mlp((64, 64)),
         "mlp-wide": lambda: _mlp((128, 128)),
     }[name]()
@@ -189,11 +204,18 @@ def out_of_sample_units(
     x: NDArray,
     phi: NDArray,
     groups: NDArray,
+    *,
+    each_group: bool = False,
 ) -> NDArray[np.float64]:
-    """Unit vectors (N, 2) of every sample predicted by a model fit without its group's samples."""
+    """Unit vectors (N, 2) of every sample predicted by a model fit without its group's samples.
+
+    ``GroupKFold`` with :data:`FOLDS` folds, or with ``each_group`` (or no more
+    groups than folds) one fold per group (``LeaveOneGroupOut``).
+    """
     from sklearn.model_selection import GroupKFold, LeaveOneGroupOut
 
-    splitter = GroupKFold(FOLDS) if np.unique(groups).size > FOLDS else LeaveOneGroupOut()
+    few = each_group or np.unique(groups).size <= FOLDS
+    splitter = LeaveOneGroupOut() if few else GroupKFold(FOLDS)
     units = np.empty((phi.size, 2))
     for fit, held in splitter.split(x, phi, groups):
         units[held] = predict(x[fit], phi[fit], x[held])
@@ -204,18 +226,37 @@ def _per_action(err: NDArray, action: NDArray) -> dict[str, float]:
     return {str(a): float(err[action == a].mean()) for a in np.unique(action)}
 
 
+def _turn(u: NDArray[np.float64], angle: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Unit vectors (sin φ, cos φ) (N, 2) of ``φ + angle``."""
+    s, c = np.sin(angle), np.cos(angle)
+    return np.stack([u[:, 0] * c + u[:, 1] * s, u[:, 1] * c - u[:, 0] * s], axis=1)
+
+
 def _base_units(
-    model: str, x: NDArray, x_test: NDArray, train: SwivelDataset, action: NDArray
+    model: str,
+    x: NDArray,
+    x_test: NDArray,
+    train: SwivelDataset,
+    test: SwivelDataset,
+    action: NDArray,
 ) -> dict[str, NDArray[np.float64]]:
-    """A base model's grouped-CV, leave-one-action-out and held-out unit vectors."""
+    """A base model's grouped-CV, leave-one-action-out and held-out unit vectors.
+
+    A ``-palm`` model fits φ minus `vhuman.reaching.palm_angle`, each sample's
+    prediction turned forward by its own palm angle.
+    """
 
     def predict(a: NDArray, b: NDArray, c: NDArray) -> NDArray:
         return fit_units(model, a, b, c)
 
+    palm = model.endswith("-palm")
+    prior = palm_angle(train.features) if palm else np.zeros(len(train))
+    prior_test = palm_angle(test.features) if palm else np.zeros(len(test))
+    target = train.swivel - prior
     return {
-        "cv": out_of_sample_units(predict, x, train.swivel, train.groups),
-        "loao": out_of_sample_units(predict, x, train.swivel, action),
-        "held": fit_units(model, x, train.swivel, x_test),
+        "cv": _turn(out_of_sample_units(predict, x, target, train.groups), prior),
+        "loao": _turn(out_of_sample_units(predict, x, target, action, each_group=True), prior),
+        "held": _turn(fit_units(model, x, target, x_test), prior_test),
     }
 
 
@@ -232,13 +273,16 @@ def _row(
     cv = _abs_error_deg(_angle(u["cv"]), train.swivel)
     loao = _abs_error_deg(_angle(u["loao"]), train.swivel)
     held = _abs_error_deg(_angle(u["held"]), test.swivel)
+    cv_per, loao_per = _per_action(cv, action), _per_action(loao, action)
     return {
         "features": kind,
         "model": model,
         "cv_mae_deg": float(cv.mean()),
-        "cv_per_action_deg": _per_action(cv, action),
+        "cv_action_mean_deg": float(np.mean(list(cv_per.values()))),
+        "cv_per_action_deg": cv_per,
         "loao_mae_deg": float(loao.mean()),
-        "loao_per_action_deg": _per_action(loao, action),
+        "loao_action_mean_deg": float(np.mean(list(loao_per.values()))),
+        "loao_per_action_deg": loao_per,
         "heldout_mae_deg": float(held.mean()),
         "heldout_per_action_deg": _per_action(held, test_action),
         "seconds": seconds,
@@ -284,25 +328,27 @@ def best_subset(
     return min(scores, key=lambda c: (round(scores[c], 9), len(c)))
 
 
-def run(data: Path, feature_sets: list[str], models: list[str]) -> dict[str, Any]:
-    """Every candidate's grouped-CV and leave-one-action-out MAE, the chosen one held out."""
+def run(data: Path, candidates: list[tuple[str, str]]) -> dict[str, Any]:
+    """Every candidate's grouped-CV and leave-one-action-out MAE, the chosen one held out.
+
+    ``candidates``: (feature set, model) pairs, in the order they are fit.
+    """
     train, test = validation_split_highest_numbered(cmu_swivel_dataset(data))
     action = _action(train.activity)
     rows = []
     units: dict[tuple[str, str], dict[str, NDArray]] = {}
     seconds: dict[tuple[str, str], float] = {}
-    for kind in feature_sets:
+    for kind in dict.fromkeys(k for k, _ in candidates):
         x, x_test = features(train.features, kind), features(test.features, kind)
-        for model in models:
-            t0 = time.perf_counter()
+        for model in (m for k, m in candidates if k == kind):
             parts = [(kind, base) for base in model.split("+")]
             for part in parts:
                 if part not in units:
                     t1 = time.perf_counter()
-                    units[part] = _base_units(part[1], x, x_test, train, action)
+                    units[part] = _base_units(part[1], x, x_test, train, test, action)
                     seconds[part] = time.perf_counter() - t1
             u = _mean_units([units[p] for p in parts])
-            spent = sum(seconds[p] for p in parts) + time.perf_counter() - t0
+            spent = sum(seconds[p] for p in parts)
             rows.append(_row(kind, model, u, train, test, spent))
             print(f"{kind:7s} {model:8s} CV {rows[-1]['cv_mae_deg']:6.2f}°", file=sys.stderr)
     if len(units) > 2:
@@ -334,15 +380,22 @@ def _as_mlp_predictor(est: Any, rotation: str) -> MLPPredictor:
     return predictor
 
 
-SHIPPED_ENSEMBLE = (("wrist", "gbm"), ("wrist", "mlp-wide"), ("shape", "mlp-wide"))
-"""Members (feature set, base model) of the shipped ``swivel_ensemble.npz`` (a ``gbm`` member
-only on ``wrist``: `GradientBoostingPredictor` reads the wrist features)."""
+SHIPPED_ENSEMBLE = (
+    ("swivel", "gbm"),
+    ("swivel", "mlp-wide"),
+    ("wrist", "gbm"),
+    ("wrist", "mlp-wide"),
+    ("shape", "mlp-wide"),
+)
+"""Members (feature set, base model) of the shipped ``swivel_ensemble.npz``."""
 
 
 def _member(kind: str, model: str, train: SwivelDataset) -> SwivelPredictor:
     """A base model fit on the training samples as a numpy vhuman predictor."""
-    if model == "gbm":
-        return GradientBoostingPredictor(300).fit(train.features, train.swivel)
+    if model in ("gbm", "gbm-palm"):
+        inputs = {"xia": "rotvec"}.get(kind, kind)
+        gbm = GradientBoostingPredictor(300, inputs=inputs, palm=model == "gbm-palm")
+        return gbm.fit(train.features, train.swivel)
     est = _estimator(model)
     with warnings.catch_warnings():
         _ignore_convergence()
@@ -389,6 +442,11 @@ def main() -> None:
         "--models", default=",".join(MODELS), help=f"comma-separated, of {', '.join(MODELS)}"
     )
     parser.add_argument(
+        "--pairs",
+        default=None,
+        help="comma-separated FEATURES:MODEL pairs, fit instead of --features × --models",
+    )
+    parser.add_argument(
         "--save", type=Path, default=None, help="only fit SHIPPED_ENSEMBLE, write it"
     )
     parser.add_argument(
@@ -407,18 +465,27 @@ def main() -> None:
             print(json.dumps({"benchmark": "swivel", "saved": saved}))
     if args.save is not None or args.save_shape is not None:
         return
-    feature_sets, models = args.features.split(","), args.models.split(",")
-    bad = sorted(set(feature_sets) - set(FEATURE_SETS)) + sorted(set(models) - set(MODELS))
+    if args.pairs is None:
+        pairs = [(k, m) for k in args.features.split(",") for m in args.models.split(",")]
+    else:
+        pairs = [tuple(p.split(":")) for p in args.pairs.split(",")]
+        odd = [":".join(p) for p in pairs if len(p) != 2]
+        if odd:
+            parser.error(f"--pairs takes FEATURES:MODEL pairs, got {odd}")
+    bad = sorted({k for k, _ in pairs} - set(FEATURE_SETS)) + sorted(
+        {m for _, m in pairs} - set(MODELS)
+    )
     if bad:
         parser.error(f"unknown {bad}; features are {FEATURE_SETS}, models {MODELS}")
-    result = run(args.data, feature_sets, models)
+    result = run(args.data, pairs)
     console = Console(width=130, highlight=False)
     table = Table(
         title=f"swivel MAE °: {result['train_trials']} training trials "
         f"({result['train_samples']} samples), {result['heldout_trials']} held-out trials "
         f"({result['heldout_samples']} samples)"
     )
-    for col in ("features", "model", "grouped CV", "leave-one-action-out", "held-out", "s"):
+    columns = ("grouped CV", "per action", "leave-one-action-out", "per action", "held-out", "s")
+    for col in ("features", "model", *columns):
         table.add_column(col, justify="left" if col in ("features", "model") else "right")
     chosen = result["chosen_by_cv"]
     key = (chosen["features"], chosen["model"])
@@ -428,14 +495,19 @@ def main() -> None:
             r["features"],
             r["model"] + mark,
             f"{r['cv_mae_deg']:.2f}",
+            f"{r['cv_action_mean_deg']:.2f}",
             f"{r['loao_mae_deg']:.2f}",
+            f"{r['loao_action_mean_deg']:.2f}",
             f"{r['heldout_mae_deg']:.2f}",
             f"{r['seconds']:.0f}",
         )
     for name, s in result["shipped_heldout"].items():
-        table.add_row("shipped", name, "-", "-", f"{s['heldout_mae_deg']:.2f}", "-")
+        table.add_row("shipped", name, "-", "-", "-", "-", f"{s['heldout_mae_deg']:.2f}", "-")
     console.print(table)
-    console.print("* chosen by grouped CV; held-out trials used for no choice")
+    console.print(
+        "* chosen by grouped CV; per action: the mean of the actions' MAEs; "
+        "held-out trials used for no choice"
+    )
     best = next(r for r in result["candidates"] if (r["features"], r["model"]) == key)
     per = Table(title=f"MAE ° per action: {chosen['features']} + {chosen['model']} beside shipped")
     per.add_column("action")

@@ -48,3 +48,20 @@ def test_unwritable_output_is_refused_before_the_work(tmp_path: Path) -> None:
     assert "--json" in err
     assert "does not exist" in err
     assert len(stdout.splitlines()) == 1  # only the table header: no scene was solved
+
+
+def test_swivel_pairs_name_the_unknown_feature_set_or_model(tmp_path: Path) -> None:
+    (tmp_path / "train").mkdir()
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT / "src")}
+    script = str(REPO_ROOT / "benchmarks" / "swivel.py")
+    for pairs, named in (("swivel:gbm,wrist:forest", "forest"), ("swivel", "FEATURES:MODEL")):
+        proc = subprocess.run(
+            [sys.executable, script, "--data", str(tmp_path), "--pairs", pairs],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=120,
+        )
+        assert proc.returncode == 2
+        assert named in proc.stderr
+        assert proc.stdout == ""

@@ -22,6 +22,7 @@ from vhuman.reaching.dataset import (
     cmu_swivel_dataset,
     shape_features,
     split_by_trial,
+    swivel_frame_features,
     swivel_samples_from_motion,
     synthetic_swivel_dataset,
     task_features,
@@ -133,6 +134,44 @@ def test_wrist_features_do_not_depend_on_the_hand_length() -> None:
     assert rows[0].shape == (40, 17)
     with pytest.raises(InputError, match="shape"):
         wrist_features(np.zeros((2, 7)))
+
+
+def test_swivel_frame_features_turn_with_the_arm_about_the_shoulder_wrist_axis() -> None:
+    from scipy.spatial.transform import Rotation
+
+    rng = np.random.default_rng(7)
+    model = ArmModel(0.3, 0.25, 0.08)
+    pose = model.forward(rng.uniform(JOINT_LIMITS[:, 0], JOINT_LIMITS[:, 1], size=(30, 7)))
+    r = quat_to_rotmat(pose.hand_orientation)
+    hand = cmu_hand_end(pose.hand, r, model.hand, model.forearm)
+    m = task_features(hand, r, model.upper_arm, model.forearm, "right")
+    x = swivel_frame_features(m)
+    assert x.shape == (30, 26)
+    np.testing.assert_allclose(x[:, :17], wrist_features(m))
+    np.testing.assert_allclose(x[:, 23:25], x[:, 15:17], atol=1e-12)  # z axis: the forearm cue
+    # The whole arm turned by 0.7 rad about the shoulder→wrist axis: the wrist
+    # stays, every hand axis's angle about that axis grows by 0.7 rad as φ
+    # does, and its cosine with the axis stays.
+    axis = pose.wrist / np.linalg.norm(pose.wrist, axis=1, keepdims=True)
+    turn = Rotation.from_rotvec(0.7 * axis).as_matrix()
+    turned = swivel_frame_features(
+        task_features(
+            np.einsum("nij,nj->ni", turn, hand), turn @ r, model.upper_arm, model.forearm, "right"
+        )
+    )
+    np.testing.assert_allclose(turned[:, :3], x[:, :3], atol=1e-12)
+    elbow_turned = pose.wrist + np.einsum("nij,nj->ni", turn, pose.elbow - pose.wrist)
+    shift = swivel_angle(np.zeros(3), elbow_turned, pose.wrist) - swivel_angle(
+        np.zeros(3), pose.elbow, pose.wrist
+    )
+    np.testing.assert_allclose(np.angle(np.exp(1j * (shift - 0.7))), 0.0, atol=1e-9)
+    for k in (17, 20, 23):
+        before = np.arctan2(x[:, k], x[:, k + 1])
+        after = np.arctan2(turned[:, k], turned[:, k + 1])
+        np.testing.assert_allclose(np.angle(np.exp(1j * (after - before - 0.7))), 0.0, atol=1e-9)
+        np.testing.assert_allclose(turned[:, k + 2], x[:, k + 2], atol=1e-12)
+    with pytest.raises(InputError, match="shape"):
+        swivel_frame_features(np.zeros((2, 7)))
 
 
 def test_unknown_side_and_missing_role() -> None:

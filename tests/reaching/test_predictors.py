@@ -11,7 +11,9 @@ from vhuman.errors import FileFormatError, InputError
 from vhuman.reaching import ArmModel
 from vhuman.reaching.dataset import (
     SwivelDataset,
+    palm_angle,
     split_by_trial,
+    swivel_frame_features,
     synthetic_swivel_dataset,
     wrist_features,
 )
@@ -85,6 +87,9 @@ def test_mlp_is_seeded(split) -> None:
         lambda: MLPPredictor((16, 8), epochs=2, rotation="shape", activation="relu"),
         lambda: MLPPredictor((16, 8), epochs=2, rotation="wrist", activation="relu"),
         lambda: GradientBoostingPredictor(20),
+        lambda: GradientBoostingPredictor(20, inputs="swivel"),
+        lambda: GradientBoostingPredictor(20, inputs="swivel", palm=True),
+        lambda: MLPPredictor((16, 8), epochs=2, rotation="swivel", activation="relu"),
         lambda: EnsemblePredictor([GradientBoostingPredictor(10), MLPPredictor(8, epochs=2)]),
         lambda: EnsemblePredictor(  # members on different inputs, as the shipped ensemble
             [
@@ -107,18 +112,34 @@ def test_save_load_round_trip(make, split, tmp_path: Path) -> None:
     assert list(tmp_path.iterdir()) == [path]  # no temporary file left behind
 
 
-def test_gradient_boosting_trees_predict_as_scikit_learn(split) -> None:
+@pytest.mark.parametrize(
+    ("inputs", "make_inputs"), [("wrist", wrist_features), ("swivel", swivel_frame_features)]
+)
+def test_gradient_boosting_trees_predict_as_scikit_learn(inputs, make_inputs, split) -> None:
     ensemble = pytest.importorskip("sklearn.ensemble")
     train, test = split
-    p = GradientBoostingPredictor(40, learning_rate=0.2).fit(train.features, train.swivel)
-    units = p._predict_unit(test.features)
+    p = GradientBoostingPredictor(40, learning_rate=0.2, inputs=inputs)
+    units = p.fit(train.features, train.swivel)._predict_unit(test.features)
     for k, target in enumerate((np.sin(train.swivel), np.cos(train.swivel))):
         reference = ensemble.HistGradientBoostingRegressor(
             max_iter=40, learning_rate=0.2, l2_regularization=1.0, random_state=0
-        ).fit(wrist_features(train.features), target)
+        ).fit(make_inputs(train.features), target)
         np.testing.assert_allclose(
-            units[:, k], reference.predict(wrist_features(test.features)), atol=1e-12
+            units[:, k], reference.predict(make_inputs(test.features)), atol=1e-12
         )
+
+
+def test_palm_prior_carries_a_swivel_at_a_fixed_angle_from_the_palm(split) -> None:
+    train, test = split
+    offset = 0.4  # [rad]
+    swivel = wrap_angle(palm_angle(train.features) + offset)
+    expected = wrap_angle(palm_angle(test.features) + offset)
+    with_prior = GradientBoostingPredictor(5, palm=True).fit(train.features, swivel)
+    np.testing.assert_allclose(
+        wrap_angle(with_prior.predict(test.features) - expected), 0.0, atol=1e-9
+    )
+    without = GradientBoostingPredictor(5).fit(train.features, swivel)
+    assert np.abs(wrap_angle(without.predict(test.features) - expected)).mean() > 0.05
 
 
 def test_ensemble_takes_the_circular_mean_of_its_members() -> None:
@@ -133,6 +154,8 @@ def test_ensemble_takes_the_circular_mean_of_its_members() -> None:
         EnsemblePredictor([EnsemblePredictor([a])])
     with pytest.raises(InputError, match="max_iter"):
         GradientBoostingPredictor(0)
+    with pytest.raises(InputError, match="inputs must be one of"):
+        GradientBoostingPredictor(10, inputs="elbow")
 
 
 def test_load_rejects_other_kind_and_foreign_files(split, tmp_path: Path) -> None:

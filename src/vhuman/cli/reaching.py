@@ -182,8 +182,9 @@ def swivel_train(
     rotation: Annotated[
         str,
         typer.Option(
-            help="MLP input for the hand orientation: rotvec (Xia et al. 2021), matrix, or "
-            "shape (matrix and arm-shape cues)."
+            help="MLP input for the hand orientation: rotvec (Xia et al. 2021), matrix, "
+            "shape (matrix and arm-shape cues), wrist (scale-free wrist features) or swivel "
+            "(wrist features and the hand's axes about the shoulder-wrist axis)."
         ),
     ] = "rotvec",
     epochs: Annotated[int, typer.Option(min=1, help="MLP training epochs.")] = 300,

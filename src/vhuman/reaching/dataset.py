@@ -446,6 +446,88 @@ def wrist_features(
     )
 
 
+def swivel_frame_features(
+    features: ArrayLike, hand_to_forearm: float = CMU_HAND_TO_FOREARM
+) -> NDArray[np.float64]:
+    """The wrist features with the hand's axes measured about the shoulder→wrist axis.
+
+    The swivel angle φ turns the elbow about the shoulder→wrist axis from a
+    reference plane through the frame's z axis (:func:`~vhuman.reaching.swivel_angle`).
+    Each axis of the hand's frame (its rotation matrix's columns) is measured
+    the same way: its angle about the shoulder→wrist axis from that reference
+    plane (sine and cosine) and the cosine of its angle with the
+    shoulder→wrist direction. The hand's orientation then enters in the
+    coordinates φ is measured in, so a rotation of the hand with the arm about
+    the shoulder→wrist axis shifts these angles as it shifts φ.
+
+    Parameters
+    ----------
+    features : array_like, shape (N, 8)
+        ``m = [x, y, z, α, β, γ, d1, d2]`` (see the module).
+    hand_to_forearm : float
+        Hand length over forearm length of the skeleton the features come
+        from (default the CMU skeleton's).
+
+    Returns
+    -------
+    ndarray, shape (N, 26)
+        :func:`wrist_features` (17 columns), then for the hand's x, y and z
+        axes in turn: sine and cosine of the angle about the shoulder→wrist
+        axis [−] and the cosine with the shoulder→wrist direction [−] (the z
+        axis's angle is the forearm cue's); an axis along the shoulder→wrist
+        line has angle 0.
+
+    Raises
+    ------
+    InputError
+        For features that are not (N, 8) or not finite.
+    """
+    from vhuman.geometry.so3 import rotvec_to_rotmat
+
+    base = wrist_features(features, hand_to_forearm)
+    x = np.asarray(features, dtype=np.float64)
+    rot, d2 = rotvec_to_rotmat(x[:, 3:6]), x[:, 7]
+    wrist = x[:, :3] + (hand_to_forearm * d2)[:, None] * rot[:, :, 2]
+    along = wrist / np.maximum(np.linalg.norm(wrist, axis=1, keepdims=True), 1e-12)
+    columns = [base]
+    for k in range(3):
+        axis = rot[:, :, k]
+        angle = np.nan_to_num(swivel_angle(np.zeros(3), wrist + axis, wrist))
+        columns.append(np.stack([np.sin(angle), np.cos(angle), np.sum(axis * along, 1)], 1))
+    return np.concatenate(columns, axis=1)
+
+
+def palm_angle(features: ArrayLike, hand_to_forearm: float = CMU_HAND_TO_FOREARM) -> NDArray:
+    """The angle of the hand's x axis about the shoulder→wrist axis, measured like φ [rad].
+
+    The hand's x axis is the palm's normal in the anatomical position (palm
+    forward). Its angle about the shoulder→wrist axis from φ's reference
+    plane (:func:`swivel_frame_features`, columns 17 and 18) turns with the
+    arm as φ does, so ``φ`` minus it is what is left to learn where the
+    forearm's twist and the wrist keep the elbow at a steady angle from the
+    palm.
+
+    Parameters
+    ----------
+    features : array_like, shape (N, 8)
+        ``m = [x, y, z, α, β, γ, d1, d2]`` (see the module).
+    hand_to_forearm : float
+        Hand length over forearm length of the skeleton the features come from.
+
+    Returns
+    -------
+    ndarray, shape (N,)
+        In (−π, π]; 0 where the axis lies along the shoulder→wrist line.
+
+    Raises
+    ------
+    InputError
+        For features that are not (N, 8) or not finite.
+    """
+    x = swivel_frame_features(features, hand_to_forearm)
+    return np.arctan2(x[:, 17], x[:, 18])
+
+
 def _features(
     shoulder: NDArray[np.float64],
     elbow: NDArray[np.float64],

@@ -42,7 +42,9 @@ from vhuman.io.filesystem import PathLike, read_bytes
 from vhuman.reaching.dataset import (
     FEATURE_NAMES,
     SwivelDataset,
+    palm_angle,
     shape_features,
+    swivel_frame_features,
     wrist_features,
 )
 
@@ -318,6 +320,9 @@ class RotationInput(enum.StrEnum):
     """The matrix with cues of the arm's shape (:func:`vhuman.reaching.shape_features`)."""
     WRIST = "wrist"
     """The scale-free wrist features (:func:`vhuman.reaching.wrist_features`)."""
+    SWIVEL = "swivel"
+    """The wrist features with the hand's axes about the shoulder→wrist axis
+    (:func:`vhuman.reaching.swivel_frame_features`)."""
 
 
 _ACTIVATIONS = {Activation.TANH: np.tanh, Activation.RELU: lambda h: np.maximum(h, 0.0)}
@@ -340,6 +345,7 @@ _INPUTS = {
     RotationInput.MATRIX: _lift_rotation,
     RotationInput.SHAPE: shape_features,
     RotationInput.WRIST: wrist_features,
+    RotationInput.SWIVEL: swivel_frame_features,
 }
 """Model inputs (N, F) from the features ``m`` (N, 8), by name."""
 
@@ -364,13 +370,15 @@ class MLPPredictor(SwivelPredictor):
         Adam step size; decays by cosine annealing to 1 % of it over training.
     seed : int
         Seeds the weight initialisation and the batch order.
-    rotation : RotationInput or {"rotvec", "matrix", "shape", "wrist"}
+    rotation : RotationInput or {"rotvec", "matrix", "shape", "wrist", "swivel"}
         How the hand orientation enters the network: Xia et al.'s rotation
         vector ``α, β, γ``, the nine entries of its rotation matrix
         (continuous where the rotation vector jumps; same features ``m``),
         the matrix with cues of the arm's shape
-        (:func:`vhuman.reaching.shape_features`, CMU hand proportions), or
-        the scale-free wrist features (:func:`vhuman.reaching.wrist_features`).
+        (:func:`vhuman.reaching.shape_features`, CMU hand proportions),
+        the scale-free wrist features (:func:`vhuman.reaching.wrist_features`),
+        or those with the hand's axes measured about the shoulder→wrist axis
+        (:func:`vhuman.reaching.swivel_frame_features`).
     activation : Activation or {"tanh", "relu"}
         Hidden-layer nonlinearity.
 
@@ -582,11 +590,12 @@ _NODE_FIELDS = {
 
 
 class GradientBoostingPredictor(SwivelPredictor):
-    """Gradient-boosted regression trees on the wrist features, one ensemble per output.
+    """Gradient-boosted regression trees, one ensemble per output.
 
     Friedman's (2001) gradient boosting with scikit-learn's histogram-based
     trees (``HistGradientBoostingRegressor``, squared error, L2
-    regularisation 1) fit (sin φ, cos φ) from :func:`vhuman.reaching.wrist_features`.
+    regularisation 1) fit (sin φ, cos φ) from the features ``m`` or features
+    derived from them (``inputs``; by default :func:`vhuman.reaching.wrist_features`).
     The trees are stored as arrays (split feature, threshold, children, leaf
     value) and evaluated in numpy, so a saved model loads without scikit-learn.
 
@@ -598,11 +607,18 @@ class GradientBoostingPredictor(SwivelPredictor):
         Shrinkage of each tree, in (0, 1].
     seed : int
         ``random_state`` of the fit.
+    inputs : RotationInput or {"rotvec", "matrix", "shape", "wrist", "swivel"}
+        The trees' inputs, as :class:`MLPPredictor`'s ``rotation`` (default
+        :func:`vhuman.reaching.wrist_features`).
+    palm : bool
+        Fit φ relative to :func:`vhuman.reaching.palm_angle` (the targets
+        turned back by it, the predictions forward): the palm's angle about
+        the shoulder→wrist axis as a prior, the trees learning the rest.
 
     Raises
     ------
     InputError
-        For a hyper-parameter out of range.
+        For a hyper-parameter out of range or other ``inputs``.
 
     Notes
     -----
@@ -611,7 +627,18 @@ class GradientBoostingPredictor(SwivelPredictor):
 
     kind = "gbm"
 
-    def __init__(self, max_iter: int = 300, *, learning_rate: float = 0.1, seed: int = 0) -> None:
+    def __init__(
+        self,
+        max_iter: int = 300,
+        *,
+        learning_rate: float = 0.1,
+        seed: int = 0,
+        inputs: RotationInput | str = RotationInput.WRIST,
+        palm: bool = False,
+    ) -> None:
+        if inputs not in _INPUTS:
+            allowed = [r.value for r in RotationInput]
+            raise InputError(f"inputs must be one of {allowed}, got {inputs!r}")
         if int(max_iter) != max_iter or max_iter < 1:
             raise InputError(f"max_iter must be an integer ≥ 1, got {max_iter}")
         if not 0.0 < learning_rate <= 1.0:
@@ -619,6 +646,8 @@ class GradientBoostingPredictor(SwivelPredictor):
         self.max_iter = int(max_iter)
         self.learning_rate = float(learning_rate)
         self.seed = int(seed)
+        self.inputs = RotationInput(inputs)
+        self.palm = bool(palm)
         self.trees_: dict[str, NDArray[Any]] | None = None
 
     @property
@@ -629,7 +658,8 @@ class GradientBoostingPredictor(SwivelPredictor):
         from sklearn.ensemble import HistGradientBoostingRegressor
 
         x, phi = _check_training(features, swivel)
-        inputs, targets = wrist_features(x), _unit_targets(phi)
+        inputs = _INPUTS[self.inputs](x)
+        targets = _unit_targets(phi - palm_angle(x) if self.palm else phi)
         nodes, baseline = [], []
         for k in range(2):
             est = HistGradientBoostingRegressor(
@@ -646,7 +676,7 @@ class GradientBoostingPredictor(SwivelPredictor):
     def _predict_unit(self, x: NDArray[np.float64]) -> NDArray[np.float64]:
         t = self.trees_
         assert t is not None  # _require_fitted ran first
-        inputs = wrist_features(x)
+        inputs = _INPUTS[self.inputs](x)
         out = np.tile(t["baseline"], (x.shape[0], 1))
         feature, threshold = t["feature_idx"].astype(np.intp), t["num_threshold"]
         left, right = t["left"].astype(np.intp), t["right"].astype(np.intp)
@@ -663,11 +693,21 @@ class GradientBoostingPredictor(SwivelPredictor):
                 node = np.where(active, np.where(go_left, left[node], right[node]), node)
                 active = ~leaf[node]
             out[:, k] += value[node].sum(axis=1)
-        return out
+        if not self.palm:
+            return out
+        turn = palm_angle(x)
+        s, c = np.sin(turn), np.cos(turn)
+        return np.stack([out[:, 0] * c + out[:, 1] * s, out[:, 1] * c - out[:, 0] * s], axis=1)
 
     def _state(self) -> tuple[dict[str, Any], dict[str, NDArray[np.float64]]]:
         assert self.trees_ is not None  # _require_fitted ran first
-        header = {"max_iter": self.max_iter, "learning_rate": self.learning_rate, "seed": self.seed}
+        header = {
+            "max_iter": self.max_iter,
+            "learning_rate": self.learning_rate,
+            "seed": self.seed,
+            "inputs": self.inputs.value,
+            "palm": self.palm,
+        }
         return header, dict(self.trees_)
 
     @classmethod

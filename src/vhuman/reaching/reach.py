@@ -100,9 +100,10 @@ DEFAULT_MODELS = {
     "lsq": "swivel_lsq.npz",
 }
 """Shipped swivel predictors (files in ``vhuman/data/models``), all fit on the CMU training
-trials in the thorax frame: the mean of gradient boosting and a 2 × 128 ReLU MLP on the
-scale-free wrist features (:func:`vhuman.reaching.wrist_features`) and a 2 × 128 ReLU MLP on
-the arm-shape features (:func:`vhuman.reaching.shape_features`), chosen by trial-grouped
+trials in the thorax frame: the mean of gradient boosting and a 2 × 128 ReLU MLP on each of
+the swivel-frame features (:func:`vhuman.reaching.swivel_frame_features`) and the scale-free
+wrist features (:func:`vhuman.reaching.wrist_features`) and a 2 × 128 ReLU MLP on the
+arm-shape features (:func:`vhuman.reaching.shape_features`), chosen by trial-grouped
 cross-validation in ``benchmarks/swivel.py``; a deeper MLP (rotation-matrix input, 2 × 128
 units); an MLP on the rotation matrix and arm-shape cues (:func:`vhuman.reaching.shape_features`,
 2 × 64 ReLU units); Xia et al.'s (2021) MLP (8 → 40 → 2) and least squares. Reaches use
