@@ -305,14 +305,14 @@ def _search(
     dt = np.diff(knots) / fps
     total = node[:, 0]  # (B, C)
     back = np.zeros(cand.shape, dtype=np.intp)
-    grid_gap = _angle_gap(grid[None, :], grid[:, None])  # (from, to), the same at every knot
-    gap = np.empty((b, cand.shape[-1], cand.shape[-1]))  # (B, from, to)
-    gap[:, 1:, 1:] = grid_gap
+    # The φ jump's cost (B, from, to): between grid values the same at every knot.
+    jump = np.empty((b, cand.shape[-1], cand.shape[-1]))
+    jump[:, 1:, 1:] = _JUMP_WEIGHT * _angle_gap(grid[None, :], grid[:, None])
     for k in range(1, knots.size):
-        gap[:, 0, :] = _angle_gap(cand[:, k], cand[:, k - 1, :1])
-        gap[:, 1:, 0] = _angle_gap(cand[:, k, :1], cand[:, k - 1, 1:])
+        jump[:, 0, :] = _JUMP_WEIGHT * _angle_gap(cand[:, k], cand[:, k - 1, :1])
+        jump[:, 1:, 0] = _JUMP_WEIGHT * _angle_gap(cand[:, k, :1], cand[:, k - 1, 1:])
         step = _edge_costs(
-            total[:, :, None] + _JUMP_WEIGHT * gap,
+            total[:, :, None] + jump,
             sol.q[:, k - 1],
             sol.q[:, k],
             dt[k - 1],
@@ -362,20 +362,23 @@ def _edge_costs(
     """
     n, c = low.shape[0], low.shape[-1]
     joints_from, joints_to = (np.moveaxis(x, -1, 0).reshape(7, n * c) for x in (q_from, q_to))
+    flat_low = low.reshape(-1)
 
-    def cost(b: NDArray[np.intp], i: NDArray[np.intp], j: NDArray[np.intp]) -> NDArray[np.float64]:
-        src, dst = (b * c + i).ravel(), (b * c + j).ravel()
-        dq = np.zeros(src.shape)
-        for a, z in zip(joints_from, joints_to, strict=True):
-            np.maximum(dq, _abs_wrapped(z[dst] - a[src]), out=dq)
-        fast = np.maximum(dq.reshape(b.shape) / dt - 0.8 * max_speed, 0.0)
-        return low[b, i, j] + _HARD * fast
+    def cost(edge: NDArray[np.intp]) -> NDArray[np.float64]:
+        """Costs of edges by flat index ``(b · C + i) · C + j`` into ``low``."""
+        src = edge // c  # b · C + i
+        dst = src - src % c + (edge - src * c)  # b · C + j
+        step = _abs_wrapped(np.take(joints_to, dst, axis=1) - np.take(joints_from, src, axis=1))
+        fast = np.maximum(step.max(axis=0) / dt - 0.8 * max_speed, 0.0)
+        return np.take(flat_low, edge) + _HARD * fast
 
-    b, j = np.meshgrid(np.arange(n), np.arange(c), indexing="ij")
-    bound = np.minimum(cost(b, np.argmin(low, axis=1), j), cost(b, j, j))  # (B, to)
-    costed = np.nonzero(low <= bound[:, None, :])
+    corner = (c * c) * np.arange(n)[:, None]  # (B, 1): flat index of (b, 0, 0)
+    j = np.arange(c)
+    least = cost((corner + c * np.argmin(low, axis=1) + j).ravel())
+    bound = np.minimum(least, cost((corner + (c + 1) * j).ravel())).reshape(n, c)  # (B, to)
+    costed = np.flatnonzero(low <= bound[:, None, :])
     out = np.full(low.shape, np.inf)
-    out[costed] = cost(*costed)
+    np.put(out, costed, cost(costed))
     return out
 
 
@@ -389,7 +392,8 @@ def _abs_wrapped(angle: NDArray[np.float64]) -> NDArray[np.float64]:
     d = np.abs(angle)
     if d.size and d.max() >= 3.0 * np.pi:
         return np.abs(wrap_to_pi(angle))
-    return np.abs(np.minimum(d, 2.0 * np.pi - d))
+    out = np.subtract(2.0 * np.pi, d)
+    return np.abs(np.minimum(d, out, out=out), out=out)
 
 
 def joint_space_path(
