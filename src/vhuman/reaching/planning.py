@@ -224,8 +224,8 @@ def swivel_paths(
     faster than ``max_speed``. φ is linear between knots; the whole path is
     then checked frame by frame. The reaches are independent; they are
     searched together, :data:`SEARCH_CHUNK` at a time, as array operations
-    over the reach axis, and the speed term of an edge is computed only where
-    it can change which edge is the least (:func:`_edge_costs`).
+    over the reach axis, the joint steps of all edges between two knots
+    joint by joint (:func:`_edge_costs`).
 
     Parameters
     ----------
@@ -339,61 +339,36 @@ def _edge_costs(
     dt: float,
     max_speed: float,
 ) -> NDArray[np.float64]:
-    """Path costs (B, from, to) through the edges between two knots; +inf where not the least.
+    """Path costs (B, from, to) through every edge between two knots.
 
     ``low`` is each edge's cost without its speed term (the path so far plus
-    the φ jump); the speed term, ``_HARD ×`` the largest joint speed in excess
-    of ``0.8 · max_speed``, is never negative. It is computed for two edges
-    into each target (the one of least ``low`` and the one that keeps the grid
-    index), whose smaller cost bounds the least; then only for the edges whose
-    ``low`` does not exceed that bound: every other edge costs more and cannot
-    be chosen. The costs computed are those of the full search to the last
-    bit, so the least edge, ties included, is the same.
+    the φ jump); the speed term is ``_HARD ×`` the largest joint speed in
+    excess of ``0.8 · max_speed``. The joint steps are formed joint by joint
+    over all (from, to) pairs at once, in place. The arm angles lie in
+    [−π, π] (those of :func:`solve_arm`), so a step ``d`` has ``|d| ≤ 2π`` and
+    its wrapped magnitude ``|wrap_to_pi(d)|`` is ``min(|d|, 2π − |d|)``.
 
     Parameters
     ----------
     low : ndarray, shape (B, C, C)
     q_from, q_to : ndarray, shape (B, C, 7)
-        Arm angles [rad] of the candidates at the two knots.
+        Arm angles [rad] of the candidates at the two knots, in [−π, π].
     dt : float
         Time between the knots [s].
     max_speed : float
         Joint-speed bound [rad/s].
     """
-    n, c = low.shape[0], low.shape[-1]
-    joints_from, joints_to = (np.moveaxis(x, -1, 0).reshape(7, n * c) for x in (q_from, q_to))
-    flat_low = low.reshape(-1)
-
-    def cost(edge: NDArray[np.intp]) -> NDArray[np.float64]:
-        """Costs of edges by flat index ``(b · C + i) · C + j`` into ``low``."""
-        src = edge // c  # b · C + i
-        dst = src - src % c + (edge - src * c)  # b · C + j
-        step = _abs_wrapped(np.take(joints_to, dst, axis=1) - np.take(joints_from, src, axis=1))
-        fast = np.maximum(step.max(axis=0) / dt - 0.8 * max_speed, 0.0)
-        return np.take(flat_low, edge) + _HARD * fast
-
-    corner = (c * c) * np.arange(n)[:, None]  # (B, 1): flat index of (b, 0, 0)
-    j = np.arange(c)
-    least = cost((corner + c * np.argmin(low, axis=1) + j).ravel())
-    bound = np.minimum(least, cost((corner + (c + 1) * j).ravel())).reshape(n, c)  # (B, to)
-    costed = np.flatnonzero(low <= bound[:, None, :])
-    out = np.full(low.shape, np.inf)
-    np.put(out, costed, cost(costed))
-    return out
-
-
-def _abs_wrapped(angle: NDArray[np.float64]) -> NDArray[np.float64]:
-    """``|wrap_to_pi(angle)|`` [rad] by one reflection where all ``|angle| < 3π``.
-
-    For ``d = |angle|`` in [0, 3π), the wrapped magnitude is ``d`` up to π,
-    ``2π − d`` up to 2π and ``d − 2π`` beyond: ``|min(d, 2π − d)|``, without
-    :func:`wrap_to_pi`'s ``np.mod`` (used where some ``|angle| ≥ 3π``).
-    """
-    d = np.abs(angle)
-    if d.size and d.max() >= 3.0 * np.pi:
-        return np.abs(wrap_to_pi(angle))
-    out = np.subtract(2.0 * np.pi, d)
-    return np.abs(np.minimum(d, out, out=out), out=out)
+    joints_from, joints_to = (np.moveaxis(q, -1, 0).copy() for q in (q_from, q_to))  # (7, B, C)
+    largest = np.zeros(low.shape)
+    step, other = np.empty(low.shape), np.empty(low.shape)
+    for a_from, a_to in zip(joints_from, joints_to, strict=True):
+        np.subtract(a_to[:, None, :], a_from[:, :, None], out=step)
+        np.abs(step, out=step)
+        np.subtract(2.0 * np.pi, step, out=other)
+        np.minimum(step, other, out=step)
+        np.maximum(largest, step, out=largest)
+    fast = np.maximum(largest / dt - 0.8 * max_speed, 0.0)
+    return low + _HARD * fast
 
 
 def joint_space_path(
