@@ -171,17 +171,29 @@ class _Variants(NamedTuple):
 
     Attributes
     ----------
-    angles : tuple of 7 ndarrays, shapes (2, ...), (2, ...), (4, ...), (2, ...), (8, ...) × 3
-        Joint angles [rad] in (−π, π].
+    angles : tuple of 7 ndarrays
+        Joint angles [rad], shapes (2, ...), (2, ...), (4, ...), (2, ...) (``q4``:
+        the hand pose's shape, which broadcasts against the others'), (8, ...) × 3.
+    shape : tuple of int
+        The shape ``...`` of the solutions.
     """
 
     angles: tuple[NDArray[np.float64], ...]
+    shape: tuple[int, ...]
+
+    def per_branch(self) -> tuple[NDArray[np.float64], ...]:
+        """The angles as views that broadcast over the branch axes (e, s, w)."""
+        return tuple(
+            a.reshape(*lead, *a.shape[1:]) for a, lead in zip(self.angles, _AXES, strict=True)
+        )
 
 
 _K = np.arange(8)
 _E, _S = _K >> 2, (_K >> 1) & 1
 _VARIANT = (_S, _S, 2 * _E + _S, _E, _K, _K, _K)
 """Index into each joint's variants of branch ``k`` (see :class:`_Variants`)."""
+_AXES = ((1, 2, 1), (1, 2, 1), (2, 2, 1), (2, 1, 1), (2, 2, 2), (2, 2, 2), (2, 2, 2))
+"""Each joint's variants over the branch axes (e, s, w)."""
 
 
 def _branches(
@@ -254,8 +266,8 @@ def _branches(
             np.arctan2(0.0 - y, -x, out=q5[k + 1, ...])
             np.arctan2(row[1] + 0.0, -row[0], out=q7[k, ...])
             np.arctan2(0.0 - row[1], row[0], out=q7[k + 1, ...])
-    q4 = np.broadcast_to(np.stack([-elbow_abs, elbow_abs]), (2, *phi.shape))
-    return _Variants((q1, q2, q3, q4, q5, q6, q7))
+    q4 = np.stack([-elbow_abs, elbow_abs])
+    return _Variants((q1, q2, q3, q4, q5, q6, q7), phi.shape)
 
 
 def _transposed_times(
@@ -328,10 +340,10 @@ def arm_branches(
     InputError
         As :func:`solve_arm`.
     """
-    angles = _pose_branches(model, hand_position, hand_orientation, swivel, reference_up).angles
-    out = np.empty((8, *angles[0].shape[1:], 7))
-    for j, (a, variant) in enumerate(zip(angles, _VARIANT, strict=True)):
-        out[..., j] = a[variant]
+    variants = _pose_branches(model, hand_position, hand_orientation, swivel, reference_up)
+    out = np.empty((8, *variants.shape, 7))
+    for j, a in enumerate(variants.per_branch()):
+        out[..., j] = np.broadcast_to(a, (2, 2, 2, *variants.shape)).reshape(out.shape[:-1])
     return out
 
 
@@ -390,30 +402,24 @@ def solve_arm(
     ----------
     Shimizu et al. (2008), Section III (closed form for a given arm angle).
     """
-    angles = _pose_branches(model, hand_position, hand_orientation, swivel, reference_up).angles
-    # Limits and their violations per distinct joint value, then per branch (as within_limits
-    # and limit_violation of the (8, ..., 7) branches, summed joint by joint in the same order).
-    lo, hi = JOINT_LIMITS[:, 0], JOINT_LIMITS[:, 1]
-    inside = [(a >= lo[j] - _LIMIT_TOL) & (a <= hi[j] + _LIMIT_TOL) for j, a in enumerate(angles)]
-    excess = [np.maximum(np.maximum(lo[j] - a, a - hi[j]), 0.0) for j, a in enumerate(angles)]
-    feasible = np.empty((8, *angles[0].shape[1:]), dtype=bool)
-    violation = np.empty(feasible.shape)
-    for k in range(8):
-        v = [variant[k] for variant in _VARIANT]
-        np.logical_and(inside[0][v[0]], inside[1][v[1]], out=feasible[k])
-        np.add(excess[0][v[0]], excess[1][v[1]], out=violation[k])
-        for j in range(2, 7):
-            feasible[k] &= inside[j][v[j]]
-            violation[k] += excess[j][v[j]]
+    variants = _pose_branches(model, hand_position, hand_orientation, swivel, reference_up)
+    # Limits and their violations per distinct joint value, combined over the branch axes in
+    # joint order (as within_limits and limit_violation of the (8, ..., 7) branches).
+    lo, hi = JOINT_LIMITS[:, 0] - _LIMIT_TOL, JOINT_LIMITS[:, 1] + _LIMIT_TOL
+    feasible = np.array(True)
+    violation = np.array(0.0)
+    for j, a in enumerate(variants.per_branch()):
+        feasible = feasible & (a >= lo[j]) & (a <= hi[j])
+        below, above = JOINT_LIMITS[j, 0] - a, a - JOINT_LIMITS[j, 1]
+        violation = violation + np.maximum(np.maximum(below, above, out=below), 0.0, out=below)
+    feasible = np.broadcast_to(feasible, (2, 2, 2, *variants.shape)).reshape(8, *variants.shape)
+    violation = violation.reshape(8, *variants.shape)
     found = np.any(feasible, axis=0)
     best = np.where(found, np.argmax(feasible, axis=0), np.argmin(violation, axis=0))
-    q = np.stack(
-        [
-            np.take_along_axis(a, variant[best][None], axis=0)[0]
-            for a, variant in zip(angles, _VARIANT, strict=True)
-        ],
-        axis=-1,
-    )
+    q = np.empty((*variants.shape, 7))
+    for j, (a, variant) in enumerate(zip(variants.angles, _VARIANT, strict=True)):
+        a = np.broadcast_to(a, (a.shape[0], *variants.shape))
+        q[..., j] = np.take_along_axis(a, variant[best][None], axis=0)[0]
     return ArmSolution(q, found)
 
 
