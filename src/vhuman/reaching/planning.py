@@ -225,7 +225,7 @@ def swivel_paths(
     then checked frame by frame. The reaches are independent; they are
     searched together, :data:`SEARCH_CHUNK` at a time, as array operations
     over the reach axis, the joint steps of all edges between two knots
-    joint by joint (:func:`_edge_costs`).
+    joint by joint (:func:`_best_edges`).
 
     Parameters
     ----------
@@ -311,15 +311,10 @@ def _search(
     for k in range(1, knots.size):
         jump[:, 0, :] = _JUMP_WEIGHT * _angle_gap(cand[:, k], cand[:, k - 1, :1])
         jump[:, 1:, 0] = _JUMP_WEIGHT * _angle_gap(cand[:, k, :1], cand[:, k - 1, 1:])
-        step = _edge_costs(
-            total[:, :, None] + jump,
-            sol.q[:, k - 1],
-            sol.q[:, k],
-            dt[k - 1],
-            max_speed,
+        back[:, k], least = _best_edges(
+            total, jump, sol.q[:, k - 1], sol.q[:, k], dt[k - 1], max_speed
         )
-        back[:, k] = np.argmin(step, axis=1)
-        total = np.take_along_axis(step, back[:, k, None, :], axis=1)[:, 0] + node[:, k]
+        total = least + node[:, k]
     path = np.empty((b, knots.size), dtype=np.intp)
     path[:, -1] = np.argmin(total, axis=-1)
     for k in range(knots.size - 1, 0, -1):
@@ -332,43 +327,74 @@ def _search(
     return np.unwrap(predicted, axis=-1) + np.stack([np.interp(frames, knots, o) for o in offset])
 
 
-def _edge_costs(
-    low: NDArray[np.float64],
+EDGE_BLOCK = 8
+"""Reaches whose edge costs :func:`_best_edges` forms together (arrays that stay in cache)."""
+
+
+def _best_edges(
+    total: NDArray[np.float64],
+    jump: NDArray[np.float64],
     q_from: NDArray[np.float64],
     q_to: NDArray[np.float64],
     dt: float,
     max_speed: float,
-) -> NDArray[np.float64]:
-    """Path costs (B, from, to) through every edge between two knots.
+) -> tuple[NDArray[np.intp], NDArray[np.float64]]:
+    """The least-cost edge into each candidate of a knot and the path cost through it.
 
-    ``low`` is each edge's cost without its speed term (the path so far plus
-    the φ jump); the speed term is ``_HARD ×`` the largest joint speed in
-    excess of ``0.8 · max_speed``. The joint steps are formed joint by joint
-    over all (from, to) pairs at once, in place. The arm angles lie in
-    [−π, π] (those of :func:`solve_arm`), so a step ``d`` has ``|d| ≤ 2π`` and
-    its wrapped magnitude ``|wrap_to_pi(d)|`` is ``min(|d|, 2π − |d|)``.
+    An edge costs the path so far (``total`` of its source) plus its φ jump
+    plus ``_HARD ×`` the largest joint speed in excess of ``0.8 · max_speed``;
+    every edge is costed. The joint steps are formed joint by joint over all
+    (from, to) pairs of :data:`EDGE_BLOCK` reaches at a time, in place. The
+    arm angles lie in [−π, π] (those of :func:`solve_arm`), so a step ``d``
+    has ``|d| ≤ 2π`` and its wrapped magnitude ``|wrap_to_pi(d)|`` is
+    ``min(|d|, 2π − |d|)``.
 
     Parameters
     ----------
-    low : ndarray, shape (B, C, C)
+    total : ndarray, shape (B, C)
+        Least path cost to each candidate of the first knot.
+    jump : ndarray, shape (B, C, C)
+        Cost of the φ jump of each edge (from, to).
     q_from, q_to : ndarray, shape (B, C, 7)
         Arm angles [rad] of the candidates at the two knots, in [−π, π].
     dt : float
         Time between the knots [s].
     max_speed : float
         Joint-speed bound [rad/s].
+
+    Returns
+    -------
+    source : ndarray of int, shape (B, C)
+        The least edge's source into each candidate of the second knot (the
+        first of equal ones).
+    cost : ndarray, shape (B, C)
+        The path cost through it.
     """
+    n, c = total.shape
     joints_from, joints_to = (np.moveaxis(q, -1, 0).copy() for q in (q_from, q_to))  # (7, B, C)
-    largest = np.zeros(low.shape)
-    step, other = np.empty(low.shape), np.empty(low.shape)
-    for a_from, a_to in zip(joints_from, joints_to, strict=True):
-        np.subtract(a_to[:, None, :], a_from[:, :, None], out=step)
-        np.abs(step, out=step)
-        np.subtract(2.0 * np.pi, step, out=other)
-        np.minimum(step, other, out=step)
-        np.maximum(largest, step, out=largest)
-    fast = np.maximum(largest / dt - 0.8 * max_speed, 0.0)
-    return low + _HARD * fast
+    source, cost = np.empty((n, c), dtype=np.intp), np.empty((n, c))
+    largest, step, other = (np.empty((min(n, EDGE_BLOCK), c, c)) for _ in range(3))
+    for lo in range(0, n, EDGE_BLOCK):
+        part = slice(lo, min(lo + EDGE_BLOCK, n))
+        m = part.stop - lo
+        big, d, e = largest[:m], step[:m], other[:m]
+        big.fill(0.0)
+        for a_from, a_to in zip(joints_from[:, part], joints_to[:, part], strict=True):
+            np.subtract(a_to[:, None, :], a_from[:, :, None], out=d)
+            np.abs(d, out=d)
+            np.subtract(2.0 * np.pi, d, out=e)
+            np.minimum(d, e, out=d)
+            np.maximum(big, d, out=big)
+        # fast = max(speed − 0.8 · max_speed, 0); edge = (total + jump) + _HARD · fast
+        np.divide(big, dt, out=big)
+        np.subtract(big, 0.8 * max_speed, out=big)
+        np.maximum(big, 0.0, out=big)
+        np.multiply(big, _HARD, out=big)
+        np.add(total[part, :, None], jump[part], out=d)
+        np.add(d, big, out=d)
+        source[part] = np.argmin(d, axis=1)
+        cost[part] = np.take_along_axis(d, source[part, None, :], axis=1)[:, 0]
+    return source, cost
 
 
 def joint_space_path(
