@@ -9,7 +9,7 @@ Two strategies, tried in order for each reach:
    shortest path over a φ grid (dynamic programming, as the redundancy
    resolution by the arm angle of Shimizu et al. 2008 sweeps its feasible
    intervals).
-2. **Joint space** (:func:`joint_space_path`): where no swivel path exists,
+2. **Joint space** (:func:`joint_space_paths`): where no swivel path exists,
    or it would need joints faster than the bound, the seven angles move from
    the start posture to a feasible posture at the target by one
    minimum-jerk profile (Flash & Hogan 1985 applied per joint): limits hold on
@@ -46,7 +46,7 @@ __all__ = [
     "SWIVEL_GRID",
     "ArmPath",
     "BodyCapsules",
-    "joint_space_path",
+    "joint_space_paths",
     "predicted_paths",
     "refusal",
     "swivel_grid",
@@ -57,7 +57,7 @@ MAX_JOINT_SPEED = 8.0
 """Default bound on every arm angle's speed [rad/s]."""
 
 SWIVEL_GRID = 72
-"""φ samples per knot (every 5°) of :func:`swivel_paths` and :func:`joint_space_path`."""
+"""φ samples per knot (every 5°) of :func:`swivel_paths` and :func:`joint_space_paths`."""
 
 PLAN_MARGIN = 0.0
 """Capsule overlap [m] allowed while planning: none (the audit tolerates a few mm more)."""
@@ -397,39 +397,39 @@ def _best_edges(
     return source, cost
 
 
-def joint_space_path(
+def joint_space_paths(
     model: ArmModel,
     q_start: NDArray[np.float64],
     hand: NDArray[np.float64],
     orientation: NDArray[np.float64],
-    predicted: float,
+    predicted: NDArray[np.float64],
     s: NDArray[np.float64],
     *,
     fps: float,
     body: ArmBodyClearance | None,
     capsules: BodyCapsules | None,
     max_speed: float = MAX_JOINT_SPEED,
-) -> ArmPath:
-    """Minimum jerk in joint space from a start posture to a feasible posture at the target.
+) -> list[ArmPath]:
+    """Minimum jerk in joint space from start postures to feasible postures at the targets.
 
-    Every φ of :data:`SWIVEL_GRID` (and the predicted one) at the target
-    gives a candidate end posture; those within the limits and out of the
-    body are joined to ``q_start`` by ``q(t) = q_start + (q_end − q_start) · s(t)``,
-    and the candidate whose whole path stays out of the body is kept, the
-    nearest the predicted φ among those within the speed bound (else the
-    slowest).
+    For each reach, every φ of :data:`SWIVEL_GRID` (and the predicted one) at
+    the target gives a candidate end posture (solved for all reaches
+    together); those within the limits and out of the body are joined to
+    ``q_start`` by ``q(t) = q_start + (q_end − q_start) · s(t)``, and the
+    candidate whose whole path stays out of the body is kept, the nearest the
+    predicted φ among those within the speed bound (else the slowest).
 
     Parameters
     ----------
     model : ArmModel
-    q_start : ndarray, shape (7,)
+    q_start : ndarray, shape (B, 7)
         Start arm angles within the limits [rad].
-    hand : ndarray, shape (3,)
-        Hand end target, shoulder frame [m].
-    orientation : ndarray, shape (4,)
-        Hand orientation at the target.
-    predicted : float
-        Predicted φ at the target [rad].
+    hand : ndarray, shape (B, 3)
+        Hand end targets, shoulder frame [m].
+    orientation : ndarray, shape (B, 4)
+        Hand orientations at the targets.
+    predicted : ndarray, shape (B,)
+        Predicted φ at the targets [rad].
     s : ndarray, shape (T,)
         Time law from 0 to 1 (minimum jerk).
     fps : float
@@ -438,29 +438,34 @@ def joint_space_path(
 
     Returns
     -------
-    ArmPath
-        ``ok`` False when no candidate is feasible; then the least bad one.
+    list of ArmPath
+        One per reach, ``ok`` False where no candidate is feasible; then the
+        least bad one.
     """
     grid = swivel_grid(model, SWIVEL_GRID)
-    cand = np.append(predicted, grid)
-    q_end = solve_arm(model, hand, orientation, cand).q  # (C, 7)
-    delta = q_end - q_start
-    path = q_start + delta[:, None, :] * s[:, None]  # (C, T, 7)
-    overlap = _overlap(model, body, capsules, path).max(axis=-1)  # (C,)
-    feasible = model.within_limits(q_end) & (overlap <= PLAN_MARGIN)
-    peak = np.abs(np.diff(path, axis=1)).max(axis=(1, 2)) * fps
-    cost = (
-        _angle_gap(cand, predicted)
-        + _HARD * ~feasible
-        + _HARD * np.maximum(peak - max_speed, 0.0)
-        + _HARD * 1e3 * np.maximum(overlap, 0.0)
-        + _HARD * limit_violation(q_end)
+    cand = np.concatenate(
+        [predicted[:, None], np.broadcast_to(grid, (predicted.size, grid.size))], 1
     )
-    best = int(np.argmin(cost))
-    pose = model.forward(path[best])
+    ends = solve_arm(model, hand[:, None], orientation[:, None], cand).q  # (B, C, 7)
+    chosen = np.empty((predicted.size, s.size, 7))
+    for b, q_end in enumerate(ends):
+        delta = q_end - q_start[b]
+        path = q_start[b] + delta[:, None, :] * s[:, None]  # (C, T, 7)
+        overlap = _overlap(model, body, capsules, path).max(axis=-1)  # (C,)
+        feasible = model.within_limits(q_end) & (overlap <= PLAN_MARGIN)
+        peak = np.abs(np.diff(path, axis=1)).max(axis=(1, 2)) * fps
+        cost = (
+            _angle_gap(cand[b], predicted[b])
+            + _HARD * ~feasible
+            + _HARD * np.maximum(peak - max_speed, 0.0)
+            + _HARD * 1e3 * np.maximum(overlap, 0.0)
+            + _HARD * limit_violation(q_end)
+        )
+        chosen[b] = path[np.argmin(cost)]
+    pose = model.forward(chosen)
     phi = swivel_angle(pose.shoulder, pose.elbow, pose.wrist)
-    phi = np.unwrap(np.where(np.isfinite(phi), phi, 0.0))
-    return _checked(model, body, capsules, path[best][None], phi[None], fps, max_speed)[0]
+    phi = np.unwrap(np.where(np.isfinite(phi), phi, 0.0), axis=-1)
+    return _checked(model, body, capsules, chosen, phi, fps, max_speed)
 
 
 def refusal(
