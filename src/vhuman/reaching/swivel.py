@@ -227,9 +227,8 @@ def _branches(
         for i in range(3)
     ]
     u0 = (-(elbow[2] / d1), elbow[1] / d1, elbow[0] / d1)
-    f0 = list(
-        sign * ((wrist[..., i] - elbow[i]) / d2) for sign, i in ((-1.0, 2), (1.0, 1), (1.0, 0))
-    )
+    f = [(wrist[..., i] - elbow[i]) / d2 for i in range(3)]
+    f0 = [-f[2], f[1], f[0]]
     rho = np.hypot(u0[0], u0[1])
     q1, q2, q3 = np.empty((2, *phi.shape)), np.empty((2, *phi.shape)), np.empty((4, *phi.shape))
     q5, q6, q7 = (np.empty((8, *phi.shape)) for _ in range(3))
@@ -251,7 +250,7 @@ def _branches(
             k = 4 * e + 2 * s
             np.arctan2(-elbow_sign * f2[1], -elbow_sign * f2[0], out=q3[2 * e + s, ...])
             c3, s3 = np.cos(q3[2 * e + s]), np.sin(q3[2 * e + s])
-            # Third column (c5 s6, s5 s6, −c6) and third row (−s6 c7, s6 s7, ·) of
+            # Third column (c5 c6, s5 c6, −s6) and third row (−c6 c7, c6 s7, ·) of
             # R47 = R24ᵀ G, with R24 = ((c3 c4, −s3, s4 c3), (s3 c4, c3, s3 s4), (−s4, 0, c4)).
             along = c3 * g[2][0] + s3 * g[2][1]
             x, z = c4 * along - s4 * g[2][2], s4 * along + c4 * g[2][2]
