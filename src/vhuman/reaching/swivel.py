@@ -408,9 +408,9 @@ def solve_arm(
     feasible = np.array(True)
     violation = np.array(0.0)
     for j, a in enumerate(variants.per_branch()):
-        feasible = feasible & (a >= lo[j]) & (a <= hi[j])
-        below, above = JOINT_LIMITS[j, 0] - a, a - JOINT_LIMITS[j, 1]
-        violation = violation + np.maximum(np.maximum(below, above, out=below), 0.0, out=below)
+        feasible = feasible & ((a >= lo[j]) & (a <= hi[j]))
+        excess = np.subtract(a, np.clip(a, *JOINT_LIMITS[j]))  # 0 within the limits
+        violation = violation + np.abs(excess, out=excess)
     feasible = np.broadcast_to(feasible, (2, 2, 2, *variants.shape)).reshape(8, *variants.shape)
     violation = violation.reshape(8, *variants.shape)
     found = np.any(feasible, axis=0)
