@@ -19,7 +19,7 @@ from vhuman.reaching import ArmModel, LeastSquaresPredictor, swivel_angle, synth
 from vhuman.reaching.arm import JOINT_LIMITS
 from vhuman.reaching.audit import wrap_to_pi
 from vhuman.reaching.clearance import ArmBodyClearance
-from vhuman.reaching.planning import _abs_wrapped
+from vhuman.reaching.planning import EDGE_BLOCK, _best_edges
 from vhuman.reaching.reach import READY_ARM_ANGLES, natural_orientation, plan_reaches
 from vhuman.reaching.workspace import workspace_targets
 from vhuman.skeleton import standard_humanoid
@@ -128,17 +128,21 @@ def test_batched_search_reproduces_the_recorded_plans(name: str) -> None:
     np.testing.assert_allclose(plan.q, want[f"{name}_q"], rtol=0.0, atol=1e-9)
 
 
-def test_abs_wrapped_is_the_magnitude_of_wrap_to_pi() -> None:
+def test_best_edges_cost_the_wrapped_joint_speeds_in_excess() -> None:
     rng = np.random.default_rng(0)
-    edges = [0.0, -0.0, np.pi, -np.pi, 2 * np.pi, -2 * np.pi, np.nextafter(3 * np.pi, 0.0)]
-    x = np.concatenate(
-        [rng.uniform(-3 * np.pi, 3 * np.pi, 100_000), edges, [-np.nextafter(3 * np.pi, 0.0)]]
-    )
-    got, want = _abs_wrapped(x), np.abs(wrap_to_pi(x))
-    assert np.all(got >= 0.0)
-    assert np.all(got <= np.pi)
-    np.testing.assert_allclose(got, want, rtol=0.0, atol=4 * np.spacing(2 * np.pi))
-    small = np.abs(x) <= np.pi
-    np.testing.assert_array_equal(got[small], np.abs(x[small]))  # no rounding within ±π
-    wide = np.array([7.0 * np.pi, -10.0, 100.0])  # outside ±3π: wrap_to_pi itself
-    np.testing.assert_array_equal(_abs_wrapped(wide), np.abs(wrap_to_pi(wide)))
+    b, c = EDGE_BLOCK + 3, 6  # one full block of reaches and a part of one
+    total = rng.uniform(0.0, 5.0, size=(b, c))
+    jump = rng.uniform(0.0, 1.0, size=(b, c, c))
+    q_from, q_to = rng.uniform(-np.pi, np.pi, size=(2, b, c, 7))
+    q_to[0, 0] = np.pi  # steps of exactly ±2π and 0 between the edges of the range
+    q_from[0, :2] = [np.full(7, -np.pi), np.full(7, np.pi)]
+    dt, max_speed = 0.05, 8.0
+    source, cost = _best_edges(total, jump, q_from, q_to, dt, max_speed)
+    step = np.abs(wrap_to_pi(q_to[:, None, :, :] - q_from[:, :, None, :])).max(axis=-1)
+    edges = total[:, :, None] + jump + 1e3 * np.maximum(step / dt - 0.8 * max_speed, 0.0)
+    np.testing.assert_allclose(cost, edges.min(axis=1), rtol=1e-12, atol=1e-9)
+    chosen = np.take_along_axis(edges, source[:, None, :], axis=1)[:, 0]
+    np.testing.assert_allclose(chosen, cost, rtol=1e-12, atol=1e-9)
+    assert np.all(cost >= (total[:, :, None] + jump).min(axis=1))
+    # −π to π is no step at all: that edge costs no more than its path and jump.
+    assert cost[0, 0] <= total[0, 0] + jump[0, 0, 0]

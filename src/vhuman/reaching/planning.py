@@ -9,7 +9,7 @@ Two strategies, tried in order for each reach:
    shortest path over a φ grid (dynamic programming, as the redundancy
    resolution by the arm angle of Shimizu et al. 2008 sweeps its feasible
    intervals).
-2. **Joint space** (:func:`joint_space_path`): where no swivel path exists,
+2. **Joint space** (:func:`joint_space_paths`): where no swivel path exists,
    or it would need joints faster than the bound, the seven angles move from
    the start posture to a feasible posture at the target by one
    minimum-jerk profile (Flash & Hogan 1985 applied per joint): limits hold on
@@ -46,7 +46,7 @@ __all__ = [
     "SWIVEL_GRID",
     "ArmPath",
     "BodyCapsules",
-    "joint_space_path",
+    "joint_space_paths",
     "predicted_paths",
     "refusal",
     "swivel_grid",
@@ -57,7 +57,7 @@ MAX_JOINT_SPEED = 8.0
 """Default bound on every arm angle's speed [rad/s]."""
 
 SWIVEL_GRID = 72
-"""φ samples per knot (every 5°) of :func:`swivel_paths` and :func:`joint_space_path`."""
+"""φ samples per knot (every 5°) of :func:`swivel_paths` and :func:`joint_space_paths`."""
 
 PLAN_MARGIN = 0.0
 """Capsule overlap [m] allowed while planning: none (the audit tolerates a few mm more)."""
@@ -224,8 +224,8 @@ def swivel_paths(
     faster than ``max_speed``. φ is linear between knots; the whole path is
     then checked frame by frame. The reaches are independent; they are
     searched together, :data:`SEARCH_CHUNK` at a time, as array operations
-    over the reach axis, and the speed term of an edge is computed only where
-    it can change which edge is the least (:func:`_edge_costs`).
+    over the reach axis, the joint steps of all edges between two knots
+    joint by joint (:func:`_best_edges`).
 
     Parameters
     ----------
@@ -305,21 +305,16 @@ def _search(
     dt = np.diff(knots) / fps
     total = node[:, 0]  # (B, C)
     back = np.zeros(cand.shape, dtype=np.intp)
-    grid_gap = _angle_gap(grid[None, :], grid[:, None])  # (from, to), the same at every knot
-    gap = np.empty((b, cand.shape[-1], cand.shape[-1]))  # (B, from, to)
-    gap[:, 1:, 1:] = grid_gap
+    # The φ jump's cost (B, from, to): between grid values the same at every knot.
+    jump = np.empty((b, cand.shape[-1], cand.shape[-1]))
+    jump[:, 1:, 1:] = _JUMP_WEIGHT * _angle_gap(grid[None, :], grid[:, None])
     for k in range(1, knots.size):
-        gap[:, 0, :] = _angle_gap(cand[:, k], cand[:, k - 1, :1])
-        gap[:, 1:, 0] = _angle_gap(cand[:, k, :1], cand[:, k - 1, 1:])
-        step = _edge_costs(
-            total[:, :, None] + _JUMP_WEIGHT * gap,
-            sol.q[:, k - 1],
-            sol.q[:, k],
-            dt[k - 1],
-            max_speed,
+        jump[:, 0, :] = _JUMP_WEIGHT * _angle_gap(cand[:, k], cand[:, k - 1, :1])
+        jump[:, 1:, 0] = _JUMP_WEIGHT * _angle_gap(cand[:, k, :1], cand[:, k - 1, 1:])
+        back[:, k], least = _best_edges(
+            total, jump, sol.q[:, k - 1], sol.q[:, k], dt[k - 1], max_speed
         )
-        back[:, k] = np.argmin(step, axis=1)
-        total = np.take_along_axis(step, back[:, k, None, :], axis=1)[:, 0] + node[:, k]
+        total = least + node[:, k]
     path = np.empty((b, knots.size), dtype=np.intp)
     path[:, -1] = np.argmin(total, axis=-1)
     for k in range(knots.size - 1, 0, -1):
@@ -332,99 +327,109 @@ def _search(
     return np.unwrap(predicted, axis=-1) + np.stack([np.interp(frames, knots, o) for o in offset])
 
 
-def _edge_costs(
-    low: NDArray[np.float64],
+EDGE_BLOCK = 8
+"""Reaches whose edge costs :func:`_best_edges` forms together (arrays that stay in cache)."""
+
+
+def _best_edges(
+    total: NDArray[np.float64],
+    jump: NDArray[np.float64],
     q_from: NDArray[np.float64],
     q_to: NDArray[np.float64],
     dt: float,
     max_speed: float,
-) -> NDArray[np.float64]:
-    """Path costs (B, from, to) through the edges between two knots; +inf where not the least.
+) -> tuple[NDArray[np.intp], NDArray[np.float64]]:
+    """The least-cost edge into each candidate of a knot and the path cost through it.
 
-    ``low`` is each edge's cost without its speed term (the path so far plus
-    the φ jump); the speed term, ``_HARD ×`` the largest joint speed in excess
-    of ``0.8 · max_speed``, is never negative. It is computed for two edges
-    into each target (the one of least ``low`` and the one that keeps the grid
-    index), whose smaller cost bounds the least; then only for the edges whose
-    ``low`` does not exceed that bound: every other edge costs more and cannot
-    be chosen. The costs computed are those of the full search to the last
-    bit, so the least edge, ties included, is the same.
+    An edge costs the path so far (``total`` of its source) plus its φ jump
+    plus ``_HARD ×`` the largest joint speed in excess of ``0.8 · max_speed``;
+    every edge is costed. The joint steps are formed joint by joint over all
+    (from, to) pairs of :data:`EDGE_BLOCK` reaches at a time, in place. The
+    arm angles lie in [−π, π] (those of :func:`solve_arm`), so a step ``d``
+    has ``|d| ≤ 2π`` and its wrapped magnitude ``|wrap_to_pi(d)|`` is
+    ``min(|d|, 2π − |d|)``.
 
     Parameters
     ----------
-    low : ndarray, shape (B, C, C)
+    total : ndarray, shape (B, C)
+        Least path cost to each candidate of the first knot.
+    jump : ndarray, shape (B, C, C)
+        Cost of the φ jump of each edge (from, to).
     q_from, q_to : ndarray, shape (B, C, 7)
-        Arm angles [rad] of the candidates at the two knots.
+        Arm angles [rad] of the candidates at the two knots, in [−π, π].
     dt : float
         Time between the knots [s].
     max_speed : float
         Joint-speed bound [rad/s].
+
+    Returns
+    -------
+    source : ndarray of int, shape (B, C)
+        The least edge's source into each candidate of the second knot (the
+        first of equal ones).
+    cost : ndarray, shape (B, C)
+        The path cost through it.
     """
-    n, c = low.shape[0], low.shape[-1]
-    joints_from, joints_to = (np.moveaxis(x, -1, 0).reshape(7, n * c) for x in (q_from, q_to))
-
-    def cost(b: NDArray[np.intp], i: NDArray[np.intp], j: NDArray[np.intp]) -> NDArray[np.float64]:
-        src, dst = (b * c + i).ravel(), (b * c + j).ravel()
-        dq = np.zeros(src.shape)
-        for a, z in zip(joints_from, joints_to, strict=True):
-            np.maximum(dq, _abs_wrapped(z[dst] - a[src]), out=dq)
-        fast = np.maximum(dq.reshape(b.shape) / dt - 0.8 * max_speed, 0.0)
-        return low[b, i, j] + _HARD * fast
-
-    b, j = np.meshgrid(np.arange(n), np.arange(c), indexing="ij")
-    bound = np.minimum(cost(b, np.argmin(low, axis=1), j), cost(b, j, j))  # (B, to)
-    costed = np.nonzero(low <= bound[:, None, :])
-    out = np.full(low.shape, np.inf)
-    out[costed] = cost(*costed)
-    return out
-
-
-def _abs_wrapped(angle: NDArray[np.float64]) -> NDArray[np.float64]:
-    """``|wrap_to_pi(angle)|`` [rad] by one reflection where all ``|angle| < 3π``.
-
-    For ``d = |angle|`` in [0, 3π), the wrapped magnitude is ``d`` up to π,
-    ``2π − d`` up to 2π and ``d − 2π`` beyond: ``|min(d, 2π − d)|``, without
-    :func:`wrap_to_pi`'s ``np.mod`` (used where some ``|angle| ≥ 3π``).
-    """
-    d = np.abs(angle)
-    if d.size and d.max() >= 3.0 * np.pi:
-        return np.abs(wrap_to_pi(angle))
-    return np.abs(np.minimum(d, 2.0 * np.pi - d))
+    n, c = total.shape
+    joints_from, joints_to = (np.moveaxis(q, -1, 0).copy() for q in (q_from, q_to))  # (7, B, C)
+    source, cost = np.empty((n, c), dtype=np.intp), np.empty((n, c))
+    largest, step, other = (np.empty((min(n, EDGE_BLOCK), c, c)) for _ in range(3))
+    for lo in range(0, n, EDGE_BLOCK):
+        part = slice(lo, min(lo + EDGE_BLOCK, n))
+        m = part.stop - lo
+        big, d, e = largest[:m], step[:m], other[:m]
+        big.fill(0.0)
+        for a_from, a_to in zip(joints_from[:, part], joints_to[:, part], strict=True):
+            np.subtract(a_to[:, None, :], a_from[:, :, None], out=d)
+            np.abs(d, out=d)
+            np.subtract(2.0 * np.pi, d, out=e)
+            np.minimum(d, e, out=d)
+            np.maximum(big, d, out=big)
+        # fast = max(speed − 0.8 · max_speed, 0); edge = (total + jump) + _HARD · fast
+        np.divide(big, dt, out=big)
+        np.subtract(big, 0.8 * max_speed, out=big)
+        np.maximum(big, 0.0, out=big)
+        np.multiply(big, _HARD, out=big)
+        np.add(total[part, :, None], jump[part], out=d)
+        np.add(d, big, out=d)
+        source[part] = np.argmin(d, axis=1)
+        cost[part] = np.take_along_axis(d, source[part, None, :], axis=1)[:, 0]
+    return source, cost
 
 
-def joint_space_path(
+def joint_space_paths(
     model: ArmModel,
     q_start: NDArray[np.float64],
     hand: NDArray[np.float64],
     orientation: NDArray[np.float64],
-    predicted: float,
+    predicted: NDArray[np.float64],
     s: NDArray[np.float64],
     *,
     fps: float,
     body: ArmBodyClearance | None,
     capsules: BodyCapsules | None,
     max_speed: float = MAX_JOINT_SPEED,
-) -> ArmPath:
-    """Minimum jerk in joint space from a start posture to a feasible posture at the target.
+) -> list[ArmPath]:
+    """Minimum jerk in joint space from start postures to feasible postures at the targets.
 
-    Every φ of :data:`SWIVEL_GRID` (and the predicted one) at the target
-    gives a candidate end posture; those within the limits and out of the
-    body are joined to ``q_start`` by ``q(t) = q_start + (q_end − q_start) · s(t)``,
-    and the candidate whose whole path stays out of the body is kept, the
-    nearest the predicted φ among those within the speed bound (else the
-    slowest).
+    For each reach, every φ of :data:`SWIVEL_GRID` (and the predicted one) at
+    the target gives a candidate end posture (solved for all reaches
+    together); those within the limits and out of the body are joined to
+    ``q_start`` by ``q(t) = q_start + (q_end − q_start) · s(t)``, and the
+    candidate whose whole path stays out of the body is kept, the nearest the
+    predicted φ among those within the speed bound (else the slowest).
 
     Parameters
     ----------
     model : ArmModel
-    q_start : ndarray, shape (7,)
+    q_start : ndarray, shape (B, 7)
         Start arm angles within the limits [rad].
-    hand : ndarray, shape (3,)
-        Hand end target, shoulder frame [m].
-    orientation : ndarray, shape (4,)
-        Hand orientation at the target.
-    predicted : float
-        Predicted φ at the target [rad].
+    hand : ndarray, shape (B, 3)
+        Hand end targets, shoulder frame [m].
+    orientation : ndarray, shape (B, 4)
+        Hand orientations at the targets.
+    predicted : ndarray, shape (B,)
+        Predicted φ at the targets [rad].
     s : ndarray, shape (T,)
         Time law from 0 to 1 (minimum jerk).
     fps : float
@@ -433,29 +438,34 @@ def joint_space_path(
 
     Returns
     -------
-    ArmPath
-        ``ok`` False when no candidate is feasible; then the least bad one.
+    list of ArmPath
+        One per reach, ``ok`` False where no candidate is feasible; then the
+        least bad one.
     """
     grid = swivel_grid(model, SWIVEL_GRID)
-    cand = np.append(predicted, grid)
-    q_end = solve_arm(model, hand, orientation, cand).q  # (C, 7)
-    delta = q_end - q_start
-    path = q_start + delta[:, None, :] * s[:, None]  # (C, T, 7)
-    overlap = _overlap(model, body, capsules, path).max(axis=-1)  # (C,)
-    feasible = model.within_limits(q_end) & (overlap <= PLAN_MARGIN)
-    peak = np.abs(np.diff(path, axis=1)).max(axis=(1, 2)) * fps
-    cost = (
-        _angle_gap(cand, predicted)
-        + _HARD * ~feasible
-        + _HARD * np.maximum(peak - max_speed, 0.0)
-        + _HARD * 1e3 * np.maximum(overlap, 0.0)
-        + _HARD * limit_violation(q_end)
+    cand = np.concatenate(
+        [predicted[:, None], np.broadcast_to(grid, (predicted.size, grid.size))], 1
     )
-    best = int(np.argmin(cost))
-    pose = model.forward(path[best])
+    ends = solve_arm(model, hand[:, None], orientation[:, None], cand).q  # (B, C, 7)
+    chosen = np.empty((predicted.size, s.size, 7))
+    for b, q_end in enumerate(ends):
+        delta = q_end - q_start[b]
+        path = q_start[b] + delta[:, None, :] * s[:, None]  # (C, T, 7)
+        overlap = _overlap(model, body, capsules, path).max(axis=-1)  # (C,)
+        feasible = model.within_limits(q_end) & (overlap <= PLAN_MARGIN)
+        peak = np.abs(np.diff(path, axis=1)).max(axis=(1, 2)) * fps
+        cost = (
+            _angle_gap(cand[b], predicted[b])
+            + _HARD * ~feasible
+            + _HARD * np.maximum(peak - max_speed, 0.0)
+            + _HARD * 1e3 * np.maximum(overlap, 0.0)
+            + _HARD * limit_violation(q_end)
+        )
+        chosen[b] = path[np.argmin(cost)]
+    pose = model.forward(chosen)
     phi = swivel_angle(pose.shoulder, pose.elbow, pose.wrist)
-    phi = np.unwrap(np.where(np.isfinite(phi), phi, 0.0))
-    return _checked(model, body, capsules, path[best][None], phi[None], fps, max_speed)[0]
+    phi = np.unwrap(np.where(np.isfinite(phi), phi, 0.0), axis=-1)
+    return _checked(model, body, capsules, chosen, phi, fps, max_speed)
 
 
 def refusal(

@@ -59,7 +59,7 @@ from vhuman.reaching.planning import (
     PLAN_MARGIN,
     ArmPath,
     BodyCapsules,
-    joint_space_path,
+    joint_space_paths,
     predicted_paths,
     refusal,
     swivel_grid,
@@ -552,21 +552,22 @@ def plan_reaches(
     )
     for b, plan in zip(search, searched, strict=True):
         direct[b] = plan
+    retry = np.flatnonzero([not p.ok for p in direct])
+    others = joint_space_paths(
+        model,
+        np.array([direct[b].q[0] for b in retry]).reshape(-1, 7),
+        hand[retry, -1],
+        orientation[retry, -1],
+        phi_pred[retry, -1],
+        s,
+        max_speed=max_joint_speed,
+        **kw,
+    )
+    for b, other in zip(retry, others, strict=True):
+        if other.ok or _worse(direct[b], other):
+            direct[b], joint_space[b] = other, True
     for b in range(n):
         plan = direct[b]
-        if not plan.ok:
-            other = joint_space_path(
-                model,
-                plan.q[0],
-                hand[b, -1],
-                orientation[b, -1],
-                float(phi_pred[b, -1]),
-                s,
-                max_speed=max_joint_speed,
-                **kw,
-            )
-            if other.ok or _worse(plan, other):
-                plan, joint_space[b] = other, True
         plans.append(plan)
         if plan.ok:
             reasons.append("")

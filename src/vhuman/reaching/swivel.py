@@ -58,6 +58,7 @@ UP = (0.0, 0.0, 1.0)
 _FORWARD = np.array([1.0, 0.0, 0.0])
 _MIRROR = np.array([1.0, -1.0, 1.0])
 _PARALLEL_EPS = 1e-9
+_LIMIT_TOL = 1e-9  # as ArmModel.within_limits
 
 
 class ArmSolution(NamedTuple):
@@ -159,16 +160,56 @@ def _to_right(
     return _MIRROR * position, _MIRROR[:, None] * rotation * _MIRROR, -phi, _MIRROR * up
 
 
+class _Variants(NamedTuple):
+    """The distinct values of each joint angle over the eight branches of :func:`arm_branches`.
+
+    Branch ``k = 4 e + 2 s + w`` (``e``: elbow flexed, ``q4 ≤ 0``, then
+    extended; ``s``: shoulder with ``cos q2 ≥ 0``, then ``≤ 0``; ``w``: wrist
+    with ``cos q6 ≥ 0``, then ``≤ 0``) takes joint ``j`` from
+    ``angles[j][_VARIANT[j][k]]``: ``q1`` and ``q2`` depend on ``s`` alone,
+    ``q3`` on ``e`` and ``s``, ``q4`` on ``e``, ``q5``–``q7`` on all three.
+
+    Attributes
+    ----------
+    angles : tuple of 7 ndarrays
+        Joint angles [rad], shapes (2, ...), (2, ...), (4, ...), (2, ...) (``q4``:
+        the hand pose's shape, which broadcasts against the others'), (8, ...) × 3.
+    shape : tuple of int
+        The shape ``...`` of the solutions.
+    """
+
+    angles: tuple[NDArray[np.float64], ...]
+    shape: tuple[int, ...]
+
+    def per_branch(self) -> tuple[NDArray[np.float64], ...]:
+        """The angles as views that broadcast over the branch axes (e, s, w)."""
+        return tuple(
+            a.reshape(*lead, *a.shape[1:]) for a, lead in zip(self.angles, _AXES, strict=True)
+        )
+
+
+_K = np.arange(8)
+_E, _S = _K >> 2, (_K >> 1) & 1
+_VARIANT = (_S, _S, 2 * _E + _S, _E, _K, _K, _K)
+"""Index into each joint's variants of branch ``k`` (see :class:`_Variants`)."""
+_AXES = ((1, 2, 1), (1, 2, 1), (2, 2, 1), (2, 1, 1), (2, 2, 2), (2, 2, 2), (2, 2, 2))
+"""Each joint's variants over the branch axes (e, s, w)."""
+
+
 def _branches(
     model: ArmModel,
     wrist: NDArray[np.float64],
     rotation_dh: NDArray[np.float64],
     phi: NDArray[np.float64],
     up: NDArray[np.float64],
-) -> NDArray[np.float64]:
-    """All eight closed-form solutions, shape (8, ..., 7): elbow × shoulder × wrist branch.
+) -> _Variants:
+    """The joint angles of all eight closed-form solutions, joint by joint.
 
-    ``wrist`` (..., 3) may have size 1 where ``phi`` (...) does not (one hand pose, many φ).
+    ``wrist`` (..., 3) and ``rotation_dh`` (..., 3, 3) have the hand pose's
+    shape, which broadcasts against ``phi`` (...): what does not depend on φ
+    is computed once per pose. The rotation from frame 4 to frame 7,
+    ``R47 = R24ᵀ R02ᵀ R07``, is needed only in its third column and third
+    row; those are formed entry by entry from the columns of ``R02ᵀ R07``.
     """
     d1, d2 = model.upper_arm, model.forearm
     w, length = _unit(wrist)
@@ -176,57 +217,91 @@ def _branches(
     elbow_abs = np.arccos(cos_elbow)
     cos_beta = np.clip((d1**2 + length**2 - d2**2) / (2.0 * d1 * length), -1.0, 1.0)
     sin_beta = np.sqrt(1.0 - cos_beta**2)
-
     ref = _reference_direction(w, up)
-    normal = np.cos(phi)[..., None] * ref + np.sin(phi)[..., None] * np.cross(w, ref)
-    elbow = d1 * (cos_beta[..., None] * w + sin_beta[..., None] * normal)  # (..., 3), φ's shape
-    elbow_abs = np.broadcast_to(elbow_abs, phi.shape)
-    # Shoulder-frame vectors → D-H frame 0 (row vectors: v0 = v · R_shoulder_dh).
-    u0 = (elbow / d1) @ R_SHOULDER_DH
-    f0 = ((wrist - elbow) / d2) @ R_SHOULDER_DH
-
-    # The shoulder angles and the forearm in frame 2 do not depend on the elbow's sign.
+    across = np.cross(w, ref)
+    c_phi, s_phi = np.cos(phi), np.sin(phi)
+    # The elbow on its circle; upper arm u and forearm f in D-H frame 0, where
+    # v0 = v · R_SHOULDER_DH = (−v_z, v_y, v_x).
+    elbow = [
+        d1 * (cos_beta * w[..., i] + sin_beta * (c_phi * ref[..., i] + s_phi * across[..., i]))
+        for i in range(3)
+    ]
+    u0 = (-(elbow[2] / d1), elbow[1] / d1, elbow[0] / d1)
+    f = [(wrist[..., i] - elbow[i]) / d2 for i in range(3)]
+    f0 = [-f[2], f[1], f[0]]
+    rho = np.hypot(u0[0], u0[1])
+    q1, q2, q3 = np.empty((2, *phi.shape)), np.empty((2, *phi.shape)), np.empty((4, *phi.shape))
+    q5, q6, q7 = (np.empty((8, *phi.shape)) for _ in range(3))
     shoulders = []
-    for sh in (1.0, -1.0):
+    for s, sh in enumerate((1.0, -1.0)):
         # u0 = −z2 = (c1 c2, s1 c2, −s2)
-        q2 = np.arctan2(-u0[..., 2], sh * np.hypot(u0[..., 0], u0[..., 1]))
-        q1 = np.arctan2(sh * u0[..., 1], sh * u0[..., 0])
-        c1, s1, c2, s2 = np.cos(q1), np.sin(q1), np.cos(q2), np.sin(q2)
-        r02 = _matrix(((s2 * c1, -s1, -c1 * c2), (s1 * s2, c1, -s1 * c2), (c2, 0.0, s2)))
-        f2 = np.einsum("...ji,...j->...i", r02, f0)
-        shoulders.append((q1, q2, r02, f2))
-
-    out = np.empty((8, *phi.shape, 7))
-    k = 0
-    for elbow_sign in (-1.0, 1.0):
-        q4 = elbow_sign * elbow_abs
-        s4, c4 = np.sin(q4), np.cos(q4)
-        for q1, q2, r02, f2 in shoulders:
+        np.arctan2(-u0[2], sh * rho, out=q2[s, ...])
+        np.arctan2(sh * u0[1], sh * u0[0], out=q1[s, ...])
+        c1, s1, c2, s2 = np.cos(q1[s]), np.sin(q1[s]), np.cos(q2[s]), np.sin(q2[s])
+        r02 = ((s2 * c1, -s1, -c1 * c2), (s1 * s2, c1, -s1 * c2), (c2, 0.0, s2))
+        # Columns of G = R02ᵀ R07 (R07: the hand in D-H frame 0).
+        g = [_transposed_times(r02, [rotation_dh[..., m, j] for m in range(3)]) for j in range(3)]
+        shoulders.append((_transposed_times(r02, f0), g))
+    c4 = np.cos(elbow_abs)
+    for e, elbow_sign in enumerate((-1.0, 1.0)):
+        s4 = np.sin(elbow_sign * elbow_abs)
+        for s, (f2, g) in enumerate(shoulders):
             # −f2 = z4 in frame 2 = (s4 c3, s4 s3, c4)
-            q3 = np.arctan2(-elbow_sign * f2[..., 1], -elbow_sign * f2[..., 0])
-            c3, s3 = np.cos(q3), np.sin(q3)
-            r24 = _matrix(((c3 * c4, -s3, s4 * c3), (s3 * c4, c3, s3 * s4), (-s4, 0.0, c4)))
-            r47 = np.swapaxes(r02 @ r24, -1, -2) @ rotation_dh
-            for wr in (1.0, -1.0):
-                # third column (c5 c6, s5 c6, −s6), third row (−c6 c7, c6 s7, ·)
-                out[k, ..., 0], out[k, ..., 1], out[k, ..., 2], out[k, ..., 3] = q1, q2, q3, q4
-                out[k, ..., 5] = np.arctan2(
-                    -r47[..., 2, 2], wr * np.hypot(r47[..., 0, 2], r47[..., 1, 2])
-                )
-                out[k, ..., 4] = np.arctan2(wr * r47[..., 1, 2], wr * r47[..., 0, 2])
-                out[k, ..., 6] = np.arctan2(wr * r47[..., 2, 1], -wr * r47[..., 2, 0])
-                k += 1
-    return out
+            k = 4 * e + 2 * s
+            np.arctan2(-elbow_sign * f2[1], -elbow_sign * f2[0], out=q3[2 * e + s, ...])
+            c3, s3 = np.cos(q3[2 * e + s]), np.sin(q3[2 * e + s])
+            # Third column (c5 c6, s5 c6, −s6) and third row (−c6 c7, c6 s7, ·) of
+            # R47 = R24ᵀ G, with R24 = ((c3 c4, −s3, s4 c3), (s3 c4, c3, s3 s4), (−s4, 0, c4)).
+            along = c3 * g[2][0] + s3 * g[2][1]
+            x, z = c4 * along - s4 * g[2][2], s4 * along + c4 * g[2][2]
+            y = c3 * g[2][1] - s3 * g[2][0]
+            row = [s4 * (c3 * g[j][0] + s3 * g[j][1]) + c4 * g[j][2] for j in range(2)]
+            sideways = np.hypot(x, y)
+            # 0 − v and v + 0 turn a −0 into +0: the wrist angles lie in (−π, π]
+            # whatever sign rounding leaves on an entry that is zero.
+            np.arctan2(0.0 - z, sideways, out=q6[k, ...])
+            np.arctan2(0.0 - z, -sideways, out=q6[k + 1, ...])
+            np.arctan2(y + 0.0, x, out=q5[k, ...])
+            np.arctan2(0.0 - y, -x, out=q5[k + 1, ...])
+            np.arctan2(row[1] + 0.0, -row[0], out=q7[k, ...])
+            np.arctan2(0.0 - row[1], row[0], out=q7[k + 1, ...])
+    q4 = np.stack([-elbow_abs, elbow_abs])
+    return _Variants((q1, q2, q3, q4, q5, q6, q7), phi.shape)
 
 
-def _matrix(rows: tuple[tuple[NDArray[np.float64] | float, ...], ...]) -> NDArray[np.float64]:
-    """3 × 3 matrices ``(..., 3, 3)`` from nine entries, arrays of one shape or numbers."""
-    shape = np.broadcast_shapes(*(np.shape(x) for row in rows for x in row))
-    out = np.empty((*shape, 3, 3))
-    for i, row in enumerate(rows):
-        for j, x in enumerate(row):
-            out[..., i, j] = x
-    return out
+def _transposed_times(
+    r: tuple[tuple[NDArray[np.float64] | float, ...], ...], v: list[NDArray[np.float64]]
+) -> list[NDArray[np.float64]]:
+    """``Rᵀ v`` of 3 × 3 matrices ``r`` (rows of entries) and vectors ``v`` (3 entries)."""
+    return [r[0][i] * v[0] + r[1][i] * v[1] + r[2][i] * v[2] for i in range(3)]
+
+
+def _pose_branches(
+    model: ArmModel,
+    hand_position: ArrayLike,
+    hand_orientation: ArrayLike,
+    swivel: ArrayLike,
+    reference_up: ArrayLike,
+) -> _Variants:
+    """:func:`_branches` of checked inputs (see :func:`arm_branches`)."""
+    position = _vectors(hand_position, "hand_position")
+    quat = as_quat_array(hand_orientation, "hand_orientation")
+    phi = np.asarray(swivel, dtype=np.float64)
+    if not np.all(np.isfinite(phi)):
+        raise InputError("swivel contains NaN or infinite values")
+    shape = np.broadcast_shapes(position.shape[:-1], quat.shape[:-1], phi.shape)
+    # The hand pose's own shape: what does not depend on φ is computed once per pose.
+    pose = np.broadcast_shapes(position.shape[:-1], quat.shape[:-1])
+    pose = (1,) * (len(shape) - len(pose)) + pose
+    position = np.broadcast_to(position, (*pose, 3))
+    rotation = np.broadcast_to(quat_to_rotmat(quat_normalize(quat)), (*pose, 3, 3))
+    phi = np.broadcast_to(phi, shape)
+    position, rotation, phi, up = _to_right(
+        model, position, rotation, phi, _reference_up(reference_up)
+    )
+    wrist = position + model.hand * rotation[..., :, 2]  # the hand points along its −z
+    _check_reach(model, np.broadcast_to(wrist, (*shape, 3)))
+    return _branches(model, wrist, R_SHOULDER_DH.T @ rotation @ R_SHOULDER_DH, phi, up)
 
 
 def arm_branches(
@@ -264,25 +339,11 @@ def arm_branches(
     InputError
         As :func:`solve_arm`.
     """
-    position = _vectors(hand_position, "hand_position")
-    quat = as_quat_array(hand_orientation, "hand_orientation")
-    phi = np.asarray(swivel, dtype=np.float64)
-    if not np.all(np.isfinite(phi)):
-        raise InputError("swivel contains NaN or infinite values")
-    shape = np.broadcast_shapes(position.shape[:-1], quat.shape[:-1], phi.shape)
-    # The hand pose's own shape: what does not depend on φ is computed once per pose.
-    pose = np.broadcast_shapes(position.shape[:-1], quat.shape[:-1])
-    pose = (1,) * (len(shape) - len(pose)) + pose
-    position = np.broadcast_to(position, (*pose, 3))
-    rotation = np.broadcast_to(quat_to_rotmat(quat_normalize(quat)), (*pose, 3, 3))
-    phi = np.broadcast_to(phi, shape)
-    position, rotation, phi, up = _to_right(
-        model, position, rotation, phi, _reference_up(reference_up)
-    )
-    wrist = position + model.hand * rotation[..., :, 2]  # the hand points along its −z
-    _check_reach(model, np.broadcast_to(wrist, (*shape, 3)))
-    rotation_dh = np.broadcast_to(R_SHOULDER_DH.T @ rotation @ R_SHOULDER_DH, (*shape, 3, 3))
-    return _branches(model, wrist, rotation_dh, phi, up)
+    variants = _pose_branches(model, hand_position, hand_orientation, swivel, reference_up)
+    out = np.empty((8, *variants.shape, 7))
+    for j, a in enumerate(variants.per_branch()):
+        out[..., j] = np.broadcast_to(a, (2, 2, 2, *variants.shape)).reshape(out.shape[:-1])
+    return out
 
 
 def limit_violation(q: ArrayLike) -> NDArray[np.float64]:
@@ -340,14 +401,25 @@ def solve_arm(
     ----------
     Shimizu et al. (2008), Section III (closed form for a given arm angle).
     """
-    candidates = arm_branches(
-        model, hand_position, hand_orientation, swivel, reference_up=reference_up
-    )  # (8, ..., 7)
-    violation = limit_violation(candidates)  # (8, ...)
-    feasible = model.within_limits(candidates)
-    best = np.where(np.any(feasible, axis=0), np.argmax(feasible, axis=0), np.argmin(violation, 0))
-    q = np.take_along_axis(candidates, best[None, ..., None], axis=0)[0]
-    return ArmSolution(q, np.any(feasible, axis=0))
+    variants = _pose_branches(model, hand_position, hand_orientation, swivel, reference_up)
+    # Limits and their violations per distinct joint value, combined over the branch axes in
+    # joint order (as within_limits and limit_violation of the (8, ..., 7) branches).
+    lo, hi = JOINT_LIMITS[:, 0] - _LIMIT_TOL, JOINT_LIMITS[:, 1] + _LIMIT_TOL
+    feasible = np.array(True)
+    violation = np.array(0.0)
+    for j, a in enumerate(variants.per_branch()):
+        feasible = feasible & ((a >= lo[j]) & (a <= hi[j]))
+        excess = np.subtract(a, np.clip(a, *JOINT_LIMITS[j]))  # 0 within the limits
+        violation = violation + np.abs(excess, out=excess)
+    feasible = np.broadcast_to(feasible, (2, 2, 2, *variants.shape)).reshape(8, *variants.shape)
+    violation = violation.reshape(8, *variants.shape)
+    found = np.any(feasible, axis=0)
+    best = np.where(found, np.argmax(feasible, axis=0), np.argmin(violation, axis=0))
+    q = np.empty((*variants.shape, 7))
+    for j, (a, variant) in enumerate(zip(variants.angles, _VARIANT, strict=True)):
+        a = np.broadcast_to(a, (a.shape[0], *variants.shape))
+        q[..., j] = np.take_along_axis(a, variant[best][None], axis=0)[0]
+    return ArmSolution(q, found)
 
 
 def _check_reach(model: ArmModel, wrist: NDArray[np.float64]) -> None:
