@@ -123,35 +123,46 @@ class _Temporal(torch.autograd.Function):
     ) -> torch.Tensor:
         h, d, length, s = q.shape
         scale = d**-0.5
+        # the operands' slices by channel or token, each taken by one unbind of a view
+        q_c = q.unsqueeze(3).unbind(1)  # q[:, c, :, None], (heads, L, 1, S)
+        k_c = k.unsqueeze(2).unbind(1)  # k[:, c, None], (heads, 1, L, S)
+        rel_c = rel.unsqueeze(4).unbind(1)  # rel[:, c, :, :, None], (heads, L, L, 1)
         logits = q.new_zeros((h, length, length, s))
-        for c in range(d):
-            logits.addcmul_(q[:, c, :, None], rel[:, c, :, :, None])
-            logits.addcmul_(q[:, c, :, None], k[:, c, None], value=scale)
+        for qc, kc, rc in zip(q_c, k_c, rel_c, strict=True):
+            logits.addcmul_(qc, rc)
+            logits.addcmul_(qc, kc, value=scale)
         w = logits.softmax(2)
         y = torch.zeros_like(q, memory_format=torch.contiguous_format)  # (heads, d, L, S)
-        for j in range(length):
-            y.addcmul_(w[:, None, :, j], v[:, :, None, j])
+        w_j = w.unsqueeze(1).unbind(3)  # w[:, None, :, j], (heads, 1, L, S)
+        v_j = v.unsqueeze(2).unbind(3)  # v[:, :, None, j], (heads, d, 1, S)
+        for wj, vj in zip(w_j, v_j, strict=True):
+            y.addcmul_(wj, vj)
         ctx.save_for_backward(q, k, v, rel, w)
         return y
 
     @staticmethod
     def backward(ctx: Any, dy: torch.Tensor) -> tuple[torch.Tensor, ...]:
         q, k, v, rel, w = ctx.saved_tensors
-        d, length = q.shape[1], q.shape[2]
+        d = q.shape[1]
         scale = d**-0.5
         dw = torch.zeros_like(w)
-        for c in range(d):
-            dw.addcmul_(dy[:, c, :, None], v[:, c, None])
+        for dyc, vc in zip(dy.unsqueeze(3).unbind(1), v.unsqueeze(2).unbind(1), strict=True):
+            dw.addcmul_(dyc, vc)  # dy[:, c, :, None] v[:, c, None]
         dv = torch.zeros_like(v, memory_format=torch.contiguous_format)
-        for i in range(length):
-            dv.addcmul_(w[:, None, i], dy[:, :, i, None])
+        for wi, dyi in zip(w.unsqueeze(1).unbind(2), dy.unsqueeze(3).unbind(2), strict=True):
+            dv.addcmul_(wi, dyi)  # w[:, None, i] dy[:, :, i, None]
         dl = _softmax_grad(w, dw, 2)  # (heads, L, L, S), the logits' gradient
         dq = torch.zeros_like(q, memory_format=torch.contiguous_format)
         dk = torch.zeros_like(k, memory_format=torch.contiguous_format)
-        for t in range(length):
-            dq.addcmul_(dl[:, None, :, t], k[:, :, None, t], value=scale)
-            dq.addcmul_(dl[:, None, :, t], rel[:, :, :, t, None])
-            dk.addcmul_(dl[:, None, t], q[:, :, t, None], value=scale)
+        dl_t = dl.unsqueeze(1).unbind(3)  # dl[:, None, :, t], (heads, 1, L, S)
+        dl_i = dl.unsqueeze(1).unbind(2)  # dl[:, None, t], (heads, 1, L, S)
+        k_t = k.unsqueeze(2).unbind(3)  # k[:, :, None, t], (heads, d, 1, S)
+        rel_t = rel.unsqueeze(4).unbind(3)  # rel[:, :, :, t, None], (heads, d, L, 1)
+        q_t = q.unsqueeze(3).unbind(2)  # q[:, :, t, None], (heads, d, 1, S)
+        for dlt, dli, kt, rt, qt in zip(dl_t, dl_i, k_t, rel_t, q_t, strict=True):
+            dq.addcmul_(dlt, kt, value=scale)
+            dq.addcmul_(dlt, rt)
+            dk.addcmul_(dli, qt, value=scale)
         drel = torch.einsum("hijs,hcis->hcij", dl, q)
         return dq, dk, dv, drel
 

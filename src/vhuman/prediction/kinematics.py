@@ -208,21 +208,15 @@ def _chain(
     return pos, glob, g_par
 
 
-def _add_to_parents(
-    parent_level: torch.Tensor, parents: Parents, child: torch.Tensor
-) -> torch.Tensor:
-    """``parent_level`` (a new tensor) with each row of ``child`` added to its parent's row.
+def _add_rows(out: torch.Tensor, parents: Parents, rows: torch.Tensor) -> torch.Tensor:
+    """Each of ``rows`` added, in place, to its parent's row of ``out``; ``out`` returned.
 
-    The sums of the rows in the order of the children, as ``index_put_(...,
-    accumulate=True)`` adds them; a view of consecutive parents takes one
-    elementwise addition.
+    In the order of the rows, as ``index_put_(..., accumulate=True)`` adds them;
+    rows of consecutive parents in one elementwise addition to a view.
     """
     if isinstance(parents, torch.Tensor):
-        return parent_level.clone().index_put_((parents,), child, accumulate=True)
-    if parents == slice(None):
-        return parent_level + child
-    out = parent_level.clone()
-    out[parents] += child
+        return out.index_put_((parents,), rows, accumulate=True)
+    out[parents].add_(rows)
     return out
 
 
@@ -269,8 +263,13 @@ class _ChainPositions(torch.autograd.Function):
                 r0, r1, r2 = r.unsqueeze(1).unbind(3)
                 contribution.addcmul_(dg0, r0).addcmul_(dg1, r1).addcmul_(dg2, r2)
                 drots[d] = _matmul_batch_last(g.transpose(1, 2), dg)  # G_parentᵀ ∂G_j
-            dp = _add_to_parents(dpos_levels[d - 1], parents, dp)
-            dg = _add_to_parents(torch.zeros_like(levels[d - 1]), parents, contribution)
+            if isinstance(parents, slice) and parents == slice(
+                None
+            ):  # each joint of the level above has one child here
+                dp, dg = dpos_levels[d - 1] + dp, contribution
+            else:
+                dp = _add_rows(dpos_levels[d - 1].clone(), parents, dp)
+                dg = _add_rows(torch.zeros_like(levels[d - 1]), parents, contribution)
         drots[0] = dg if dg is not None else torch.zeros_like(levels[0])
         return torch.cat(drots), dp, None, None, None
 
