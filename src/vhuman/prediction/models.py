@@ -45,7 +45,7 @@ from vhuman.prediction.kinematics import (
     TorchFK,
     norm3_t,
     quat_angle_t,
-    quat_conjugate_t,
+    quat_multiply_conjugate_t,
     quat_multiply_t,
     quat_to_rotvec_t,
     rotvec_to_quat_t,
@@ -185,7 +185,7 @@ class ConstantVelocity(MotionPredictor):
     def forward(self, q_obs: torch.Tensor, p_obs: torch.Tensor) -> Prediction:
         """See :meth:`MotionPredictor.forward`."""
         q_last = q_obs[:, -1]
-        step = quat_to_rotvec_t(quat_multiply_t(q_last, quat_conjugate_t(q_obs[:, -2])))
+        step = quat_to_rotvec_t(quat_multiply_conjugate_t(q_last, q_obs[:, -2]))
         k = torch.arange(1, self.n_future + 1, dtype=q_obs.dtype, device=q_obs.device)
         q = quat_multiply_t(rotvec_to_quat_t(k[:, None, None] * step[:, None]), q_last[:, None])
         return Prediction(q, self.fk(q))
@@ -443,25 +443,24 @@ class LieTransformer(MotionPredictor):
         """See :meth:`MotionPredictor.options`."""
         return dict(self._opts)
 
-    def _padded(self, features: list[torch.Tensor]) -> torch.Tensor:
-        """Features ``(B, N, J, 3)`` of the observed frames side by side, padded to ``N + M``.
+    def _embedded(self, features: list[torch.Tensor], embed: nn.Linear) -> torch.Tensor:
+        """Token embeddings ``(B, L, J, dim)`` of the features ``(B, N, J, 3)`` side by side.
 
-        The future frames hold the last observed pose: their offsets from
-        it, their steps and the rotation vectors implied by the offsets are
-        zero, and their second feature, the last pose itself, is the last
-        frame's; so only the observed frames' features are computed.
+        ``f`` consecutive frames make a token (their features side by side).
+        The future frames hold the last observed pose: their offsets from it,
+        their steps and the rotation vectors implied by the offsets are zero,
+        and their second feature, the last pose itself, is the last frame's.
+        Each future token therefore embeds to ``b + (Σ_f W_f) p_last``, with
+        ``W_f`` the weights of frame ``f``'s second feature: only the observed
+        frames' tokens go through the whole embedding.
         """
         x = torch.cat(features, -1)  # (B, N, J, C)
-        b, _, j, c = x.shape
-        held = x.new_zeros(b, self.n_future, j, c)
-        held[..., 3:6] = features[1][:, -1:]
-        return torch.cat([x, held], 1)
-
-    def _tokens(self, x: torch.Tensor) -> torch.Tensor:
-        """(B, L, joints, c) → (B, L / f, joints, f c): ``f`` consecutive frames per token."""
         b, n, j, c = x.shape
         f = self.frames_per_token
-        return x.view(b, n // f, f, j, c).transpose(2, 3).reshape(b, n // f, j, f * c)
+        tokens = x.view(b, n // f, f, j, c).transpose(2, 3).reshape(b, n // f, j, f * c)
+        held_weight = embed.weight.view(-1, f, c)[:, :, 3:6].sum(1)  # (dim, 3)
+        held = nn.functional.linear(features[1][:, -1:], held_weight, embed.bias)  # (B, 1, J, d)
+        return torch.cat([embed(tokens), held.expand(-1, self.n_future // f, -1, -1)], 1)
 
     def _position_rotvecs(self, q_last: torch.Tensor, dp: torch.Tensor) -> torch.Tensor:
         """Rotation vectors ``(B, L, A, 3)`` that best explain position offsets ``dp`` (B, L, P, 3).
@@ -493,7 +492,7 @@ class LieTransformer(MotionPredictor):
         p = p_obs[:, :, pj]  # (B, N, P, 3)
         p_last = p[:, -1:]
         q = q_obs[:, :, aj]  # (B, N, A, 4)
-        r = quat_to_rotvec_t(quat_multiply_t(q, quat_conjugate_t(q[:, -1:])))
+        r = quat_to_rotvec_t(quat_multiply_conjugate_t(q, q[:, -1:]))
         r_last = quat_to_rotvec_t(q[:, -1:])
         dp = p - p_last
         p_feat, r_feat = [dp, p_last.expand_as(p)], [r, r_last.expand_as(r)]
@@ -503,11 +502,11 @@ class LieTransformer(MotionPredictor):
         if self.jacobian_features:
             r_jac = self._position_rotvecs(q_last, dp)
             r_feat += [r_jac, _velocity(r_jac)] if self.velocity_features else [r_jac]
-        enc = self.embed_p(self._tokens(self._padded(p_feat)))
+        enc = self._embedded(p_feat, self.embed_p)
         enc = enc + self.joint_p + self.time_p
         for layer in self.encoder:
             enc = layer(enc)
-        dec = self.embed_a(self._tokens(self._padded(r_feat)))
+        dec = self._embedded(r_feat, self.embed_a)
         dec = dec + self.joint_a + self.time_a
         for layer in self.decoder:
             dec = layer(dec, enc)
@@ -536,7 +535,7 @@ class LieTransformer(MotionPredictor):
         aj = self.angle_index
         if pred.rotations is None:
             return super().loss(pred, q_true, p_true)
-        err = quat_multiply_t(pred.rotations[:, :, aj], quat_conjugate_t(q_true[:, :, aj]))
+        err = quat_multiply_conjugate_t(pred.rotations[:, :, aj], q_true[:, :, aj])
         angle = quat_angle_t(err).mean()
         loss = super().loss(pred, q_true, p_true) + self.angle_weight * angle
         if self.velocity_weight:
