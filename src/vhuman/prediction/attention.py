@@ -123,13 +123,15 @@ class _Temporal(torch.autograd.Function):
     ) -> torch.Tensor:
         h, d, length, s = q.shape
         scale = d**-0.5
-        # the operands' slices by channel or token, each taken by one unbind of a view
+        # q_i·R_ij of each head and query token i: one batched product of (L, d) by (d, S)
+        # matrices, (heads · L, L, S), which the logits' layout is
+        q_rows = q.transpose(1, 2).reshape(h * length, d, s)
+        rel_rows = rel.permute(0, 2, 3, 1).reshape(h * length, length, d)
+        logits = torch.bmm(rel_rows, q_rows).view(h, length, length, s)
+        # + q_i·k_j s, one channel at a time (slices taken by one unbind of a view each)
         q_c = q.unsqueeze(3).unbind(1)  # q[:, c, :, None], (heads, L, 1, S)
         k_c = k.unsqueeze(2).unbind(1)  # k[:, c, None], (heads, 1, L, S)
-        rel_c = rel.unsqueeze(4).unbind(1)  # rel[:, c, :, :, None], (heads, L, L, 1)
-        logits = q.new_zeros((h, length, length, s))
-        for qc, kc, rc in zip(q_c, k_c, rel_c, strict=True):
-            logits.addcmul_(qc, rc)
+        for qc, kc in zip(q_c, k_c, strict=True):
             logits.addcmul_(qc, kc, value=scale)
         w = logits.softmax(2)
         y = torch.zeros_like(q, memory_format=torch.contiguous_format)  # (heads, d, L, S)
@@ -137,13 +139,13 @@ class _Temporal(torch.autograd.Function):
         v_j = v.unsqueeze(2).unbind(3)  # v[:, :, None, j], (heads, d, 1, S)
         for wj, vj in zip(w_j, v_j, strict=True):
             y.addcmul_(wj, vj)
-        ctx.save_for_backward(q, k, v, rel, w)
+        ctx.save_for_backward(q, k, v, rel, w, q_rows)
         return y
 
     @staticmethod
     def backward(ctx: Any, dy: torch.Tensor) -> tuple[torch.Tensor, ...]:
-        q, k, v, rel, w = ctx.saved_tensors
-        d = q.shape[1]
+        q, k, v, rel, w, q_rows = ctx.saved_tensors
+        h, d, length, s = q.shape
         scale = d**-0.5
         dw = torch.zeros_like(w)
         for dyc, vc in zip(dy.unsqueeze(3).unbind(1), v.unsqueeze(2).unbind(1), strict=True):
@@ -152,19 +154,21 @@ class _Temporal(torch.autograd.Function):
         for wi, dyi in zip(w.unsqueeze(1).unbind(2), dy.unsqueeze(3).unbind(2), strict=True):
             dv.addcmul_(wi, dyi)  # w[:, None, i] dy[:, :, i, None]
         dl = _softmax_grad(w, dw, 2)  # (heads, L, L, S), the logits' gradient
-        dq = torch.zeros_like(q, memory_format=torch.contiguous_format)
+        dl_rows = dl.view(h * length, length, s)  # each (head, query token): (L, S)
+        # the relative term's gradients as batched products: Σ_t dl_it R_it, (heads, d, L, S),
+        # and Σ_s dl_ij q_i, (heads, d, L, L)
+        rel_cols = rel.transpose(1, 2).reshape(h * length, d, length)
+        dq = torch.bmm(rel_cols, dl_rows).view(h, length, d, s).transpose(1, 2)
+        drel = torch.bmm(q_rows, dl_rows.transpose(1, 2)).view(h, length, d, length)
         dk = torch.zeros_like(k, memory_format=torch.contiguous_format)
         dl_t = dl.unsqueeze(1).unbind(3)  # dl[:, None, :, t], (heads, 1, L, S)
         dl_i = dl.unsqueeze(1).unbind(2)  # dl[:, None, t], (heads, 1, L, S)
         k_t = k.unsqueeze(2).unbind(3)  # k[:, :, None, t], (heads, d, 1, S)
-        rel_t = rel.unsqueeze(4).unbind(3)  # rel[:, :, :, t, None], (heads, d, L, 1)
         q_t = q.unsqueeze(3).unbind(2)  # q[:, :, t, None], (heads, d, 1, S)
-        for dlt, dli, kt, rt, qt in zip(dl_t, dl_i, k_t, rel_t, q_t, strict=True):
+        for dlt, dli, kt, qt in zip(dl_t, dl_i, k_t, q_t, strict=True):
             dq.addcmul_(dlt, kt, value=scale)
-            dq.addcmul_(dlt, rt)
             dk.addcmul_(dli, qt, value=scale)
-        drel = torch.einsum("hijs,hcis->hcij", dl, q)
-        return dq, dk, dv, drel
+        return dq, dk, dv, drel.transpose(1, 2)
 
 
 def temporal_attention(
