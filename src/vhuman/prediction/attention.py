@@ -55,15 +55,13 @@ class _Spatial(torch.autograd.Function):
     """``softmax(q kᵀ s) v`` over groups of rows: see :func:`spatial_attention`."""
 
     @staticmethod
-    def forward(
-        ctx: Any, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, heads: int
-    ) -> torch.Tensor:
+    def forward(ctx: Any, q: torch.Tensor, kv: torch.Tensor, heads: int) -> torch.Tensor:
         b, n, width = q.shape
-        m, d = k.shape[1], width // heads
+        m, d = kv.shape[1], width // heads
         qs = torch.empty((b, heads, n, d), dtype=q.dtype, device=q.device)
         torch.mul(q.view(b, n, heads, d).transpose(1, 2), d**-0.5, out=qs)
-        kt = k.view(b, m, heads, d).permute(0, 2, 3, 1).reshape(b * heads, d, m)  # (G, d, m)
-        vt = v.view(b, m, heads, d).permute(0, 2, 3, 1).reshape(b * heads, d, m)
+        # keys and values, each (G, d, m), in one copy
+        kt, vt = kv.view(b, m, 2, heads, d).permute(2, 0, 3, 4, 1).reshape(2, b * heads, d, m)
         qs = qs.view(b * heads, n, d)
         w = torch.bmm(qs, kt).softmax(-1)  # (G, n, m)
         yt = torch.bmm(vt, w.transpose(1, 2))  # (G, d, n)
@@ -78,20 +76,17 @@ class _Spatial(torch.autograd.Function):
         b, n, width = dy.shape
         d, m = kt.shape[1], kt.shape[2]
         dyt = dy.reshape(b, n, heads, d).permute(0, 2, 3, 1).reshape(b * heads, d, n)  # (G, d, n)
-        dvt = torch.bmm(dyt, w)  # (G, d, m)
+        dkvt = torch.empty((2, b * heads, d, m), dtype=dy.dtype, device=dy.device)
+        torch.bmm(dyt, w, out=dkvt[1])  # the values' gradient, (G, d, m)
         dl = _softmax_grad(w, torch.bmm(dyt.transpose(1, 2), vt), -1)  # (G, n, m)
         dqt = torch.bmm(kt, dl.transpose(1, 2)).mul_(d**-0.5)  # (G, d, n)
-        dkt = torch.bmm(qs.transpose(1, 2), dl)  # (G, d, m); qs carries the scale
-
-        def rows(xt: torch.Tensor, length: int) -> torch.Tensor:
-            return xt.view(b, heads, d, length).permute(0, 3, 1, 2).reshape(b, length, width)
-
-        return rows(dqt, n), rows(dkt, m), rows(dvt, m), None
+        torch.bmm(qs.transpose(1, 2), dl, out=dkvt[0])  # the keys'; qs carries the scale
+        dq = dqt.view(b, heads, d, n).permute(0, 3, 1, 2).reshape(b, n, width)
+        dkv = dkvt.view(2, b, heads, d, m).permute(1, 4, 0, 2, 3).reshape(b, m, 2 * width)
+        return dq, dkv, None
 
 
-def spatial_attention(
-    q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, heads: int
-) -> torch.Tensor:
+def spatial_attention(q: torch.Tensor, kv: torch.Tensor, heads: int) -> torch.Tensor:
     """Multi-head scaled dot-product attention of ``n`` queries over ``m`` keys per group.
 
     ``y = softmax(q_h k_hᵀ / √d) v_h`` for each group (leading axis) and head
@@ -101,8 +96,9 @@ def spatial_attention(
     ----------
     q : Tensor, shape (G, n, width)
         Queries (any strides).
-    k, v : Tensor, shape (G, m, width)
-        Keys and values.
+    kv : Tensor, shape (G, m, 2 width)
+        Keys and values side by side (as one projection gives them; their
+        gradient comes back as one tensor, not two to be concatenated).
     heads : int
         Heads; must divide ``width``.
 
@@ -111,7 +107,7 @@ def spatial_attention(
     Tensor, shape (G, n, width)
         The heads' outputs side by side, contiguous.
     """
-    return _Spatial.apply(q, k, v, heads)
+    return _Spatial.apply(q, kv, heads)
 
 
 class _Temporal(torch.autograd.Function):

@@ -269,8 +269,7 @@ class _Attention(nn.Module):
         self.out = nn.Linear(dim, dim)
 
     def forward(self, x: torch.Tensor, ctx: torch.Tensor) -> torch.Tensor:
-        k, v = self.kv(ctx).chunk(2, dim=-1)
-        return self.out(spatial_attention(self.q(x), k, v, self.heads))
+        return self.out(spatial_attention(self.q(x), self.kv(ctx), self.heads))
 
 
 class _Layer(nn.Module):
