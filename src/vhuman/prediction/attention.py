@@ -55,15 +55,13 @@ class _Spatial(torch.autograd.Function):
     """``softmax(q kᵀ s) v`` over groups of rows: see :func:`spatial_attention`."""
 
     @staticmethod
-    def forward(
-        ctx: Any, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, heads: int
-    ) -> torch.Tensor:
+    def forward(ctx: Any, q: torch.Tensor, kv: torch.Tensor, heads: int) -> torch.Tensor:
         b, n, width = q.shape
-        m, d = k.shape[1], width // heads
+        m, d = kv.shape[1], width // heads
         qs = torch.empty((b, heads, n, d), dtype=q.dtype, device=q.device)
         torch.mul(q.view(b, n, heads, d).transpose(1, 2), d**-0.5, out=qs)
-        kt = k.view(b, m, heads, d).permute(0, 2, 3, 1).reshape(b * heads, d, m)  # (G, d, m)
-        vt = v.view(b, m, heads, d).permute(0, 2, 3, 1).reshape(b * heads, d, m)
+        # keys and values, each (G, d, m), in one copy
+        kt, vt = kv.view(b, m, 2, heads, d).permute(2, 0, 3, 4, 1).reshape(2, b * heads, d, m)
         qs = qs.view(b * heads, n, d)
         w = torch.bmm(qs, kt).softmax(-1)  # (G, n, m)
         yt = torch.bmm(vt, w.transpose(1, 2))  # (G, d, n)
@@ -78,20 +76,17 @@ class _Spatial(torch.autograd.Function):
         b, n, width = dy.shape
         d, m = kt.shape[1], kt.shape[2]
         dyt = dy.reshape(b, n, heads, d).permute(0, 2, 3, 1).reshape(b * heads, d, n)  # (G, d, n)
-        dvt = torch.bmm(dyt, w)  # (G, d, m)
+        dkvt = torch.empty((2, b * heads, d, m), dtype=dy.dtype, device=dy.device)
+        torch.bmm(dyt, w, out=dkvt[1])  # the values' gradient, (G, d, m)
         dl = _softmax_grad(w, torch.bmm(dyt.transpose(1, 2), vt), -1)  # (G, n, m)
         dqt = torch.bmm(kt, dl.transpose(1, 2)).mul_(d**-0.5)  # (G, d, n)
-        dkt = torch.bmm(qs.transpose(1, 2), dl)  # (G, d, m); qs carries the scale
-
-        def rows(xt: torch.Tensor, length: int) -> torch.Tensor:
-            return xt.view(b, heads, d, length).permute(0, 3, 1, 2).reshape(b, length, width)
-
-        return rows(dqt, n), rows(dkt, m), rows(dvt, m), None
+        torch.bmm(qs.transpose(1, 2), dl, out=dkvt[0])  # the keys'; qs carries the scale
+        dq = dqt.view(b, heads, d, n).permute(0, 3, 1, 2).reshape(b, n, width)
+        dkv = dkvt.view(2, b, heads, d, m).permute(1, 4, 0, 2, 3).reshape(b, m, 2 * width)
+        return dq, dkv, None
 
 
-def spatial_attention(
-    q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, heads: int
-) -> torch.Tensor:
+def spatial_attention(q: torch.Tensor, kv: torch.Tensor, heads: int) -> torch.Tensor:
     """Multi-head scaled dot-product attention of ``n`` queries over ``m`` keys per group.
 
     ``y = softmax(q_h k_hᵀ / √d) v_h`` for each group (leading axis) and head
@@ -101,8 +96,9 @@ def spatial_attention(
     ----------
     q : Tensor, shape (G, n, width)
         Queries (any strides).
-    k, v : Tensor, shape (G, m, width)
-        Keys and values.
+    kv : Tensor, shape (G, m, 2 width)
+        Keys and values side by side (as one projection gives them; their
+        gradient comes back as one tensor, not two to be concatenated).
     heads : int
         Heads; must divide ``width``.
 
@@ -111,7 +107,7 @@ def spatial_attention(
     Tensor, shape (G, n, width)
         The heads' outputs side by side, contiguous.
     """
-    return _Spatial.apply(q, k, v, heads)
+    return _Spatial.apply(q, kv, heads)
 
 
 class _Temporal(torch.autograd.Function):
@@ -123,37 +119,52 @@ class _Temporal(torch.autograd.Function):
     ) -> torch.Tensor:
         h, d, length, s = q.shape
         scale = d**-0.5
-        logits = q.new_zeros((h, length, length, s))
-        for c in range(d):
-            logits.addcmul_(q[:, c, :, None], rel[:, c, :, :, None])
-            logits.addcmul_(q[:, c, :, None], k[:, c, None], value=scale)
+        # q_i·R_ij of each head and query token i: one batched product of (L, d) by (d, S)
+        # matrices, (heads · L, L, S), which the logits' layout is
+        q_rows = q.transpose(1, 2).reshape(h * length, d, s)
+        rel_rows = rel.permute(0, 2, 3, 1).reshape(h * length, length, d)
+        logits = torch.bmm(rel_rows, q_rows).view(h, length, length, s)
+        # + q_i·k_j s, one channel at a time (slices taken by one unbind of a view each)
+        q_c = q.unsqueeze(3).unbind(1)  # q[:, c, :, None], (heads, L, 1, S)
+        k_c = k.unsqueeze(2).unbind(1)  # k[:, c, None], (heads, 1, L, S)
+        for qc, kc in zip(q_c, k_c, strict=True):
+            logits.addcmul_(qc, kc, value=scale)
         w = logits.softmax(2)
         y = torch.zeros_like(q, memory_format=torch.contiguous_format)  # (heads, d, L, S)
-        for j in range(length):
-            y.addcmul_(w[:, None, :, j], v[:, :, None, j])
-        ctx.save_for_backward(q, k, v, rel, w)
+        w_j = w.unsqueeze(1).unbind(3)  # w[:, None, :, j], (heads, 1, L, S)
+        v_j = v.unsqueeze(2).unbind(3)  # v[:, :, None, j], (heads, d, 1, S)
+        for wj, vj in zip(w_j, v_j, strict=True):
+            y.addcmul_(wj, vj)
+        ctx.save_for_backward(q, k, v, rel, w, q_rows)
         return y
 
     @staticmethod
     def backward(ctx: Any, dy: torch.Tensor) -> tuple[torch.Tensor, ...]:
-        q, k, v, rel, w = ctx.saved_tensors
-        d, length = q.shape[1], q.shape[2]
+        q, k, v, rel, w, q_rows = ctx.saved_tensors
+        h, d, length, s = q.shape
         scale = d**-0.5
         dw = torch.zeros_like(w)
-        for c in range(d):
-            dw.addcmul_(dy[:, c, :, None], v[:, c, None])
+        for dyc, vc in zip(dy.unsqueeze(3).unbind(1), v.unsqueeze(2).unbind(1), strict=True):
+            dw.addcmul_(dyc, vc)  # dy[:, c, :, None] v[:, c, None]
         dv = torch.zeros_like(v, memory_format=torch.contiguous_format)
-        for i in range(length):
-            dv.addcmul_(w[:, None, i], dy[:, :, i, None])
+        for wi, dyi in zip(w.unsqueeze(1).unbind(2), dy.unsqueeze(3).unbind(2), strict=True):
+            dv.addcmul_(wi, dyi)  # w[:, None, i] dy[:, :, i, None]
         dl = _softmax_grad(w, dw, 2)  # (heads, L, L, S), the logits' gradient
-        dq = torch.zeros_like(q, memory_format=torch.contiguous_format)
+        dl_rows = dl.view(h * length, length, s)  # each (head, query token): (L, S)
+        # the relative term's gradients as batched products: Σ_t dl_it R_it, (heads, d, L, S),
+        # and Σ_s dl_ij q_i, (heads, d, L, L)
+        rel_cols = rel.transpose(1, 2).reshape(h * length, d, length)
+        dq = torch.bmm(rel_cols, dl_rows).view(h, length, d, s).transpose(1, 2)
+        drel = torch.bmm(q_rows, dl_rows.transpose(1, 2)).view(h, length, d, length)
         dk = torch.zeros_like(k, memory_format=torch.contiguous_format)
-        for t in range(length):
-            dq.addcmul_(dl[:, None, :, t], k[:, :, None, t], value=scale)
-            dq.addcmul_(dl[:, None, :, t], rel[:, :, :, t, None])
-            dk.addcmul_(dl[:, None, t], q[:, :, t, None], value=scale)
-        drel = torch.einsum("hijs,hcis->hcij", dl, q)
-        return dq, dk, dv, drel
+        dl_t = dl.unsqueeze(1).unbind(3)  # dl[:, None, :, t], (heads, 1, L, S)
+        dl_i = dl.unsqueeze(1).unbind(2)  # dl[:, None, t], (heads, 1, L, S)
+        k_t = k.unsqueeze(2).unbind(3)  # k[:, :, None, t], (heads, d, 1, S)
+        q_t = q.unsqueeze(3).unbind(2)  # q[:, :, t, None], (heads, d, 1, S)
+        for dlt, dli, kt, qt in zip(dl_t, dl_i, k_t, q_t, strict=True):
+            dq.addcmul_(dlt, kt, value=scale)
+            dk.addcmul_(dli, qt, value=scale)
+        return dq, dk, dv, drel.transpose(1, 2)
 
 
 def temporal_attention(

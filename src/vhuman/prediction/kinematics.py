@@ -20,6 +20,7 @@ __all__ = [
     "norm3_t",
     "quat_angle_t",
     "quat_conjugate_t",
+    "quat_multiply_conjugate_t",
     "quat_multiply_t",
     "quat_to_rotmat_t",
     "quat_to_rotvec_t",
@@ -58,6 +59,23 @@ def quat_multiply_t(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
             aw * bx + ax * bw + ay * bz - az * by,
             aw * by - ax * bz + ay * bw + az * bx,
             aw * bz + ax * by - ay * bx + az * bw,
+        ],
+        dim=-1,
+    )
+
+
+def quat_multiply_conjugate_t(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    """Hamilton products ``a ⊗ b*`` with the conjugates of ``b`` (..., 4): the rotations from
+    ``b`` to ``a`` for unit quaternions. The values of ``quat_multiply_t(a,
+    quat_conjugate_t(b))`` to the bit, the conjugate's signs written into the products."""
+    aw, ax, ay, az = a.unbind(-1)
+    bw, bx, by, bz = b.unbind(-1)
+    return torch.stack(
+        [
+            aw * bw + ax * bx + ay * by + az * bz,
+            ax * bw - aw * bx - ay * bz + az * by,
+            ax * bz - aw * by + ay * bw - az * bx,
+            ay * bx - (aw * bz + ax * by) + az * bw,
         ],
         dim=-1,
     )
@@ -158,28 +176,39 @@ def _matmul_batch_last(g: torch.Tensor, r: torch.Tensor) -> torch.Tensor:
 
     Written out as three elementwise products over the batch rows (no
     (n, 3, 3, m, N) intermediate), the second and third added in place: ``(n, 3, m, N)``.
+    The columns of ``g`` and rows of ``r`` are taken by one ``unbind`` each.
     """
-    out = g[:, :, 0, None] * r[:, None, 0]
-    out.addcmul_(g[:, :, 1, None], r[:, None, 1])
-    return out.addcmul_(g[:, :, 2, None], r[:, None, 2])
+    g0, g1, g2 = g.unsqueeze(3).unbind(2)  # columns, each (n, 3, 1, N)
+    r0, r1, r2 = r.unsqueeze(1).unbind(2)  # rows, each (n, 1, m, N or 1)
+    out = g0 * r0
+    out.addcmul_(g1, r1)
+    return out.addcmul_(g2, r2)
+
+
+Parents = slice | torch.Tensor
+"""The parents of a tree level's joints among the level above: a slice where they are
+consecutive joints, each with one child in this level (a view, no copy), else an index."""
 
 
 def _chain(
-    rots: tuple[torch.Tensor, ...],
-    offsets: tuple[torch.Tensor, ...],
-    slots: tuple[torch.Tensor, ...],
+    rots: torch.Tensor,
+    offsets: torch.Tensor,
+    sizes: list[int],
+    parents: tuple[Parents, ...],
     root: torch.Tensor,
 ) -> tuple[list[torch.Tensor], list[torch.Tensor], list[torch.Tensor]]:
     """The kinematic chain one tree level at a time, batch last.
 
     Parameters
     ----------
-    rots : tuple of Tensor, shape (n_d, 3, 3, N) each
-        Local rotation matrices of each level's joints.
-    offsets : tuple of Tensor, shape (n_d, 3) each
-        Rest offsets [m] of each level's joints.
-    slots : tuple of Tensor of int64
-        For each level from the second, each joint's parent's place in the level above.
+    rots : Tensor, shape (J, 3, 3, N)
+        Local rotation matrices of the joints in level order.
+    offsets : Tensor, shape (J, 3, 1, 1)
+        Rest offsets [m] of the joints in level order.
+    sizes : list of int
+        Joints per level.
+    parents : tuple of slice or Tensor of int64
+        For each level from the second, its joints' parents' places in the level above.
     root : Tensor, shape (1, 3, N)
         Root positions [m].
 
@@ -189,15 +218,38 @@ def _chain(
         Positions ``(n_d, 3, N)`` and world rotations ``(n_d, 3, 3, N)`` of each
         level, and the parents' world rotations ``(n_d, 3, 3, N)`` of each level
         from the second.
+
+    Notes
+    -----
+    ``G_parent R_j`` and the lever ``G_parent o_j`` as in
+    :func:`_matmul_batch_last`, from one set of ``G_parent``'s columns; the
+    rows of every level's ``R_j`` and ``o_j`` are taken once for all levels.
     """
-    pos, glob, g_par = [root], [rots[0]], []
-    for d in range(1, len(rots)):
-        g = glob[-1][slots[d - 1]]  # (n_d, 3, 3, N)
-        lever = _matmul_batch_last(g, offsets[d][:, :, None, None])[:, :, 0]  # G_parent o_j
-        pos.append(pos[-1][slots[d - 1]] + lever)
-        glob.append(_matmul_batch_last(g, rots[d]))
+    r_rows = [x.split(sizes) for x in rots.unsqueeze(1).unbind(2)]  # [c][d]: (n_d, 1, 3, N)
+    o_rows = [x.split(sizes) for x in offsets.unsqueeze(1).unbind(2)]  # [c][d]: (n_d, 1, 1, 1)
+    pos, glob, g_par = [root], [rots[: sizes[0]]], []
+    for d in range(1, len(sizes)):
+        g = glob[-1][parents[d - 1]]  # (n_d, 3, 3, N)
+        g0, g1, g2 = g.unsqueeze(3).unbind(2)  # columns, each (n_d, 3, 1, N)
+        lever = g0 * o_rows[0][d]  # G_parent o_j
+        lever.addcmul_(g1, o_rows[1][d]).addcmul_(g2, o_rows[2][d])
+        pos.append(pos[-1][parents[d - 1]] + lever.squeeze(2))
+        g_j = g0 * r_rows[0][d]  # G_parent R_j
+        glob.append(g_j.addcmul_(g1, r_rows[1][d]).addcmul_(g2, r_rows[2][d]))
         g_par.append(g)
     return pos, glob, g_par
+
+
+def _add_rows(out: torch.Tensor, parents: Parents, rows: torch.Tensor) -> torch.Tensor:
+    """Each of ``rows`` added, in place, to its parent's row of ``out``; ``out`` returned.
+
+    In the order of the rows, as ``index_put_(..., accumulate=True)`` adds them;
+    rows of consecutive parents in one elementwise addition to a view.
+    """
+    if isinstance(parents, torch.Tensor):
+        return out.index_put_((parents,), rows, accumulate=True)
+    out[parents].add_(rows)
+    return out
 
 
 class _ChainPositions(torch.autograd.Function):
@@ -215,39 +267,43 @@ class _ChainPositions(torch.autograd.Function):
         ctx: Any,
         rots: torch.Tensor,
         root: torch.Tensor,
-        offsets: tuple[torch.Tensor, ...],
-        slots: tuple[torch.Tensor, ...],
+        offsets: torch.Tensor,
+        parents: tuple[Parents, ...],
         sizes: list[int],
     ) -> torch.Tensor:
-        levels = rots.split(sizes)
-        pos, _, g_par = _chain(levels, offsets, slots, root)
+        pos, _, g_par = _chain(rots, offsets, sizes, parents, root)
         ctx.save_for_backward(rots, *g_par)
-        ctx.offsets, ctx.slots, ctx.sizes = offsets, slots, sizes
+        ctx.offsets, ctx.parents, ctx.sizes = offsets, parents, sizes
         return torch.cat(pos)  # (J, 3, N), level order
 
     @staticmethod
     def backward(ctx: Any, dpos: torch.Tensor) -> tuple[torch.Tensor | None, ...]:
         rots, *g_par = ctx.saved_tensors
-        levels = rots.split(ctx.sizes)
-        dp = [x.clone() for x in dpos.split(ctx.sizes)]  # accumulated, level by level
-        dg: list[torch.Tensor | None] = [None] * len(levels)
+        sizes = ctx.sizes
+        levels = rots.split(sizes)
+        o_t = ctx.offsets.transpose(1, 2).split(sizes)  # o_jᵀ, (n_d, 1, 3, 1)
+        r_cols = [x.split(sizes) for x in rots.unsqueeze(1).unbind(3)]  # [m][d]: (n_d, 1, 3, N)
+        dpos_levels = dpos.split(sizes)
+        dp = dpos_levels[-1]  # the level's position gradients, its children's added
+        dg: torch.Tensor | None = None  # the level's world rotations' gradients
         drots: list[torch.Tensor] = [torch.empty(0)] * len(levels)
         for d in range(len(levels) - 1, 0, -1):
-            r, g, o, dg_d = levels[d], g_par[d - 1], ctx.offsets[d], dg[d]
-            contribution = dp[d][:, :, None] * o[:, None, :, None]  # ∂p_j o_jᵀ
-            if dg_d is None:
-                drots[d] = torch.zeros_like(r)
+            g, parents = g_par[d - 1], ctx.parents[d - 1]
+            contribution = dp.unsqueeze(2) * o_t[d]  # ∂p_j o_jᵀ, (n_d, 3, 3, N)
+            if dg is None:
+                drots[d] = torch.zeros_like(levels[d])
             else:
-                for m in range(3):  # + ∂G_j R_jᵀ
-                    contribution.addcmul_(dg_d[:, :, m, None], r[:, None, :, m])
-                drots[d] = _matmul_batch_last(g.transpose(1, 2), dg_d)  # G_parentᵀ ∂G_j
-            parent = (ctx.slots[d - 1],)
-            dp[d - 1].index_put_(parent, dp[d], accumulate=True)
-            if dg[d - 1] is None:
-                dg[d - 1] = torch.zeros_like(levels[d - 1])
-            dg[d - 1].index_put_(parent, contribution, accumulate=True)
-        drots[0] = dg[0] if dg[0] is not None else torch.zeros_like(levels[0])
-        return torch.cat(drots), dp[0], None, None, None
+                dg0, dg1, dg2 = dg.unsqueeze(3).unbind(2)  # + ∂G_j R_jᵀ
+                contribution.addcmul_(dg0, r_cols[0][d])
+                contribution.addcmul_(dg1, r_cols[1][d]).addcmul_(dg2, r_cols[2][d])
+                drots[d] = _matmul_batch_last(g.transpose(1, 2), dg)  # G_parentᵀ ∂G_j
+            if isinstance(parents, slice) and parents == slice(None):  # one child each
+                dp, dg = dpos_levels[d - 1] + dp, contribution
+            else:
+                dp = _add_rows(dpos_levels[d - 1].clone(), parents, dp)
+                dg = _add_rows(torch.zeros_like(levels[d - 1]), parents, contribution)
+        drots[0] = dg if dg is not None else torch.zeros_like(levels[0])
+        return torch.cat(drots), dp, None, None, None
 
 
 class TorchFK(torch.nn.Module):
@@ -284,9 +340,17 @@ class TorchFK(torch.nn.Module):
         self.level_sizes = [len(level) for level in levels]
         # Index buffers (not saved: derived from the parents) so that they follow .to(device).
         self.register_buffer("_order", torch.tensor(order), persistent=False)
+        # Each level's parents in the level above: a slice where they are consecutive joints
+        # of one child each in this level, else an index buffer ``_slot{d}``.
+        self._slices: list[slice | None] = []
         for d, level in enumerate(levels[1:], start=1):
             slots = [place[self.parents[j]] for j in level]
-            self.register_buffer(f"_slot{d}", torch.tensor(slots), persistent=False)
+            if slots == list(range(slots[0], slots[0] + len(slots))):
+                whole = slots[0] == 0 and len(slots) == len(levels[d - 1])
+                self._slices.append(slice(None) if whole else slice(slots[0], slots[-1] + 1))
+            else:
+                self._slices.append(None)
+                self.register_buffer(f"_slot{d}", torch.tensor(slots), persistent=False)
         self.n_levels = len(levels)
         self.register_buffer(
             "_parent", torch.tensor([max(p, 0) for p in self.parents]), persistent=False
@@ -330,8 +394,11 @@ class TorchFK(torch.nn.Module):
         # One gather into level order, then contiguous per-level pieces: their gradients are
         # concatenated, not scattered into a zero tensor of every joint once per level.
         rots = _rotmat_batch_last(q[self._order])  # (J, 3, 3, N), level order
-        offsets = tuple(self.offsets.to(rots.dtype)[self._order].split(self.level_sizes))
-        slots = tuple(getattr(self, f"_slot{d}") for d in range(1, self.n_levels))
+        offsets = self.offsets.to(rots.dtype)[self._order][:, :, None, None]  # (J, 3, 1, 1)
+        parents = tuple(
+            getattr(self, f"_slot{d}") if sl is None else sl
+            for d, sl in enumerate(self._slices, start=1)
+        )
         n = q.shape[-1]
         root = (
             q.new_zeros((1, 3, n))
@@ -340,10 +407,10 @@ class TorchFK(torch.nn.Module):
         )
         if matrices or not (torch.is_grad_enabled() and (rots.requires_grad or root.requires_grad)):
             with torch.no_grad():
-                pos, mats, _ = _chain(rots.split(self.level_sizes), offsets, slots, root)
+                pos, mats, _ = _chain(rots, offsets, self.level_sizes, parents, root)
             positions = torch.cat(pos)
         else:
-            positions = _ChainPositions.apply(rots, root, offsets, slots, self.level_sizes)
+            positions = _ChainPositions.apply(rots, root, offsets, parents, self.level_sizes)
         # Back to the batch first, contiguous: reductions over the last axis of a batch-last
         # layout (e.g. a loss's distances) would run with the batch's stride.
         out = positions[self._unsort].permute(2, 0, 1).contiguous()

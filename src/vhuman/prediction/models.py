@@ -45,7 +45,7 @@ from vhuman.prediction.kinematics import (
     TorchFK,
     norm3_t,
     quat_angle_t,
-    quat_conjugate_t,
+    quat_multiply_conjugate_t,
     quat_multiply_t,
     quat_to_rotvec_t,
     rotvec_to_quat_t,
@@ -185,7 +185,7 @@ class ConstantVelocity(MotionPredictor):
     def forward(self, q_obs: torch.Tensor, p_obs: torch.Tensor) -> Prediction:
         """See :meth:`MotionPredictor.forward`."""
         q_last = q_obs[:, -1]
-        step = quat_to_rotvec_t(quat_multiply_t(q_last, quat_conjugate_t(q_obs[:, -2])))
+        step = quat_to_rotvec_t(quat_multiply_conjugate_t(q_last, q_obs[:, -2]))
         k = torch.arange(1, self.n_future + 1, dtype=q_obs.dtype, device=q_obs.device)
         q = quat_multiply_t(rotvec_to_quat_t(k[:, None, None] * step[:, None]), q_last[:, None])
         return Prediction(q, self.fk(q))
@@ -222,7 +222,9 @@ class _TemporalAttention(nn.Module):
     elementwise products over long rows: for ``L`` = 7 tokens that is faster
     on a CPU than one tiny matrix product per sequence and head, and the
     same maths (:func:`~vhuman.prediction.attention.temporal_attention`,
-    tested against the definition).
+    tested against the definition). With the tokens time first, ``(L, B, J,
+    dim)``, that layout is the transpose of the tokens' rows: the projections
+    read and write them as they are, without a copy.
     """
 
     def __init__(self, dim: int, heads: int, length: int, n_freq: int) -> None:
@@ -237,17 +239,17 @@ class _TemporalAttention(nn.Module):
         self.register_buffer("phi", torch.cat([torch.cos(w), torch.sin(w)], dim=-1).float())
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        """Attend over axis 1 of ``x`` (B, L, J, dim), each joint of each window alone."""
-        b, n, j, d = x.shape
+        """Attend over axis 0 of ``x`` (L, B, J, dim), each joint of each window alone."""
+        n, b, j, d = x.shape
         h, c = self.heads, self.head_dim
-        cols = x.permute(3, 1, 0, 2).reshape(d, n * b * j)  # (dim, L · B · J)
+        cols = x.reshape(n * b * j, d).t()  # (dim, L · B · J), a view
         qkv = torch.addmm(self.qkv.bias[:, None], self.qkv.weight, cols)
         q, k, v = qkv.view(3, h, c, n, b * j).unbind(0)  # each (heads, d, L, S)
         # q_i·W φ(i − j) = q_i·R_ij with R = W φ, the relative keys (Shaw et al. 2018)
         rel = torch.einsum("hdk,ijk->hdij", self.rpe, self.phi)
         y = temporal_attention(q, k, v, rel)  # (heads, d, L, S)
-        out = torch.addmm(self.out.bias[:, None], self.out.weight, y.reshape(d, n * b * j))
-        return out.view(d, n, b, j).permute(2, 1, 3, 0)
+        out = torch.addmm(self.out.bias, y.view(d, n * b * j).t(), self.out.weight.t())
+        return out.view(n, b, j, d)
 
 
 class _Attention(nn.Module):
@@ -267,8 +269,7 @@ class _Attention(nn.Module):
         self.out = nn.Linear(dim, dim)
 
     def forward(self, x: torch.Tensor, ctx: torch.Tensor) -> torch.Tensor:
-        k, v = self.kv(ctx).chunk(2, dim=-1)
-        return self.out(spatial_attention(self.q(x), k, v, self.heads))
+        return self.out(spatial_attention(self.q(x), self.kv(ctx), self.heads))
 
 
 class _Layer(nn.Module):
@@ -298,14 +299,14 @@ class _Layer(nn.Module):
         self.ff = nn.Sequential(nn.Linear(dim, ff), nn.GELU(), nn.Linear(ff, dim))
 
     def forward(self, x: torch.Tensor, memory: torch.Tensor | None = None) -> torch.Tensor:
-        b, t, j, d = x.shape  # (B, L, joints, dim)
+        t, b, j, d = x.shape  # (L, B, joints, dim), time first
         x = x + self.drop(self.temporal(self.norm_t(x)))
-        h = self.norm_s(x).reshape(b * t, j, d)
-        x = x + self.drop(self.spatial(h, h).view(b, t, j, d))
+        h = self.norm_s(x).reshape(t * b, j, d)
+        x = x + self.drop(self.spatial(h, h).view(t, b, j, d))
         if self.cross is not None and memory is not None:
-            h = self.norm_c(x).reshape(b * t, j, d)
-            mem = memory.reshape(b * t, memory.shape[2], d)
-            x = x + self.drop(self.cross(h, mem).view(b, t, j, d))
+            h = self.norm_c(x).reshape(t * b, j, d)
+            mem = memory.reshape(t * b, memory.shape[2], d)
+            x = x + self.drop(self.cross(h, mem).view(t, b, j, d))
         return x + self.drop(self.ff(self.norm_f(x)))
 
 
@@ -443,25 +444,24 @@ class LieTransformer(MotionPredictor):
         """See :meth:`MotionPredictor.options`."""
         return dict(self._opts)
 
-    def _padded(self, features: list[torch.Tensor]) -> torch.Tensor:
-        """Features ``(B, N, J, 3)`` of the observed frames side by side, padded to ``N + M``.
+    def _embedded(self, features: list[torch.Tensor], embed: nn.Linear) -> torch.Tensor:
+        """Token embeddings ``(L, B, J, dim)``, time first, of features ``(B, N, J, 3)``.
 
-        The future frames hold the last observed pose: their offsets from
-        it, their steps and the rotation vectors implied by the offsets are
-        zero, and their second feature, the last pose itself, is the last
-        frame's; so only the observed frames' features are computed.
+        ``f`` consecutive frames make a token (their features side by side).
+        The future frames hold the last observed pose: their offsets from it,
+        their steps and the rotation vectors implied by the offsets are zero,
+        and their second feature, the last pose itself, is the last frame's.
+        Each future token therefore embeds to ``b + (Σ_f W_f) p_last``, with
+        ``W_f`` the weights of frame ``f``'s second feature: only the observed
+        frames' tokens go through the whole embedding.
         """
         x = torch.cat(features, -1)  # (B, N, J, C)
-        b, _, j, c = x.shape
-        held = x.new_zeros(b, self.n_future, j, c)
-        held[..., 3:6] = features[1][:, -1:]
-        return torch.cat([x, held], 1)
-
-    def _tokens(self, x: torch.Tensor) -> torch.Tensor:
-        """(B, L, joints, c) → (B, L / f, joints, f c): ``f`` consecutive frames per token."""
         b, n, j, c = x.shape
         f = self.frames_per_token
-        return x.view(b, n // f, f, j, c).transpose(2, 3).reshape(b, n // f, j, f * c)
+        tokens = x.view(b, n // f, f, j, c).permute(1, 0, 3, 2, 4).reshape(n // f, b, j, f * c)
+        held_weight = embed.weight.view(-1, f, c)[:, :, 3:6].sum(1)  # (dim, 3)
+        held = nn.functional.linear(features[1][:, -1], held_weight, embed.bias)  # (B, J, dim)
+        return torch.cat([embed(tokens), held.expand(self.n_future // f, -1, -1, -1)])
 
     def _position_rotvecs(self, q_last: torch.Tensor, dp: torch.Tensor) -> torch.Tensor:
         """Rotation vectors ``(B, L, A, 3)`` that best explain position offsets ``dp`` (B, L, P, 3).
@@ -493,7 +493,7 @@ class LieTransformer(MotionPredictor):
         p = p_obs[:, :, pj]  # (B, N, P, 3)
         p_last = p[:, -1:]
         q = q_obs[:, :, aj]  # (B, N, A, 4)
-        r = quat_to_rotvec_t(quat_multiply_t(q, quat_conjugate_t(q[:, -1:])))
+        r = quat_to_rotvec_t(quat_multiply_conjugate_t(q, q[:, -1:]))
         r_last = quat_to_rotvec_t(q[:, -1:])
         dp = p - p_last
         p_feat, r_feat = [dp, p_last.expand_as(p)], [r, r_last.expand_as(r)]
@@ -503,18 +503,18 @@ class LieTransformer(MotionPredictor):
         if self.jacobian_features:
             r_jac = self._position_rotvecs(q_last, dp)
             r_feat += [r_jac, _velocity(r_jac)] if self.velocity_features else [r_jac]
-        enc = self.embed_p(self._tokens(self._padded(p_feat)))
-        enc = enc + self.joint_p + self.time_p
+        enc = self._embedded(p_feat, self.embed_p)
+        enc = enc + self.joint_p + self.time_p[:, None]  # (L, B, P, dim)
         for layer in self.encoder:
             enc = layer(enc)
-        dec = self.embed_a(self._tokens(self._padded(r_feat)))
-        dec = dec + self.joint_a + self.time_a
+        dec = self._embedded(r_feat, self.embed_a)
+        dec = dec + self.joint_a + self.time_a[:, None]
         for layer in self.decoder:
             dec = layer(dec, enc)
         f = self.frames_per_token
         if self.n_dct:
-            b, n, a, d = dec.shape
-            h = self.norm_out(dec).transpose(1, 2).reshape(b, a, n * d)
+            n, b, a, d = dec.shape
+            h = self.norm_out(dec).permute(1, 2, 0, 3).reshape(b, a, n * d)
             coef = self.head(h).view(b, a, self.n_dct, 3)  # DCT coefficients of the offsets
             obs = r[:, : self.n_observed].permute(0, 2, 3, 1)  # (B, A, 3, N)
             lin = self.skip(obs).transpose(2, 3)  # (B, A, K, 3)
@@ -524,9 +524,9 @@ class LieTransformer(MotionPredictor):
             coef = coef + lin
             r_out = torch.einsum("mk,bakc->bmac", self.basis, coef)
         else:
-            out = self.head(self.norm_out(dec[:, self.n_observed // f :]))  # (B, M / f, A, 3 f)
-            b, n, a, _ = out.shape
-            r_out = out.view(b, n, a, f, 3).transpose(2, 3).reshape(b, n * f, a, 3)
+            out = self.head(self.norm_out(dec[self.n_observed // f :]))  # (M / f, B, A, 3 f)
+            n, b, a, _ = out.shape
+            r_out = out.view(n, b, a, f, 3).permute(1, 0, 3, 2, 4).reshape(b, n * f, a, 3)
         q_future = self._hold(q_last).clone()
         q_future[:, :, aj] = quat_multiply_t(rotvec_to_quat_t(r_out), q_last[:, None, aj])
         return Prediction(q_future, self.fk(q_future))
@@ -536,7 +536,7 @@ class LieTransformer(MotionPredictor):
         aj = self.angle_index
         if pred.rotations is None:
             return super().loss(pred, q_true, p_true)
-        err = quat_multiply_t(pred.rotations[:, :, aj], quat_conjugate_t(q_true[:, :, aj]))
+        err = quat_multiply_conjugate_t(pred.rotations[:, :, aj], q_true[:, :, aj])
         angle = quat_angle_t(err).mean()
         loss = super().loss(pred, q_true, p_true) + self.angle_weight * angle
         if self.velocity_weight:
