@@ -28,6 +28,8 @@ from vhuman.prediction.data import mirror_joints
 from vhuman.prediction.kinematics import (
     norm3_t,
     quat_angle_t,
+    quat_conjugate_t,
+    quat_multiply_conjugate_t,
     quat_multiply_t,
     quat_to_rotvec_t,
     rotvec_to_quat_t,
@@ -78,6 +80,20 @@ def test_quat_angle_is_the_rotation_vectors_norm_with_a_zero_gradient_at_identit
     x = torch.tensor([[1.0, 0.0, 0.0, 0.0]], dtype=torch.float64, requires_grad=True)
     quat_angle_t(x).sum().backward()
     torch.testing.assert_close(x.grad, torch.zeros_like(x), atol=0, rtol=0)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_product_with_the_conjugate_is_the_product_of_the_conjugate_to_the_bit(dtype) -> None:
+    g = torch.Generator().manual_seed(5)
+    a = torch.randn(2000, 4, generator=g, dtype=dtype)
+    b = torch.randn(2000, 4, generator=g, dtype=dtype)
+    b[:2] = torch.tensor([[1.0, 0, 0, 0], [0.0, -0.6, 0, 0.8]], dtype=dtype)
+    expected = quat_multiply_t(a, quat_conjugate_t(b))
+    assert torch.equal(quat_multiply_conjugate_t(a, b), expected)
+    unit = torch.nn.functional.normalize(a, dim=-1)
+    torch.testing.assert_close(
+        quat_angle_t(quat_multiply_conjugate_t(unit, unit)), torch.zeros(2000, dtype=dtype)
+    )
 
 
 def test_torch_fk_equals_numpy_fk():
