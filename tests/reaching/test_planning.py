@@ -19,7 +19,7 @@ from vhuman.reaching import ArmModel, LeastSquaresPredictor, swivel_angle, synth
 from vhuman.reaching.arm import JOINT_LIMITS
 from vhuman.reaching.audit import wrap_to_pi
 from vhuman.reaching.clearance import ArmBodyClearance
-from vhuman.reaching.planning import EDGE_BLOCK, _best_edges
+from vhuman.reaching.planning import _HARD, EDGE_BLOCK, _best_edges
 from vhuman.reaching.reach import READY_ARM_ANGLES, natural_orientation, plan_reaches
 from vhuman.reaching.workspace import workspace_targets
 from vhuman.skeleton import standard_humanoid
@@ -139,7 +139,7 @@ def test_best_edges_cost_the_wrapped_joint_speeds_in_excess() -> None:
     dt, max_speed = 0.05, 8.0
     source, cost = _best_edges(total, jump, q_from, q_to, dt, max_speed)
     step = np.abs(wrap_to_pi(q_to[:, None, :, :] - q_from[:, :, None, :])).max(axis=-1)
-    edges = total[:, :, None] + jump + 1e3 * np.maximum(step / dt - 0.8 * max_speed, 0.0)
+    edges = total[:, :, None] + jump + _HARD * np.maximum(step / dt - 0.8 * max_speed, 0.0)
     np.testing.assert_allclose(cost, edges.min(axis=1), rtol=1e-12, atol=1e-9)
     chosen = np.take_along_axis(edges, source[:, None, :], axis=1)[:, 0]
     np.testing.assert_allclose(chosen, cost, rtol=1e-12, atol=1e-9)

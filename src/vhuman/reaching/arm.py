@@ -71,6 +71,7 @@ __all__ = [
     "DH_ALPHA",
     "DH_OFFSETS",
     "JOINT_LIMITS",
+    "LIMIT_TOL",
     "R_SHOULDER_DH",
     "ArmModel",
     "ArmPose",
@@ -95,6 +96,9 @@ JOINT_LIMITS = np.radians(
     ]
 )
 """Limits on the joint variables ``q`` [rad], shape (7, 2), ``[:, 0]`` lower, ``[:, 1]`` upper."""
+
+LIMIT_TOL = 1e-9
+"""Tolerance [rad] within which a joint angle counts as within :data:`JOINT_LIMITS`."""
 
 R_SHOULDER_DH = np.array([[0.0, 0.0, 1.0], [0.0, 1.0, 0.0], [-1.0, 0.0, 0.0]])
 """Rotation from the D-H base frame 0 to the shoulder frame (x0 down, z0 forward)."""
@@ -215,7 +219,7 @@ class ArmModel:
         """Joint limits on ``q`` [rad], shape (7, 2) (the same for both sides)."""
         return JOINT_LIMITS
 
-    def within_limits(self, q: ArrayLike, *, tol: float = 1e-9) -> NDArray[np.bool_]:
+    def within_limits(self, q: ArrayLike, *, tol: float = LIMIT_TOL) -> NDArray[np.bool_]:
         """Whether every joint of ``q`` (..., 7) [rad] is within its limits (± ``tol``)."""
         q = np.asarray(q, dtype=np.float64)
         return np.all((q >= JOINT_LIMITS[:, 0] - tol) & (q <= JOINT_LIMITS[:, 1] + tol), axis=-1)

@@ -66,7 +66,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from vhuman.errors import InputError
 from vhuman.geometry import quat_to_rotmat, rotmat_to_quat
-from vhuman.geometry.so3 import quat_to_rotvec
+from vhuman.geometry.so3 import quat_to_rotvec, rotvec_to_rotmat
 from vhuman.io import read_cmu
 from vhuman.io.filesystem import PathLike
 from vhuman.reaching.arm import JOINT_LIMITS, ArmModel, Side
@@ -329,11 +329,7 @@ def shape_features(
     InputError
         For features that are not (N, 8) or not finite.
     """
-    from vhuman.geometry.so3 import rotvec_to_rotmat
-
-    x = np.asarray(features, dtype=np.float64)
-    if x.ndim != 2 or x.shape[1] != len(FEATURE_NAMES) or not np.all(np.isfinite(x)):
-        raise InputError(f"features must be finite with shape (N, 8), got shape {x.shape}")
+    x = _checked_features(features)
     hand, rot, d1, d2 = x[:, :3], rotvec_to_rotmat(x[:, 3:6]), x[:, 6], x[:, 7]
     length = (d1 + d2)[:, None]
     dist = np.linalg.norm(hand, axis=1)
@@ -422,14 +418,54 @@ def wrist_features(
     InputError
         For features that are not (N, 8) or not finite.
     """
-    from vhuman.geometry.so3 import rotvec_to_rotmat
+    x = _checked_features(features)
+    rot, wrist, _ = _wrist_frame(x, hand_to_forearm)
+    return _wrist_columns(x, rot, wrist)
 
+
+def _checked_features(features: ArrayLike) -> NDArray[np.float64]:
+    """``features`` as a float array, shape (N, 8), or :class:`InputError`."""
     x = np.asarray(features, dtype=np.float64)
     if x.ndim != 2 or x.shape[1] != len(FEATURE_NAMES) or not np.all(np.isfinite(x)):
         raise InputError(f"features must be finite with shape (N, 8), got shape {x.shape}")
-    rot, d1, d2 = rotvec_to_rotmat(x[:, 3:6]), x[:, 6], x[:, 7]
+    return x
+
+
+def _wrist_frame(
+    x: NDArray[np.float64], hand_to_forearm: float
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    """The hand's rotation, the wrist centre and the shoulder→wrist direction, from ``m``.
+
+    Parameters
+    ----------
+    x : ndarray, shape (N, 8)
+        Checked features ``m = [x, y, z, α, β, γ, d1, d2]``.
+    hand_to_forearm : float
+        Hand length over forearm length of the skeleton the features come from.
+
+    Returns
+    -------
+    rotation : ndarray, shape (N, 3, 3)
+        The hand's rotation matrices (its third column points from the hand
+        end towards the wrist).
+    wrist : ndarray, shape (N, 3)
+        The wrist centre ``hand_to_forearm · d2`` behind the hand end along
+        that column, in the shoulder frame [m].
+    direction : ndarray, shape (N, 3)
+        The unit shoulder→wrist direction (zero for a wrist at the shoulder).
+    """
+    rot = rotvec_to_rotmat(x[:, 3:6])
+    wrist = x[:, :3] + (hand_to_forearm * x[:, 7])[:, None] * rot[:, :, 2]
+    direction = wrist / np.maximum(np.linalg.norm(wrist, axis=1, keepdims=True), 1e-12)
+    return rot, wrist, direction
+
+
+def _wrist_columns(
+    x: NDArray[np.float64], rot: NDArray[np.float64], wrist: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """The 17 columns of :func:`wrist_features` from ``m`` (N, 8) and :func:`_wrist_frame`."""
+    d1, d2 = x[:, 6], x[:, 7]
     axis = rot[:, :, 2]  # from the hand end towards the wrist
-    wrist = x[:, :3] + (hand_to_forearm * d2)[:, None] * axis
     scaled = wrist / (d1 + d2)[:, None]
     dist = np.linalg.norm(scaled, axis=1)
     cue = np.nan_to_num(swivel_angle(np.zeros(3), wrist + d2[:, None] * axis, wrist))
@@ -474,30 +510,39 @@ def swivel_frame_features(
         :func:`wrist_features` (17 columns), then for the hand's x, y and z
         axes in turn: sine and cosine of the angle about the shoulder→wrist
         axis [−] and the cosine with the shoulder→wrist direction [−] (the z
-        axis's angle is the forearm cue's); an axis along the shoulder→wrist
-        line has angle 0.
+        axis's angle is the forearm cue's, so columns 23 and 24 repeat
+        columns 15 and 16 up to rounding; they are kept because the shipped
+        predictors on these features are fit on all 26 columns); an axis along
+        the shoulder→wrist line has angle 0.
 
     Raises
     ------
     InputError
         For features that are not (N, 8) or not finite.
     """
-    from vhuman.geometry.so3 import rotvec_to_rotmat
-
-    base = wrist_features(features, hand_to_forearm)
-    x = np.asarray(features, dtype=np.float64)
-    rot, d2 = rotvec_to_rotmat(x[:, 3:6]), x[:, 7]
-    wrist = x[:, :3] + (hand_to_forearm * d2)[:, None] * rot[:, :, 2]
-    along = wrist / np.maximum(np.linalg.norm(wrist, axis=1, keepdims=True), 1e-12)
-    columns = [base]
+    x = _checked_features(features)
+    rot, wrist, along = _wrist_frame(x, hand_to_forearm)
+    columns = [_wrist_columns(x, rot, wrist)]
     for k in range(3):
         axis = rot[:, :, k]
-        angle = np.nan_to_num(swivel_angle(np.zeros(3), wrist + axis, wrist))
+        angle = _angle_about_wrist_axis(axis, wrist)
         columns.append(np.stack([np.sin(angle), np.cos(angle), np.sum(axis * along, 1)], 1))
     return np.concatenate(columns, axis=1)
 
 
-def palm_angle(features: ArrayLike, hand_to_forearm: float = CMU_HAND_TO_FOREARM) -> NDArray:
+def _angle_about_wrist_axis(
+    axis: NDArray[np.float64], wrist: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """Angles (N,) [rad] of directions ``axis`` (N, 3) about the shoulder→``wrist`` axis, as φ.
+
+    0 where a direction lies along the shoulder→wrist line.
+    """
+    return np.nan_to_num(swivel_angle(np.zeros(3), wrist + axis, wrist))
+
+
+def palm_angle(
+    features: ArrayLike, hand_to_forearm: float = CMU_HAND_TO_FOREARM
+) -> NDArray[np.float64]:
     """The angle of the hand's x axis about the shoulder→wrist axis, measured like φ [rad].
 
     The hand's x axis is the palm's normal in the anatomical position (palm
@@ -524,8 +569,9 @@ def palm_angle(features: ArrayLike, hand_to_forearm: float = CMU_HAND_TO_FOREARM
     InputError
         For features that are not (N, 8) or not finite.
     """
-    x = swivel_frame_features(features, hand_to_forearm)
-    return np.arctan2(x[:, 17], x[:, 18])
+    x = _checked_features(features)
+    rot, wrist, _ = _wrist_frame(x, hand_to_forearm)
+    return _angle_about_wrist_axis(rot[:, :, 0], wrist)
 
 
 def _features(

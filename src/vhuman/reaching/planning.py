@@ -297,6 +297,8 @@ def _search(
         [first[..., None], np.broadcast_to(grid, (b, knots.size, grid.size))], -1
     )  # (B, K, C)
     sol = solve_arm(model, hand[:, knots, None], orientation[:, knots, None], cand)  # (B, K, C, 7)
+    assert sol.q.min() >= -np.pi, "_best_edges needs arm angles in [−π, π]"
+    assert sol.q.max() <= np.pi, "_best_edges needs arm angles in [−π, π]"
     at_knots = None if capsules is None else BodyCapsules(*(c[knots, None] for c in capsules))
     overlap = np.maximum(_overlap(model, body, at_knots, sol.q) - PLAN_MARGIN, 0.0)
     node = _angle_gap(cand, first[..., None]) + _HARD * (limit_violation(sol.q) + 1e3 * overlap)
@@ -344,10 +346,14 @@ def _best_edges(
     An edge costs the path so far (``total`` of its source) plus its φ jump
     plus ``_HARD ×`` the largest joint speed in excess of ``0.8 · max_speed``;
     every edge is costed. The joint steps are formed joint by joint over all
-    (from, to) pairs of :data:`EDGE_BLOCK` reaches at a time, in place. The
-    arm angles lie in [−π, π] (those of :func:`solve_arm`), so a step ``d``
-    has ``|d| ≤ 2π`` and its wrapped magnitude ``|wrap_to_pi(d)|`` is
-    ``min(|d|, 2π − |d|)``.
+    (from, to) pairs of :data:`EDGE_BLOCK` reaches at a time, in place.
+
+    The arm angles must lie in [−π, π] (as those of :func:`solve_arm` do;
+    :func:`_search` checks it once per chunk of reaches, not here, in the
+    loop over knots): then a step ``d`` has ``|d| ≤ 2π`` and its wrapped
+    magnitude ``|wrap_to_pi(d)|`` is ``min(|d|, 2π − |d|)``. Outside that
+    range a step of more than 2π would get a negative magnitude, and its edge
+    too low a cost.
 
     Parameters
     ----------

@@ -39,7 +39,7 @@ from numpy.typing import ArrayLike, NDArray
 from vhuman.errors import InputError
 from vhuman.geometry import quat_normalize, quat_to_rotmat
 from vhuman.geometry.quaternion import as_quat_array
-from vhuman.reaching.arm import JOINT_LIMITS, R_SHOULDER_DH, ArmModel, Side
+from vhuman.reaching.arm import JOINT_LIMITS, LIMIT_TOL, R_SHOULDER_DH, ArmModel, Side
 
 __all__ = [
     "UP",
@@ -58,7 +58,6 @@ UP = (0.0, 0.0, 1.0)
 _FORWARD = np.array([1.0, 0.0, 0.0])
 _MIRROR = np.array([1.0, -1.0, 1.0])
 _PARALLEL_EPS = 1e-9
-_LIMIT_TOL = 1e-9  # as ArmModel.within_limits
 
 
 class ArmSolution(NamedTuple):
@@ -70,7 +69,7 @@ class ArmSolution(NamedTuple):
         Joint angles [rad]; where no branch is within the limits, the branch
         that violates them least.
     feasible : ndarray of bool, shape (...)
-        Whether ``q`` is within the joint limits (to 1e-9 rad).
+        Whether ``q`` is within the joint limits (to :data:`~vhuman.reaching.arm.LIMIT_TOL`).
     """
 
     q: NDArray[np.float64]
@@ -404,7 +403,7 @@ def solve_arm(
     variants = _pose_branches(model, hand_position, hand_orientation, swivel, reference_up)
     # Limits and their violations per distinct joint value, combined over the branch axes in
     # joint order (as within_limits and limit_violation of the (8, ..., 7) branches).
-    lo, hi = JOINT_LIMITS[:, 0] - _LIMIT_TOL, JOINT_LIMITS[:, 1] + _LIMIT_TOL
+    lo, hi = JOINT_LIMITS[:, 0] - LIMIT_TOL, JOINT_LIMITS[:, 1] + LIMIT_TOL
     feasible = np.array(True)
     violation = np.array(0.0)
     for j, a in enumerate(variants.per_branch()):
