@@ -107,9 +107,10 @@ def test_pelvis_turns_more_about_the_vertical_when_walking_faster(walks) -> None
 def test_ankle_loads_then_pushes_off(walks, speed) -> None:
     """The ankle plantarflexes in loading response (−3…−8° at 3–12 %, as the foot rolls
     over the heel), dorsiflexes while the shank turns over the flat foot, then plantarflexes
-    at push-off well past its loading dip (15–20°, Perry & Burnfield 2010, at 60–67 %: the
-    heel rises about the ball of the foot as far as the pre-swing knee needs, and the foot
-    carries on rotating just after toe-off; the recorded CMU walks peak at 66–70 %)."""
+    at push-off well past its loading dip (15–20°, Perry & Burnfield 2010, at 60–70 %; the
+    benchmark's target is 60–67 %: the heel rises about the ball of the foot as far as the
+    pre-swing knee needs, and the foot carries on rotating just after toe-off; the recorded
+    CMU walks peak at 66–70 %)."""
     _, a = walks[speed]
     ankle = a.curves["ankle"].mean(axis=0)
     loading = 3 + int(np.argmin(ankle[3:13]))

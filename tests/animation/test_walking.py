@@ -6,7 +6,15 @@ import numpy as np
 import pytest
 
 from vhuman.animation import Easing, GaitParameters, ease, generate_walk
-from vhuman.animation.walking import FOOT_FLAT, HEEL_OFF, STANCE_KNEE, stance_knee
+from vhuman.animation.gait_analysis import VHUMAN_JOINTS, leg_length
+from vhuman.animation.walking import (
+    FOOT_FLAT,
+    HEEL_OFF,
+    PELVIS_LEAD,
+    STANCE_KNEE,
+    WalkResult,
+    stance_knee,
+)
 from vhuman.errors import InputError
 from vhuman.geometry import quat_angle, quat_apply
 from vhuman.skeleton import standard_humanoid
@@ -91,8 +99,23 @@ def test_foot_pitches_as_far_as_the_toes_bend_after_toe_off(straight) -> None:
         assert extension - 2.0 < pitch.max() <= extension + 0.5
 
 
-def test_planted_ankles_within_their_range(straight) -> None:
-    m = straight.motion
+@pytest.mark.parametrize(
+    "speed",
+    [
+        1.0,
+        1.3,
+        pytest.param(
+            1.6,
+            marks=pytest.mark.xfail(
+                strict=True,
+                reason="at 1.6 m/s the planted ankle dorsiflexes past its 20° limit in "
+                "terminal stance, by up to 2.9° (r_ankle at 45 % of the cycle)",
+            ),
+        ),
+    ],
+)
+def test_planted_ankles_within_their_range(speed: float) -> None:
+    m = generate_walk(GaitParameters(speed=speed, cycles=3)).motion
     violation = np.degrees(m.skeleton.limit_violation(m.local_rotations))
     assert violation[:, m.skeleton.indices(["l_ankle", "r_ankle"])].max() < 1.0
 
@@ -186,6 +209,95 @@ def test_long_steps_keep_the_trailing_knee_bent() -> None:
     ):
         assert np.all(np.diff(run) > 0.0)
         assert run[-1] >= 25.0
+
+
+STATURE = 1.678  # the standard humanoid's [m]
+LONG_STEPS = [(0.40, 1.0), (0.45, 1.0), (0.475, 0.5), (0.50, 0.0), (0.55, 0.0)]
+"""(step [statures], fade): the pelvis's lead and the hips' peak at 40 % of the cycle are
+whole up to 0.45 statures, gone from 0.5 and fade linearly between."""
+
+
+def _long_step_walk(share: float) -> WalkResult:
+    """A straight walk of steps of ``share`` statures at 111 steps/min."""
+    step = share * STATURE
+    return generate_walk(
+        GaitParameters(step_length=step, speed=1.3 * step / 0.7, cycles=2),
+        standard_humanoid(stature=STATURE),
+    )
+
+
+def _pelvis_leads(result: WalkResult) -> np.ndarray:
+    """How far [m] the pelvis lies ahead of the midpoint between the footprints at each heel
+    strike of a straight walk along +x whose footprints both lie in the motion.
+
+    A footprint is where its ankle lies while the foot is flat (from ``FOOT_FLAT`` to
+    ``HEEL_OFF``), taken at 20 % of that foot's cycle. The right heel strikes at 0, D, 2D…,
+    the left at D/2, 3D/2…; the pelvis moves at constant speed, so interpolating it
+    linearly between frames is exact.
+    """
+    m, d = result.motion, result.parameters.cycle_duration
+    sk = m.skeleton
+
+    def ankle_x(name: str, t: float) -> float:
+        return m.global_positions[int(np.argmin(np.abs(m.times - t))), sk.index(name), 0]
+
+    leads = []
+    for k in range(1, int(m.duration / (0.5 * d)) + 1):
+        strike = 0.5 * k * d
+        if strike - 0.3 * d < 0.0 or strike + 0.2 * d > m.times[-1]:
+            continue
+        leading, trailing = ("r_ankle", "l_ankle") if k % 2 == 0 else ("l_ankle", "r_ankle")
+        middle = 0.5 * (ankle_x(leading, strike + 0.2 * d) + ankle_x(trailing, strike - 0.3 * d))
+        leads.append(np.interp(strike, m.times, m.root_positions[:, 0]) - middle)
+    assert len(leads) >= 2
+    return np.array(leads)
+
+
+# The footprints and the pelvis are exact (analytic leg IK, a pelvis at constant speed):
+# only rounding remains (about 1e-15 m). 1 µm is under a ten-thousandth of the whole lead
+# (12.4 mm for this leg), so a lead or fade off by 0.01 % fails.
+LEAD_TOLERANCE = 1e-6
+
+
+@pytest.mark.parametrize("speed", [1.0, 1.3, 1.6])
+def test_pelvis_lies_ahead_of_the_footprints_at_heel_strike(speed: float) -> None:
+    """At every heel strike of a straight walk the pelvis lies ``PELVIS_LEAD`` leg lengths
+    ahead of the midpoint between the footprints, times the long-step fade (1 at 1.0 and
+    1.3 m/s, about 0.9 at 1.6 m/s, whose default step is 0.455 statures)."""
+    result = generate_walk(
+        GaitParameters(speed=speed, cycles=2), standard_humanoid(stature=STATURE)
+    )
+    fade = np.clip((0.5 - result.parameters.step_length / STATURE) / 0.05, 0.0, 1.0)
+    leg = leg_length(result.motion, VHUMAN_JOINTS)
+    assert fade > 0.85
+    assert np.abs(_pelvis_leads(result) - PELVIS_LEAD * leg * fade).max() < LEAD_TOLERANCE
+
+
+@pytest.mark.parametrize(("share", "fade"), LONG_STEPS)
+def test_pelvis_lead_fades_out_on_long_steps(share: float, fade: float) -> None:
+    result = _long_step_walk(share)
+    leg = leg_length(result.motion, VHUMAN_JOINTS)
+    assert np.abs(_pelvis_leads(result) - PELVIS_LEAD * leg * fade).max() < LEAD_TOLERANCE
+
+
+@pytest.mark.parametrize(("share", "fade"), LONG_STEPS)
+def test_hips_peak_earlier_on_long_steps(share: float, fade: float) -> None:
+    """Pelvic obliquity: the right hip stands highest over the left at 40 % of its cycle,
+    moving to a third of the cycle as the long-step fade falls to 0. The hips' height
+    difference is a sine of the roll, symmetric about its peak, so its fundamental over a
+    whole cycle peaks where the roll does: to under 1e-6 of the cycle with the frames
+    dividing the cycle unevenly; 1e-4 is 0.15 % of the fade's whole shift (1/15)."""
+    result = _long_step_walk(share)
+    m, d = result.motion, result.parameters.cycle_duration
+    sk = m.skeleton
+    whole = m.times < np.floor(m.times[-1] / d) * d
+    angle = 2.0 * np.pi * m.times[whole] / d
+    rise = m.global_positions[whole, sk.index("r_hip"), 2]
+    rise = rise - m.global_positions[whole, sk.index("l_hip"), 2]
+    basis = np.stack([np.cos(angle), np.sin(angle), np.ones_like(angle)], axis=-1)
+    (a, b, _), *_ = np.linalg.lstsq(basis, rise, rcond=None)
+    peak = (np.arctan2(b, a) / (2.0 * np.pi)) % 1.0
+    assert peak == pytest.approx(1.0 / 3.0 + fade * (0.4 - 1.0 / 3.0), abs=1e-4)
 
 
 def _knee_flexion_deg(motion, name: str) -> np.ndarray:

@@ -77,18 +77,26 @@ heel rocker, about the end of loading response, the first 10-12 % of the cycle, 
 Burnfield 2010)."""
 PELVIS_LEAD = 0.015
 """How far [leg lengths] the pelvis lies ahead of the midpoint between the footprints at
-each heel strike (on a straight path). Each footprint lies on the path where the pelvis
-passes a quarter cycle after that foot's heel strike, less this distance: at heel strike
-the leading ankle then lies 0.36 leg lengths ahead of the pelvis and the trailing one
-0.33 behind at 1.0 m/s, 0.46 and 0.40 at 1.6 m/s (six recorded CMU walks at 1.0-1.6 m/s,
-measured the same way at their heel strikes: 0.33-0.46 ahead, 0.28-0.39 behind). The
-pelvis then sinks less in terminal stance, so it comes down to its lowest more gently,
-and the trailing heel rises further before toe-off (a deeper push-off)."""
+each heel strike (on a straight path), times :func:`_long_step_fade`. Each footprint lies
+on the path where the pelvis passes a quarter cycle after that foot's heel strike, less
+this distance. At the heel strikes of the gait events (Zeni et al. 2008: the ankle
+furthest ahead of the pelvis) the leading ankle then lies 0.36 leg lengths ahead of the
+pelvis and the trailing one 0.33 behind at 1.0 m/s, 0.47 and 0.40 at 1.6 m/s (there with
+the fade at 0.9); six recorded CMU walks at 1.0-1.6 m/s, measured the same way: 0.33-0.46
+ahead, 0.28-0.39 behind. With the footprints centred under the pelvis (a lead of 0) the
+pelvis rises and falls further and comes down to its lowest more sharply (excursion
+2.7 / 4.2 / 5.5 cm at 1.0 / 1.3 / 1.6 m/s against 2.3 / 3.8 / 5.0 cm; curvature at the
+minima over that at the maxima 2.3 / 2.5 / 3.4 against 1.9 / 2.1 / 3.0), and the trailing
+heel rises less before toe-off: the push-off is 1.6-2.7° shallower."""
 _LONG_STEP, _FADE = 0.5, 0.05
-"""Step [statures] from which :data:`PELVIS_LEAD` is gone and the hips are highest at a
-third of the cycle instead of :data:`_HIGH_HIP`, and the width over which both fade out
-below it (:func:`_long_step_fade`): on such steps the trailing leg needs all its reach to
-keep its knee bent before toe-off."""
+"""Step [statures] from which :data:`PELVIS_LEAD` is gone and the hips are highest at
+:data:`_HIGH_HIP_LONG_STEP` of the cycle instead of :data:`_HIGH_HIP`, and the width over
+which both fade out below it (:func:`_long_step_fade`). On such steps the trailing leg
+needs all its reach to keep its knee bent before toe-off: with neither faded, a step of
+0.84 m (half the stature) at 1.64 m/s flexes the trailing knee only to 15° by toe-off
+(26° with both faded; 19° with only the hips' peak faded, 23° with only the lead faded),
+and a step of 1 m at 1.6 m/s turns a joint 15.5° in a frame (11.4° with both faded). The
+default steps reach 0.45 statures at 1.6 m/s, where the fade is 0.9."""
 HEEL_OFF = 0.31
 """Share of the cycle after heel strike at which the heel starts to rise (31 %, the start
 of terminal stance; Perry & Burnfield 2010)."""
@@ -139,10 +147,16 @@ _LANDING_TURN = 0.2  # last share of the swing: the ankle turns to its heel-stri
 _LEAST_TRAILING_KNEE = np.radians(10.0)  # the trailing knee's least flexion before toe-off
 _HIGH_HIP = 0.4
 """Share of a leg's cycle at which its hip is highest relative to the other (pelvic
-obliquity). The recorded CMU walks: lowest at heel strike, highest at about 44 %. At 40 %
-the trailing hip is lower in pre-swing than at a third of the cycle, so the trailing heel
-rises further and sooner: the ankle's push-off is 2° deeper and, at 1.0 m/s, peaks 1 % of
-the cycle earlier."""
+obliquity); on long steps it moves to :data:`_HIGH_HIP_LONG_STEP` as
+:func:`_long_step_fade` falls to 0. The recorded CMU walks: lowest at heel strike, highest
+at about 44 %. At 40 % the trailing hip stands higher in pre-swing than with the peak at a
+third of the cycle (by 6 mm at 1.0 m/s), so the trailing heel rises further about the ball
+of the foot for the same knee flexion: with the peak at a third of the cycle the push-off
+is 1.9-2.3° shallower at 1.0-1.6 m/s and, at 1.0 m/s, 1 % of the cycle later."""
+_HIGH_HIP_LONG_STEP = 1.0 / 3.0
+"""Share of a leg's cycle at which its hip is highest on steps of :data:`_LONG_STEP` and
+longer: the trailing hip stands lower in pre-swing than with :data:`_HIGH_HIP`, which
+leaves the trailing leg the reach to keep its knee bent before toe-off."""
 _PELVIC_ROTATION_PER_SPEED = 8.0
 """Growth of the pelvis's rotation about the vertical with speed above 1.3 m/s [deg per
 m/s], on top of 4° (times the step over 0.7 m). The recorded CMU walks, measured as the
@@ -1087,7 +1101,7 @@ def generate_walk(
     sway = 0.5 * np.clip(0.06 - 0.025 * (p.speed - 1.0) / 0.6, 0.025, 0.07) * body.stature / 1.68
     yaw_amp = np.radians(4.0 + _PELVIC_ROTATION_PER_SPEED * max(0.0, p.speed - 1.3)) * scale
     roll_amp = np.radians(5.5)  # obliquity 11° peak to peak (the CMU walks: 11-12.6°)
-    high_hip = 1.0 / 3.0 + _long_step_fade(p, body) * (_HIGH_HIP - 1.0 / 3.0)
+    high_hip = _HIGH_HIP_LONG_STEP + _long_step_fade(p, body) * (_HIGH_HIP - _HIGH_HIP_LONG_STEP)
     width = p.step_width if p.step_width is not None else 0.3 * 2 * body.hip_offset[1] + 0.05
 
     xy, heading = _path(t, p)
