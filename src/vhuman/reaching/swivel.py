@@ -348,9 +348,12 @@ def arm_branches(
 def limit_violation(q: ArrayLike) -> NDArray[np.float64]:
     """Total distance of joint angles ``q`` (..., 7) outside :data:`JOINT_LIMITS` [rad], (...)."""
     q = np.asarray(q, dtype=np.float64)
-    # At most one of the two excesses is positive (the lower limit is below the upper).
-    below, above = JOINT_LIMITS[:, 0] - q, q - JOINT_LIMITS[:, 1]
-    return np.sum(np.maximum(np.maximum(below, above, out=below), 0.0, out=below), axis=-1)
+    return sum((_joint_excess(q[..., j], j) for j in range(1, 7)), _joint_excess(q[..., 0], 0))
+
+
+def _joint_excess(angle: NDArray[np.float64], joint: int) -> NDArray[np.float64]:
+    """Distance [rad] of angles ``angle`` (any shape) of ``joint`` outside its limits, 0 within."""
+    return np.abs(angle - np.clip(angle, *JOINT_LIMITS[joint]))
 
 
 def solve_arm(
@@ -408,8 +411,7 @@ def solve_arm(
     violation = np.array(0.0)
     for j, a in enumerate(variants.per_branch()):
         feasible = feasible & ((a >= lo[j]) & (a <= hi[j]))
-        excess = np.subtract(a, np.clip(a, *JOINT_LIMITS[j]))  # 0 within the limits
-        violation = violation + np.abs(excess, out=excess)
+        violation = violation + _joint_excess(a, j)
     feasible = np.broadcast_to(feasible, (2, 2, 2, *variants.shape)).reshape(8, *variants.shape)
     violation = violation.reshape(8, *variants.shape)
     found = np.any(feasible, axis=0)
