@@ -85,8 +85,8 @@ pelvis and the trailing one 0.33 behind at 1.0 m/s, 0.47 and 0.40 at 1.6 m/s (th
 the fade at 0.9); six recorded CMU walks at 1.0-1.6 m/s, measured the same way: 0.33-0.46
 ahead, 0.28-0.39 behind. With the footprints centred under the pelvis (a lead of 0) the
 pelvis rises and falls further and comes down to its lowest more sharply (excursion
-2.7 / 4.2 / 5.5 cm at 1.0 / 1.3 / 1.6 m/s against 2.3 / 3.8 / 5.0 cm; curvature at the
-minima over that at the maxima 2.3 / 2.5 / 3.4 against 1.9 / 2.1 / 3.0), and the trailing
+2.7 / 4.3 / 5.5 cm at 1.0 / 1.3 / 1.6 m/s against 2.3 / 3.8 / 5.0 cm; curvature at the
+minima over that at the maxima 2.0 / 2.4 / 2.9 against 1.5 / 2.0 / 2.6), and the trailing
 heel rises less before toe-off: the push-off is 1.6-2.7° shallower."""
 _LONG_STEP, _FADE = 0.5, 0.05
 """Step [statures] from which :data:`PELVIS_LEAD` is gone and the hips are highest at
