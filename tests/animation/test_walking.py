@@ -109,7 +109,7 @@ def test_foot_pitches_as_far_as_the_toes_bend_after_toe_off(straight) -> None:
             marks=pytest.mark.xfail(
                 strict=True,
                 reason="at 1.6 m/s the planted ankle dorsiflexes past its 20° limit in "
-                "terminal stance, by up to 2.9° (r_ankle at 45 % of the cycle)",
+                "terminal stance, by up to 3.1° (r_ankle at 45 % of the cycle)",
             ),
         ),
     ],
