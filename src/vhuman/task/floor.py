@@ -37,11 +37,12 @@ the next posture; kneeling upright before bending forward on the knees, the
 toes turning where they rest. Getting up is getting down played backwards.
 
 Sitting on the floor is also planned as people sit down from a squat
-(:func:`_sit_down`): the feet step ahead (either one first: a foot resting on one
-end, the heel or the toes, loses the floor early as the knees bend, and the body is
-then better carried by the other), the body squats with the trunk bent forward and
-the arms raised so that the centre of mass stays over the feet
-(found by bisection on the bend), both hands go down to the floor beside the
+(:func:`_sit_down`): the feet step ahead (either one first, whichever plan balances
+better: a foot resting on its heel alone, the toes raised, leaves the floor as the
+knees bend, rolling about its raised ball once the ankle is at the end of its
+dorsiflexion, and the other foot then carries the body better), the body squats with
+the trunk bent forward and the arms raised so that the centre of mass stays over the
+feet (found by bisection on the bend), both hands go down to the floor beside the
 seat as soon as they can reach it, the buttocks come down behind the heels, the
 trunk comes up, the feet are lifted and placed where the posture has them and
 the hands come up. Within the knees' flexion range the hips stay far enough
