@@ -49,6 +49,7 @@ BALANCED = (
     "kneeling-bent",
 )
 SQUAT_LOW = 0.6  # pelvis height below which sitting down may leave the feet (of standing's)
+STEPPING_HIGH = 0.8  # pelvis height above which sitting down still steps (of standing's)
 
 
 @functools.cache
@@ -293,6 +294,19 @@ def test_sitting_down_leaves_the_feet_only_stepping_or_low_in_the_squat(
         for k in range(motion.n_frames):
             if unbalanced_frames(body, roots[k : k + 1], local[k : k + 1], 0.0):
                 assert lifted[k] or squatting[k], k
+
+
+@pytest.mark.parametrize("worker", ["p5-female", WORKER, "p95-male"])
+def test_stepping_ahead_to_sit_down_keeps_the_centre_of_mass_over_the_feet(worker: str) -> None:
+    body, library = _worker(worker)
+    stand, low = _poses(library, "sitting-floor", np.array([0.4, -0.3]), 0.6)
+    motion = floor_transition(body, stand, low, DURATION, FPS, 0.0)
+    roots, local = motion.root_positions, motion.local_rotations
+    # While the feet step ahead and the knees only dip (the pelvis high), every frame is
+    # balanced: the centre of mass may leave the support only low in the squat.
+    high = np.flatnonzero(roots[:, 2] > STEPPING_HIGH * stand[0][2])
+    assert len(high) > 10
+    assert unbalanced_frames(body, roots[high], local[high], 0.0) == 0
 
 
 def test_sitting_down_the_hands_rest_on_the_floor_and_carry_the_body(

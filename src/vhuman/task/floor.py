@@ -37,9 +37,12 @@ the next posture; kneeling upright before bending forward on the knees, the
 toes turning where they rest. Getting up is getting down played backwards.
 
 Sitting on the floor is also planned as people sit down from a squat
-(:func:`_sit_down`): the feet step ahead, the body squats with the trunk bent
-forward and the arms raised so that the centre of mass stays over the feet
-(found by bisection on the bend), both hands go down to the floor beside the
+(:func:`_sit_down`): the feet step ahead (either one first, whichever plan balances
+better: a foot resting on its heel alone, the toes raised, leaves the floor as the
+knees bend, rolling about its raised ball once the ankle is at the end of its
+dorsiflexion, and the other foot then carries the body better), the body squats with
+the trunk bent forward and the arms raised so that the centre of mass stays over the
+feet (found by bisection on the bend), both hands go down to the floor beside the
 seat as soon as they can reach it, the buttocks come down behind the heels, the
 trunk comes up, the feet are lifted and placed where the posture has them and
 the hands come up. Within the knees' flexion range the hips stay far enough
@@ -452,12 +455,18 @@ def _straight_down(
 ) -> Pose | None:
     """Of the getting-downs from ``stand`` to ``low`` in ``n`` frames that pass their checks
     and ``accept`` (sitting down from a deep squat, :func:`_sit_down`, where ``low`` sits on
-    the floor; leaning over the standing foot while stepping or not; both feet stepping
-    before the body goes down, or one following after it, either foot), the one with the
-    fewest frames whose centre of mass lies outside the support (:func:`unbalanced_frames`;
-    the first tried of those)."""
-    best = _sit_down(body, stand, low, n, floor, accept)
-    fewest = np.inf if best is None else unbalanced_frames(body, *best, floor)
+    the floor, either foot stepping first; leaning over the standing foot while stepping or
+    not; both feet stepping before the body goes down, or one following after it, either
+    foot), the one with the fewest frames whose centre of mass lies outside the support
+    (:func:`unbalanced_frames`; the first tried of those)."""
+    best: Pose | None = None
+    fewest = np.inf
+    for swap in (False, True):
+        planned = _sit_down(body, stand, low, n, floor, accept, swap)
+        if planned is not None:
+            count = unbalanced_frames(body, *planned, floor)
+            if count < fewest:
+                best, fewest = planned, count
     if fewest == 0:
         return best
     for late, lean, swap in itertools.product((False, True), (WEIGHT_SHIFT, 0.0), (False, True)):
@@ -560,15 +569,22 @@ def _balance_lean(
 
 
 def _sit_down(
-    body: BodyModel, stand: Pose, low: Pose, n: int, floor: float, accept: PosesCheck
+    body: BodyModel,
+    stand: Pose,
+    low: Pose,
+    n: int,
+    floor: float,
+    accept: PosesCheck,
+    swap: bool = False,
 ) -> Pose | None:
     """Sitting down from ``stand`` onto the floor at ``low`` in ``n`` frames without the
     hands; None where ``low`` is not sitting on the floor (both feet on it, the pelvis below
     the knees) or the plan fails its checks or ``accept``.
 
-    1. *Step*: the feet step, one after the other, to where they are as far ahead of
-       ``low``'s pelvis as the knees need at their most flexion (less
-       :data:`KNEE_MARGIN`, plus :data:`SEAT_CLEARANCE`), the pelvis following their mean
+    1. *Step*: the feet step, one after the other (the one travelling further first, or
+       with ``swap`` the other), to where they are as far ahead of ``low``'s pelvis as the
+       knees need at their most flexion (less :data:`KNEE_MARGIN`, plus
+       :data:`SEAT_CLEARANCE`), the pelvis following their mean
        displacement, :data:`SQUAT_SHIFT` of the way over the standing foot at mid-step, the
        knees bending by :data:`KNEE_DIP`.
     2. *Squat*: the pelvis goes down to its place in ``low``, kept far enough behind the
@@ -615,7 +631,7 @@ def _sit_down(
     c1, c2, c3 = np.cumsum(counts[:3]) + 1  # frames to the end of each of the first phases
     # Foot placements: stepped to ``pre``, held, placed.
     travel = [float(np.linalg.norm(e.ankle - a.ankle)) for a, e in zip(start, end, strict=True)]
-    order = (0, 1) if travel[0] >= travel[1] else (1, 0)
+    order = (0, 1) if (travel[0] >= travel[1]) != swap else (1, 0)
     parts: list[list[FootPlacement]] = [[], []]
     lift = np.zeros((2, n))
     for first, last, a, b, c in ((0, c1, start, pre, counts[0]), (c3 - 1, n, pre, end, counts[3])):
