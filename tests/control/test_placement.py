@@ -86,3 +86,21 @@ def test_xcom_placement_recovers_a_side_push_the_feedback_alone_does_not() -> No
     assert without.fell
     assert not with_bound.fell
     assert with_bound.duration_s >= at + 3.2 - 1e-6
+
+
+def test_optimize_gives_every_walker_the_placement_options() -> None:
+    from vhuman.control.optimize import optimize_controller
+
+    with pytest.raises(InputError, match="xcom margin"):
+        optimize_controller("walk", generations=1, xcom_margin=2.0)
+    ctrl, _ = optimize_controller(
+        "walk",
+        generations=1,
+        population=2,
+        target_cycles=0.5,
+        push_force=0.0,
+        com_velocity=True,
+        xcom_margin=0.1,
+    )
+    assert ctrl.com_velocity
+    assert ctrl.xcom_margin == 0.1
