@@ -30,7 +30,12 @@ walking controller follows SIMBICON (Yin, Loken, van de Panne 2007):
   the placement regulates towards (Coros, Beaudoin, van de Panne 2010): with
   0, placement brakes at every step. The evolution
   (`vhuman.control.optimize`) finds ``F``, the stance width, the ideal
-  ``v_x`` and ``torso_gain``.
+  ``v_x`` and ``torso_gain``;
+- two options: ``com_velocity`` feeds back the centre of mass's velocity
+  (SIMBICON's) instead of the pelvis's, and ``xcom_margin`` bounds the swing
+  hip's roll so the swing foot lands at least that far beyond the
+  extrapolated centre of mass ``y + v_y √(h / g)`` towards the swing side
+  (Hof 2008), however the feedback places it.
 
 A controller without ``gait`` (e.g. :func:`standing_controller`) only tracks
 its keyframes in time.
