@@ -81,6 +81,20 @@ def optimize(
             "torso sway as the third objective (0: no probes)."
         ),
     ] = 0.0,
+    com_velocity: Annotated[
+        bool,
+        typer.Option(
+            "--com-velocity",
+            help="Feed back the centre of mass's velocity (SIMBICON's) instead of the pelvis's.",
+        ),
+    ] = False,
+    xcom_margin: Annotated[
+        float | None,
+        typer.Option(
+            help="Place the swing foot at least this far (m) beyond the extrapolated centre "
+            "of mass towards the swing side (Hof 2008; default: no bound)."
+        ),
+    ] = None,
     full_budget: Annotated[
         bool,
         typer.Option(
@@ -167,6 +181,8 @@ def optimize(
                     refine_budget=refine_budget,
                     probe_force=probe_force,
                     stop_at_target=not full_budget,
+                    com_velocity=com_velocity,
+                    xcom_margin=xcom_margin,
                     **common,
                 )
             else:
@@ -175,8 +191,11 @@ def optimize(
 
                 if refine_budget:
                     raise InputError("--refine-budget does not go with --speed")
-                if probe_force or full_budget:
-                    raise InputError("--probe-force and --full-budget do not go with --speed")
+                if probe_force or full_budget or com_velocity or xcom_margin is not None:
+                    raise InputError(
+                        "--probe-force, --full-budget, --com-velocity and --xcom-margin do not "
+                        "go with --speed"
+                    )
                 base_ctrl = load_controller(base or default_controller_path())
                 ctrl, result = optimize_gait(base_ctrl, speed, **common)
         ctrl.save(output)
@@ -203,7 +222,7 @@ def simulate(
         Path | None,
         typer.Option(
             help="Controller JSON, or a shipped one by name: walk (the default), "
-            "walk_push_recovery, walk_1.0."
+            "walk_push_recovery, walk_push_xcom, walk_1.0."
         ),
     ] = None,
     speed: Annotated[

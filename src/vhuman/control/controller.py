@@ -30,7 +30,12 @@ walking controller follows SIMBICON (Yin, Loken, van de Panne 2007):
   the placement regulates towards (Coros, Beaudoin, van de Panne 2010): with
   0, placement brakes at every step. The evolution
   (`vhuman.control.optimize`) finds ``F``, the stance width, the ideal
-  ``v_x`` and ``torso_gain``.
+  ``v_x`` and ``torso_gain``;
+- two options: ``com_velocity`` feeds back the centre of mass's velocity
+  (SIMBICON's) instead of the pelvis's, and ``xcom_margin`` bounds the swing
+  hip's roll so the swing foot lands at least that far beyond the
+  extrapolated centre of mass ``y + v_y √(h / g)`` towards the swing side
+  (Hof 2008), however the feedback places it.
 
 A controller without ``gait`` (e.g. :func:`standing_controller`) only tracks
 its keyframes in time.
@@ -199,6 +204,15 @@ class Controller:
     torso_gain : float
         Factor on the PD gains that hold the pelvis's world attitude
         (`vhuman.control.simulation.TORSO_KP` and ``TORSO_KD``).
+    com_velocity : bool
+        Whether the feedback's ``v_x``, ``v_y`` are the centre of mass's velocity
+        (SIMBICON's) rather than the pelvis's.
+    xcom_margin : float or None
+        Hof's (2008) foot placement as a bound: the swing hip's roll target aims
+        the foot at least this far [m] beyond the extrapolated centre of mass
+        ``y + v_y √(h / g)`` (lateral position and velocity of the centre of
+        mass, h its height over the stance ankle) towards the swing side,
+        whatever the feedback asks. None: no bound.
     """
 
     skeleton: str
@@ -216,6 +230,8 @@ class Controller:
     torso_pitch: float = 0.0
     stance_width: float = 0.0
     torso_gain: float = 1.0
+    com_velocity: bool = False
+    xcom_margin: float | None = None
     meta: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -239,6 +255,10 @@ class Controller:
             raise InputError(f"stance width must be within ±0.5 rad, got {self.stance_width}")
         if not (np.isfinite(self.torso_gain) and 0.0 < self.torso_gain <= 10.0):
             raise InputError(f"torso gain must be in (0, 10], got {self.torso_gain}")
+        if self.xcom_margin is not None and not (
+            np.isfinite(self.xcom_margin) and abs(self.xcom_margin) < 0.5
+        ):
+            raise InputError(f"xcom margin must be within ±0.5 m, got {self.xcom_margin}")
 
     @property
     def humanoid(self) -> Humanoid:
@@ -282,6 +302,8 @@ class Controller:
             "torso_pitch_rad": self.torso_pitch,
             "stance_width_rad": self.stance_width,
             "torso_gain": self.torso_gain,
+            "com_velocity": self.com_velocity,
+            "xcom_margin_m": self.xcom_margin,
             "meta": self.meta,
         }
 
@@ -317,6 +339,10 @@ class Controller:
                 torso_pitch=float(data.get("torso_pitch_rad", 0.0)),
                 stance_width=float(data.get("stance_width_rad", 0.0)),
                 torso_gain=float(data.get("torso_gain", 1.0)),
+                com_velocity=bool(data.get("com_velocity", False)),
+                xcom_margin=None
+                if data.get("xcom_margin_m") is None
+                else float(data["xcom_margin_m"]),
                 meta=dict(data.get("meta", {})),
             )
         except (KeyError, TypeError, ValueError, OverflowError) as exc:
@@ -343,8 +369,9 @@ def load_controller(path: PathLike) -> Controller:
     ----------
     path : str or Path
         The file; a bare name that is not a file here names a shipped
-        controller (``walk``, ``walk_push_recovery``, ``walk_1.0``, with or
-        without ``.json``; see ``vhuman/data/controllers/README.md``).
+        controller (``walk``, ``walk_push_recovery``, ``walk_push_xcom``,
+        ``walk_1.0``, with or without ``.json``; see
+        ``vhuman/data/controllers/README.md``).
 
     Raises
     ------

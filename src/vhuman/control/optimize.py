@@ -257,6 +257,8 @@ def optimize_controller(
     refine_budget: int = 0,
     probe_force: float = 0.0,
     stop_at_target: bool = True,
+    com_velocity: bool = False,
+    xcom_margin: float | None = None,
     checkpoint: PathLike | None = None,
     on_generation: Callable[[dict[str, Any]], None] | None = None,
     log: PathLike | None = None,
@@ -272,6 +274,9 @@ def optimize_controller(
     ``refine_budget`` > 0, the initial controller's keyframe targets are first
     refined by :func:`vhuman.control.refine.refine_keyframes` with that many
     simulations at most (the patent's step 1 before the evolution of step 2).
+    ``com_velocity`` and ``xcom_margin`` set those fields of every individual
+    (`vhuman.control.controller.Controller`: the feedback on the centre of mass's
+    velocity, the lateral foot placement beyond the extrapolated centre of mass).
     Returns the controller with the best individual's feedback matrix (its
     ``meta`` records the run) and the evolution's result. ``checkpoint``,
     ``on_generation`` and ``log``: see :func:`vhuman.control.evolution.evolve`.
@@ -298,6 +303,7 @@ def optimize_controller(
     if int(refine_budget) != refine_budget or refine_budget < 0:
         raise InputError(f"refinement budget must be a non-negative integer, got {refine_budget}")
     base = _initial(clip, WalkProblem.keyframes)  # unknown clip → InputError before any work
+    base = replace(base, com_velocity=com_velocity, xcom_margin=xcom_margin)  # checks the margin
     config = EvolutionConfig(
         lower=SEARCH_LOWER,
         upper=SEARCH_UPPER,
@@ -317,6 +323,8 @@ def optimize_controller(
         "push_growth_n": float(push_growth),
         "refine_budget": int(refine_budget),
         "probe_force_n": float(probe_force),
+        **({"com_velocity": True} if com_velocity else {}),
+        **({} if xcom_margin is None else {"xcom_margin_m": float(xcom_margin)}),
     }
     resumable_state(checkpoint, config, identity)  # another run's checkpoint: refused now
     if refine_budget:

@@ -29,8 +29,11 @@ __all__ = [
     "SimulationResult",
     "parse_push",
     "simulate",
+    "swing_roll",
 ]
 
+GRAVITY = 9.81
+"""Gravitational acceleration [m/s²] of the extrapolated centre of mass (Hof 2008)."""
 CONTROL_SUBSTEPS = 2
 """Simulation steps per control update (the controller runs at 1 / (2 × 4 ms) = 125 Hz)."""
 TORSO_KP = (300.0, 300.0, 100.0)
@@ -257,6 +260,8 @@ class _Layout:
     ankle: tuple[tuple[int, int, int], tuple[int, int, int]]  # (pitch, roll, yaw)
     foot_body: tuple[int, int]
     foot_geom: tuple[int, int]
+    hip_body: tuple[int, int]  # thigh bodies (their origins are the hip joints)
+    leg_length: float  # hip to ankle with the knee straight [m]
     chest: int
     ground_ok_set: frozenset[int]  # geoms that may touch the ground without a fall
 
@@ -277,6 +282,15 @@ def _layout(skeleton: str) -> _Layout:
         if "toe" in name:
             ok_bodies.add(h.body_of_joint[j])
     model = h.model
+    hip_names = [n for n in sk.names if "hip" in n]
+    hip_body = tuple(
+        h.body_of_joint[sk.index(next(n for n in hip_names if n.startswith(prefix)))]
+        for prefix in (("right", "r_"), ("left", "l_"))
+    )
+    knee_body = h.body_of_joint[sk.index(right_knee)]
+    leg_length = float(
+        np.linalg.norm(model.body_pos[knee_body]) + np.linalg.norm(model.body_pos[feet[0]])
+    )
     foot_geom = tuple(int(np.flatnonzero(model.geom_bodyid == b)[0]) for b in feet)
     return _Layout(
         hip=((r_side[0], r_side[1], r_side[5]), (l_side[0], l_side[1], l_side[5])),
@@ -287,6 +301,8 @@ def _layout(skeleton: str) -> _Layout:
         ),
         foot_body=(int(feet[0]), int(feet[1])),
         foot_geom=foot_geom,  # type: ignore[arg-type]
+        hip_body=(int(hip_body[0]), int(hip_body[1])),
+        leg_length=leg_length,
         chest=h.body_of_joint[sk.index("chest")],
         ground_ok_set=frozenset(
             int(g) for g in np.flatnonzero(np.isin(model.geom_bodyid, list(ok_bodies)))
@@ -317,6 +333,8 @@ class _Plan:
     torso_kp: tuple[float, float, float]  # [N m/rad]
     torso_kd: tuple[float, float, float]  # [N m s/rad]
     width: tuple[float, float]  # swing hip roll offset, right / left [rad]
+    com_velocity: bool  # feedback on the centre of mass's velocity (else the pelvis's)
+    xcom_margin: float | None  # smallest swing-foot distance beyond the extrapolated COM [m]
     step_nominal: float  # [s]
     n_max: int  # control steps at most
     want_steps: int  # foot strikes that end a walking run
@@ -346,6 +364,8 @@ def _plan(ctrl: Controller, cycles: float) -> _Plan:
         torso_kp=tuple(ctrl.torso_gain * k for k in TORSO_KP),  # type: ignore[arg-type]
         torso_kd=tuple(ctrl.torso_gain * k for k in TORSO_KD),  # type: ignore[arg-type]
         width=(-ctrl.stance_width, ctrl.stance_width),
+        com_velocity=ctrl.com_velocity,
+        xcom_margin=ctrl.xcom_margin,
         step_nominal=0.5 * ctrl.period,
         n_max=max(1, math.ceil(max_time / dt - 1e-6)),
         want_steps=int(np.ceil(2 * cycles - 1e-9)),
@@ -433,9 +453,13 @@ def _balance(
     pitch, roll, yaw = attitude
     st, sw = (0, 1) if gait.right else (1, 0)
     c, s = math.cos(yaw), math.sin(yaw)
-    cx, cy, _ = data.subtree_com[1].tolist()
-    ax, ay, _ = data.xpos[lay.foot_body[st]].tolist()
-    rx, ry, vx, vy = cx - ax, cy - ay, v[0], v[1]
+    cx, cy, cz = data.subtree_com[1].tolist()
+    ax, ay, az = data.xpos[lay.foot_body[st]].tolist()
+    if plan.com_velocity or plan.xcom_margin is not None:
+        mujoco.mj_subtreeVel(data.model, data)
+        com_vx, com_vy, _ = data.subtree_linvel[1].tolist()
+    vx, vy = (com_vx, com_vy) if plan.com_velocity else (v[0], v[1])
+    rx, ry = cx - ax, cy - ay
     ideal_k = plan.ideal[k0]
     e0, e1 = c * rx + s * ry - ideal_k[0], c * vx + s * vy - ideal_k[1]
     e2, e3 = -s * rx + c * ry - ideal_k[2], -s * vx + c * vy - ideal_k[3]
@@ -459,7 +483,19 @@ def _balance(
     hip_sw, hip_st = lay.hip[sw], lay.hip[st]
     ank_sw, ank_st = lay.ankle[sw], lay.ankle[st]
     target[hip_sw[0]] = g[0] - pitch + u[0]
-    target[hip_sw[1]] = -roll + u[1] + plan.width[sw]
+    roll_sw = u[1] + plan.width[sw]
+    if plan.xcom_margin is not None:
+        hx, hy, _ = data.xpos[lay.hip_body[sw]].tolist()
+        omega = math.sqrt(GRAVITY / max(cz - az, 1e-3))
+        roll_sw = swing_roll(
+            roll_sw,
+            hip_lateral=-s * (hx - ax) + c * (hy - ay),
+            xcom=-s * rx + c * ry + (-s * com_vx + c * com_vy) / omega,
+            margin=plan.xcom_margin,
+            leg_length=lay.leg_length,
+            left_swings=sw == 1,
+        )
+    target[hip_sw[1]] = -roll + roll_sw
     target[hip_sw[2]] = dyaw
     target[lay.knee[sw]] = g[1]
     target[ank_sw[0]] = g[2]
@@ -474,6 +510,30 @@ def _balance(
         b, j = hip_sw[i], hip_st[i]
         tau_swing = kp[b] * (target[b] - q[7 + b]) - kd[b] * v[6 + b]
         target[j] = q[7 + j] + (-tau_torso[i] - tau_swing + kd[j] * v[6 + j]) / kp[j]
+
+
+def swing_roll(
+    want: float,
+    *,
+    hip_lateral: float,
+    xcom: float,
+    margin: float,
+    leg_length: float,
+    left_swings: bool,
+) -> float:
+    """The swing leg's world roll target [rad] with Hof's (2008) foot placement as a bound.
+
+    Lateral places are in the heading frame relative to the stance ankle [m], positive to
+    the left; a positive roll moves the foot to the left. The result is ``want``, or, where
+    ``want`` would place the foot of a straight leg of ``leg_length`` [m] from the swing hip
+    (at ``hip_lateral``) less than ``margin`` [m] beyond the extrapolated centre of mass
+    ``xcom`` towards the swing side (the left when ``left_swings``), the roll that places it
+    there (clipped to a horizontal leg).
+    """
+    side = 1.0 if left_swings else -1.0
+    reach = (xcom + side * margin - hip_lateral) / leg_length
+    bound = math.asin(max(-1.0, min(1.0, reach)))
+    return side * max(side * want, side * bound)
 
 
 class _Pushes:
