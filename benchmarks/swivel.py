@@ -58,8 +58,9 @@ leave-one-action-out MAE per action), beside the shipped predictors
 (`vhuman.reaching.default_predictor`, trained on the same training trials).
 
 Run: ``.venv/bin/python benchmarks/swivel.py [--data CMU_FOLDER]
-[--features xia,matrix,shape,wrist,swivel] [--models lsq,knn,gbm,gbm-palm,mlp,mlp-wide,gbm+mlp]``
-(every feature set with every model) or ``--pairs FEATURES:MODEL,...`` (only those pairs);
+[--features xia,matrix,shape,wrist,swivel] [--models lsq,knn,gbm,gbm-palm,comfort,gbm-comfort,
+gbm-comfort-prior,mlp,mlp-wide,gbm+mlp]`` (every feature set with every model) or
+``--pairs FEATURES:MODEL,...`` (only those pairs);
 one core; on a 2-core machine at load 2–4 about 9 minutes for ``--pairs swivel:gbm,
 swivel:gbm-palm,swivel:mlp-wide,wrist:gbm,wrist:mlp-wide,shape:mlp-wide``, most of it the
 MLPs' 13 fits each (5 grouped-CV folds, 7 actions left out, all trials); prints the tables,
@@ -293,7 +294,7 @@ def _base_units(
     return {
         "cv": _turn(out_of_sample_units(predict, x, target, train.groups), prior),
         "loao": _turn(out_of_sample_units(predict, x, target, action, each_group=True), prior),
-        "held": _turn(fit_units(model, x, target, x_test), prior_test),
+        "held": _turn(predict(x, target, x_test), prior_test),
     }
 
 

@@ -244,3 +244,19 @@ def test_comfort_options_are_checked() -> None:
         GradientBoostingPredictor(10, comfort="elbow")
     with pytest.raises(InputError, match="two priors"):
         GradientBoostingPredictor(10, palm=True, comfort="prior")
+
+
+def test_gradient_boosting_keeps_outputs_that_stop_at_different_trees() -> None:
+    # Above 10,000 samples scikit-learn stops early: sin φ = 0 everywhere stops within a few
+    # trees, cos φ = ±1 by the hand's height keeps improving.
+    ensemble = pytest.importorskip("sklearn.ensemble")
+    data = synthetic_swivel_dataset(ArmModel(0.33, 0.22, 0.08), 10_500, np.random.default_rng(2))
+    swivel = np.where(data.features[:, 2] > -0.3, 0.0, np.pi)
+    p = GradientBoostingPredictor(60, inputs="rotvec").fit(data.features, swivel)
+    units = p._predict_unit(data.features[:500])
+    for k, target in enumerate((np.sin(swivel), np.cos(swivel))):
+        reference = ensemble.HistGradientBoostingRegressor(
+            max_iter=60, l2_regularization=1.0, random_state=0
+        ).fit(data.features, target)
+        np.testing.assert_allclose(units[:, k], reference.predict(data.features[:500]), atol=1e-12)
+    assert len(set(np.sum(p.trees_["roots"] >= 0, axis=1))) == 2

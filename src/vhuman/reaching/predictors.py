@@ -919,7 +919,7 @@ class GradientBoostingPredictor(SwivelPredictor):
         leaf, value = t["is_leaf"].astype(bool), t["value"]
         rows = np.arange(x.shape[0])[:, None]
         for k in range(2):
-            roots = t["roots"][k].astype(np.intp)
+            roots = t["roots"][k][t["roots"][k] >= 0].astype(np.intp)
             node = np.broadcast_to(roots, (x.shape[0], roots.size)).copy()
             active = ~leaf[node]
             while active.any():
@@ -972,7 +972,12 @@ class GradientBoostingPredictor(SwivelPredictor):
 def _pack_trees(
     nodes: list[list[NDArray[Any]]], baseline: NDArray[np.float64]
 ) -> dict[str, NDArray[Any]]:
-    """Trees of both outputs as flat node arrays with global child indices and root indices."""
+    """Trees of both outputs as flat node arrays with global child indices and root indices.
+
+    ``roots`` is (2, T), T the larger count of trees: an output whose fit
+    stopped early (scikit-learn's early stopping, on above 10,000 samples)
+    has its row padded with −1.
+    """
     flat: dict[str, list[NDArray[Any]]] = {k: [] for k in _NODE_FIELDS}
     roots, start = [], 0
     for per_output in nodes:
@@ -985,7 +990,9 @@ def _pack_trees(
             start += tree.shape[0]
         roots.append(row)
     out = {k: np.concatenate(v) for k, v in flat.items()}
-    out["roots"] = np.array(roots, dtype=np.int32)
+    out["roots"] = np.full((2, max(map(len, roots))), -1, dtype=np.int32)
+    for k, row in enumerate(roots):
+        out["roots"][k, : len(row)] = row
     out["baseline"] = baseline
     return out
 
