@@ -34,7 +34,13 @@ models
     weighted, standardised inputs), ``gbm`` (``HistGradientBoostingRegressor``,
     one per output; Friedman 2001), ``gbm-palm`` (the same fit to φ minus
     `vhuman.reaching.palm_angle`, the palm's angle about the shoulder→wrist
-    axis, which each prediction gets back), ``mlp`` and ``mlp-wide``
+    axis, which each prediction gets back), ``comfort``
+    (`vhuman.reaching.ComfortPredictor`: the swivel angle of least joint
+    discomfort, 22 parameters, the same whatever the feature set),
+    ``gbm-comfort`` and ``gbm-comfort-prior`` (``gbm`` as a
+    `vhuman.reaching.GradientBoostingPredictor` given the comfort model's
+    (sin φ, cos φ) as two more inputs, or fit to φ minus its angle; the
+    comfort model fit on each fold's training samples first), ``mlp`` and ``mlp-wide``
     (``MLPRegressor`` 64 × 64 and 128 × 128, ReLU, L2 1e-3, early stopping),
     and ``gbm+mlp``: the mean of the ``gbm`` and ``mlp`` unit vectors.
 ensembles across feature sets (``mixed``)
@@ -52,8 +58,9 @@ leave-one-action-out MAE per action), beside the shipped predictors
 (`vhuman.reaching.default_predictor`, trained on the same training trials).
 
 Run: ``.venv/bin/python benchmarks/swivel.py [--data CMU_FOLDER]
-[--features xia,matrix,shape,wrist,swivel] [--models lsq,knn,gbm,gbm-palm,mlp,mlp-wide,gbm+mlp]``
-(every feature set with every model) or ``--pairs FEATURES:MODEL,...`` (only those pairs);
+[--features xia,matrix,shape,wrist,swivel] [--models lsq,knn,gbm,gbm-palm,comfort,gbm-comfort,
+gbm-comfort-prior,mlp,mlp-wide,gbm+mlp]`` (every feature set with every model) or
+``--pairs FEATURES:MODEL,...`` (only those pairs);
 one core; on a 2-core machine at load 2–4 about 9 minutes for ``--pairs swivel:gbm,
 swivel:gbm-palm,swivel:mlp-wide,wrist:gbm,wrist:mlp-wide,shape:mlp-wide``, most of it the
 MLPs' 13 fits each (5 grouped-CV folds, 7 actions left out, all trials); prints the tables,
@@ -94,6 +101,7 @@ from rich.table import Table
 from headline import run_script
 from vhuman.io import check_writable
 from vhuman.reaching import (
+    ComfortPredictor,
     EnsemblePredictor,
     GradientBoostingPredictor,
     MLPPredictor,
@@ -113,7 +121,20 @@ from vhuman.reaching.reach import DEFAULT_MODELS, default_predictor
 CMU = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "cmu_mocap"
 
 FEATURE_SETS = ("xia", "matrix", "shape", "wrist", "swivel")
-BASE_MODELS = ("lsq", "knn", "gbm", "gbm-palm", "mlp", "mlp-wide")
+BASE_MODELS = (
+    "lsq",
+    "knn",
+    "gbm",
+    "gbm-palm",
+    "comfort",
+    "gbm-comfort",
+    "gbm-comfort-prior",
+    "mlp",
+    "mlp-wide",
+)
+COMFORT_MODELS = ("comfort", "gbm-comfort", "gbm-comfort-prior")
+"""Base models fit as vhuman predictors on the features ``m``: a `ComfortPredictor` alone, or
+inside a `GradientBoostingPredictor` (``comfort="inputs"`` or ``"prior"``)."""
 MODELS = (*BASE_MODELS, "gbm+mlp")
 FOLDS = 5
 
@@ -232,7 +253,16 @@ def _turn(u: NDArray[np.float64], angle: NDArray[np.float64]) -> NDArray[np.floa
     return np.stack([u[:, 0] * c + u[:, 1] * s, u[:, 1] * c - u[:, 0] * s], axis=1)
 
 
+def _comfort_model(kind: str, model: str) -> SwivelPredictor:
+    """An unfitted predictor of :data:`COMFORT_MODELS`, its trees on feature set ``kind``."""
+    if model == "comfort":
+        return ComfortPredictor()
+    use = "prior" if model.endswith("-prior") else "inputs"
+    return GradientBoostingPredictor(300, inputs={"xia": "rotvec"}.get(kind, kind), comfort=use)
+
+
 def _base_units(
+    kind: str,
     model: str,
     x: NDArray,
     x_test: NDArray,
@@ -243,10 +273,18 @@ def _base_units(
     """A base model's grouped-CV, leave-one-action-out and held-out unit vectors.
 
     A ``-palm`` model fits φ minus `vhuman.reaching.palm_angle`, each sample's
-    prediction turned forward by its own palm angle.
+    prediction turned forward by its own palm angle. A model of
+    :data:`COMFORT_MODELS` is fit on the features ``m`` (``x`` and ``x_test``
+    then only say which feature set the trees take, ``kind``).
     """
 
+    if model in COMFORT_MODELS:
+        x, x_test = train.features, test.features
+
     def predict(a: NDArray, b: NDArray, c: NDArray) -> NDArray:
+        if model in COMFORT_MODELS:
+            u = _comfort_model(kind, model).fit(a, b)._predict_unit(c)
+            return u / np.maximum(np.linalg.norm(u, axis=1, keepdims=True), 1e-12)
         return fit_units(model, a, b, c)
 
     palm = model.endswith("-palm")
@@ -256,7 +294,7 @@ def _base_units(
     return {
         "cv": _turn(out_of_sample_units(predict, x, target, train.groups), prior),
         "loao": _turn(out_of_sample_units(predict, x, target, action, each_group=True), prior),
-        "held": _turn(fit_units(model, x, target, x_test), prior_test),
+        "held": _turn(predict(x, target, x_test), prior_test),
     }
 
 
@@ -345,7 +383,7 @@ def run(data: Path, candidates: list[tuple[str, str]]) -> dict[str, Any]:
             for part in parts:
                 if part not in units:
                     t1 = time.perf_counter()
-                    units[part] = _base_units(part[1], x, x_test, train, test, action)
+                    units[part] = _base_units(*part, x, x_test, train, test, action)
                     seconds[part] = time.perf_counter() - t1
             u = _mean_units([units[p] for p in parts])
             spent = sum(seconds[p] for p in parts)
@@ -392,6 +430,8 @@ SHIPPED_ENSEMBLE = (
 
 def _member(kind: str, model: str, train: SwivelDataset) -> SwivelPredictor:
     """A base model fit on the training samples as a numpy vhuman predictor."""
+    if model in COMFORT_MODELS:
+        return _comfort_model(kind, model).fit(train.features, train.swivel)
     if model in ("gbm", "gbm-palm"):
         inputs = {"xia": "rotvec"}.get(kind, kind)
         gbm = GradientBoostingPredictor(300, inputs=inputs, palm=model == "gbm-palm")

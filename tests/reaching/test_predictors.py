@@ -8,8 +8,10 @@ import numpy as np
 import pytest
 
 from vhuman.errors import FileFormatError, InputError
-from vhuman.reaching import ArmModel
+from vhuman.geometry import rotvec_to_quat
+from vhuman.reaching import ArmModel, solve_arm
 from vhuman.reaching.dataset import (
+    CMU_HAND_TO_FOREARM,
     SwivelDataset,
     palm_angle,
     split_by_trial,
@@ -18,6 +20,7 @@ from vhuman.reaching.dataset import (
     wrist_features,
 )
 from vhuman.reaching.predictors import (
+    ComfortPredictor,
     EnsemblePredictor,
     GradientBoostingPredictor,
     LeastSquaresPredictor,
@@ -89,6 +92,9 @@ def test_mlp_is_seeded(split) -> None:
         lambda: GradientBoostingPredictor(20),
         lambda: GradientBoostingPredictor(20, inputs="swivel"),
         lambda: GradientBoostingPredictor(20, inputs="swivel", palm=True),
+        lambda: ComfortPredictor(12, steps=5),
+        lambda: GradientBoostingPredictor(10, inputs="swivel", comfort="inputs"),
+        lambda: GradientBoostingPredictor(10, comfort="prior"),
         lambda: MLPPredictor((16, 8), epochs=2, rotation="swivel", activation="relu"),
         lambda: EnsemblePredictor([GradientBoostingPredictor(10), MLPPredictor(8, epochs=2)]),
         lambda: EnsemblePredictor(  # members on different inputs, as the shipped ensemble
@@ -206,3 +212,51 @@ def test_evaluate_wraps_angle_differences() -> None:
     result = evaluate(p, data)
     np.testing.assert_allclose(result["mae_deg"], 1.0, atol=1e-9)
     np.testing.assert_allclose(wrap_angle(np.radians(350.0)), np.radians(-10.0))
+
+
+def test_comfort_predictor_finds_the_swivel_of_least_discomfort() -> None:
+    # Labels: the swivel angle (every 1°) whose posture is nearest, in Σ w (1 − cos(q − r)),
+    # to a comfortable posture r. The hand is the CMU proportion of the forearm, as the
+    # predictor places the wrist.
+    arm = ArmModel(0.33, 0.22, CMU_HAND_TO_FOREARM * 0.22)
+    data = synthetic_swivel_dataset(arm, 900, np.random.default_rng(1))
+    rest = np.radians([-30.0, -40.0, -30.0, -80.0, 90.0, 0.0, -5.0])
+    weight = np.array([1.0, 1.0, 0.5, 0.5, 1.0, 2.0, 2.0])
+    grid = np.radians(np.arange(-180.0, 180.0))
+    hand = data.features[:, :3]
+    q = solve_arm(arm, hand[:, None], rotvec_to_quat(data.features[:, None, 3:6]), grid).q
+    swivel = grid[np.argmin((1.0 - np.cos(q - rest)) @ weight, axis=1)]
+    train, test = np.arange(600), np.arange(600, 900)
+    comfort = ComfortPredictor(seed=0).fit(data.features[train], swivel[train])
+    error = np.abs(wrap_angle(comfort.predict(data.features[test]) - swivel[test]))
+    mean = MeanPredictor().fit(data.features[train], swivel[train])
+    mean_error = np.abs(wrap_angle(mean.predict(data.features[test]) - swivel[test]))
+    assert np.degrees(np.median(error)) < 5.0
+    assert error.mean() < 0.3 * mean_error.mean()
+
+
+def test_comfort_options_are_checked() -> None:
+    with pytest.raises(InputError, match="samples must be an integer ≥ 8"):
+        ComfortPredictor(4)
+    with pytest.raises(InputError, match="learning_rate"):
+        ComfortPredictor(learning_rate=0.0)
+    with pytest.raises(InputError, match="comfort must be one of"):
+        GradientBoostingPredictor(10, comfort="elbow")
+    with pytest.raises(InputError, match="two priors"):
+        GradientBoostingPredictor(10, palm=True, comfort="prior")
+
+
+def test_gradient_boosting_keeps_outputs_that_stop_at_different_trees() -> None:
+    # Above 10,000 samples scikit-learn stops early: sin φ = 0 everywhere stops within a few
+    # trees, cos φ = ±1 by the hand's height keeps improving.
+    ensemble = pytest.importorskip("sklearn.ensemble")
+    data = synthetic_swivel_dataset(ArmModel(0.33, 0.22, 0.08), 10_500, np.random.default_rng(2))
+    swivel = np.where(data.features[:, 2] > -0.3, 0.0, np.pi)
+    p = GradientBoostingPredictor(60, inputs="rotvec").fit(data.features, swivel)
+    units = p._predict_unit(data.features[:500])
+    for k, target in enumerate((np.sin(swivel), np.cos(swivel))):
+        reference = ensemble.HistGradientBoostingRegressor(
+            max_iter=60, l2_regularization=1.0, random_state=0
+        ).fit(data.features, target)
+        np.testing.assert_allclose(units[:, k], reference.predict(data.features[:500]), atol=1e-12)
+    assert len(set(np.sum(p.trees_["roots"] >= 0, axis=1))) == 2

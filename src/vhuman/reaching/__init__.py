@@ -31,6 +31,8 @@ from vhuman.reaching.minimum_jerk import MinimumJerkTrajectory, minimum_jerk
 from vhuman.reaching.planning import MAX_JOINT_SPEED
 from vhuman.reaching.predictors import (
     Activation,
+    ComfortPredictor,
+    ComfortUse,
     EnsemblePredictor,
     GradientBoostingPredictor,
     LeastSquaresPredictor,
@@ -84,6 +86,8 @@ __all__ = [
     "ArmModel",
     "ArmPose",
     "ArmSolution",
+    "ComfortPredictor",
+    "ComfortUse",
     "EnsemblePredictor",
     "GradientBoostingPredictor",
     "LeastSquaresPredictor",

@@ -30,6 +30,7 @@ import hashlib
 import io
 import itertools
 import json
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -37,9 +38,13 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from vhuman.errors import FileFormatError, InputError
+from vhuman.geometry import rotmat_to_quat
+from vhuman.geometry.so3 import rotvec_to_rotmat
 from vhuman.io import atomic_path
 from vhuman.io.filesystem import PathLike, read_bytes
+from vhuman.reaching.arm import JOINT_LIMITS, ArmModel
 from vhuman.reaching.dataset import (
+    CMU_HAND_TO_FOREARM,
     FEATURE_NAMES,
     SwivelDataset,
     palm_angle,
@@ -47,9 +52,12 @@ from vhuman.reaching.dataset import (
     swivel_frame_features,
     wrist_features,
 )
+from vhuman.reaching.swivel import solve_arm
 
 __all__ = [
     "Activation",
+    "ComfortPredictor",
+    "ComfortUse",
     "EnsemblePredictor",
     "GradientBoostingPredictor",
     "LeastSquaresPredictor",
@@ -325,6 +333,17 @@ class RotationInput(enum.StrEnum):
     (:func:`vhuman.reaching.swivel_frame_features`)."""
 
 
+class ComfortUse(enum.StrEnum):
+    """How :class:`GradientBoostingPredictor` uses a :class:`ComfortPredictor` (its ``comfort``)."""
+
+    NONE = "none"
+    """Not at all."""
+    INPUTS = "inputs"
+    """Its (sin φ, cos φ) as two more inputs of the trees."""
+    PRIOR = "prior"
+    """As a prior: the trees fit φ minus its angle."""
+
+
 _ACTIVATIONS = {Activation.TANH: np.tanh, Activation.RELU: lambda h: np.maximum(h, 0.0)}
 
 
@@ -334,8 +353,6 @@ def _lift_rotation(x: NDArray[np.float64]) -> NDArray[np.float64]:
     The rotation vector jumps where the hand's rotation angle crosses π; its
     matrix is continuous everywhere.
     """
-    from vhuman.geometry.so3 import rotvec_to_rotmat
-
     matrix = rotvec_to_rotmat(x[:, 3:6]).reshape(-1, 9)
     return np.concatenate([x[:, :3], matrix, x[:, 6:]], axis=1)
 
@@ -578,6 +595,195 @@ class MLPPredictor(SwivelPredictor):
         return out
 
 
+def _joint_grid(x: NDArray[np.float64], grid: NDArray[np.float64]) -> NDArray[np.float64]:
+    """The arm's joint angles (N, G, 7) [rad] at swivel angles ``grid`` (G,) for features ``m``.
+
+    The wrist centre lies :data:`~vhuman.reaching.CMU_HAND_TO_FOREARM` ``· d2``
+    behind the hand end along the hand's axis (:func:`vhuman.reaching.wrist_features`);
+    a wrist out of the arm's reach is moved along the shoulder→wrist line to
+    its edge. Each distinct pair of segment lengths ``d1, d2`` gets its own
+    arm (:class:`~vhuman.reaching.ArmModel`, right side, the hand
+    ``CMU_HAND_TO_FOREARM · d2`` long) and :func:`~vhuman.reaching.solve_arm`.
+    """
+    rot = rotvec_to_rotmat(x[:, 3:6])
+    quat = rotmat_to_quat(rot)
+    q = np.empty((x.shape[0], grid.size, 7))
+    lengths, which = np.unique(x[:, 6:8], axis=0, return_inverse=True)
+    for k, (d1, d2) in enumerate(lengths):
+        rows = np.flatnonzero(which.ravel() == k)
+        arm = ArmModel(d1, d2, CMU_HAND_TO_FOREARM * d2)
+        lo, hi = arm.reach
+        wrist = x[rows, :3] + arm.hand * rot[rows, :, 2]
+        dist = np.linalg.norm(wrist, axis=1, keepdims=True)
+        margin = 1e-9 * hi
+        wrist = wrist / np.maximum(dist, 1e-12) * np.clip(dist, lo + margin, hi - margin)
+        hand = wrist - arm.hand * rot[rows, :, 2]
+        q[rows] = solve_arm(arm, hand[:, None], quat[rows, None], grid).q
+    return q
+
+
+class ComfortPredictor(SwivelPredictor):
+    """The swivel angle of least joint discomfort: a comfortable posture, fit, not learnt per task.
+
+    For each sample the closed-form inverse kinematics
+    (:func:`vhuman.reaching.solve_arm`) gives the arm's seven joint angles
+    ``q(φ)`` at ``samples`` swivel angles evenly spaced over the circle, and
+    each posture is charged
+
+    ``C(φ) = Σ_j w_j (1 − cos(q_j(φ) − r_j)) + Σ_j v_j e_j(φ)²``
+
+    with ``r_j`` the comfortable angle of joint ``j``, ``w_j`` its weight and
+    ``e_j`` its distance outside Xia et al.'s limits
+    (:data:`vhuman.reaching.JOINT_LIMITS`, weight ``v_j``): a cost of the
+    deviations of every joint from a comfortable position (Cruse et al. 1990).
+    The prediction is the soft minimum, the mean of the sampled
+    ``(sin φ, cos φ)`` weighted by ``softmax(−C / τ)``. Its 22 parameters
+    (``r``, ``w``, ``v``, ``τ``) are fit with Adam (PyTorch, float64, CPU) on
+    mini-batches, minimising ``√(1 − cos ε)`` of the angle errors ``ε`` (about
+    ``|ε| / √2``); the hand's task enters only through the inverse kinematics,
+    so the model holds no habit of the motions it was fit on beyond one
+    posture and its weights.
+
+    Parameters
+    ----------
+    samples : int
+        Swivel angles sampled per prediction, ≥ 8 (default 90: every 4°).
+    steps : int
+        Adam steps, ≥ 1.
+    batch_size : int
+        Samples per Adam step, ≥ 1.
+    learning_rate : float
+        Adam step size, finite and > 0.
+    seed : int
+        Seeds the mini-batches.
+
+    Raises
+    ------
+    InputError
+        For a hyper-parameter out of range.
+
+    Notes
+    -----
+    Needs the ``learn`` extra (``torch``) to fit; prediction runs in numpy.
+
+    References
+    ----------
+    Cruse, H., Wischmeyer, E., Brüwer, M., Brockfeld, P., & Dress, A. (1990).
+    On the cost functions for the control of the human arm movement.
+    Biological Cybernetics 62(6), 519–528.
+    """
+
+    kind = "comfort"
+
+    def __init__(
+        self,
+        samples: int = 90,
+        *,
+        steps: int = 300,
+        batch_size: int = 2048,
+        learning_rate: float = 0.05,
+        seed: int = 0,
+    ) -> None:
+        bounds = (("samples", samples, 8), ("steps", steps, 1), ("batch_size", batch_size, 1))
+        for name, value, least in bounds:
+            if int(value) != value or value < least:
+                raise InputError(f"{name} must be an integer ≥ {least}, got {value}")
+        if not (np.isfinite(learning_rate) and learning_rate > 0.0):
+            raise InputError(f"learning_rate must be finite and > 0, got {learning_rate}")
+        self.samples = int(samples)
+        self.steps = int(steps)
+        self.batch_size = int(batch_size)
+        self.learning_rate = float(learning_rate)
+        self.seed = int(seed)
+        self.params_: dict[str, NDArray[np.float64]] | None = None
+
+    @property
+    def fitted(self) -> bool:
+        return self.params_ is not None
+
+    @property
+    def _grid(self) -> NDArray[np.float64]:
+        return -np.pi + 2.0 * np.pi * np.arange(self.samples) / self.samples
+
+    def _terms(self, x: NDArray[np.float64]) -> tuple[NDArray[np.float64], ...]:
+        """``sin q``, ``cos q`` and the squared limit excess, each (N, samples, 7)."""
+        q = _joint_grid(x, self._grid)
+        return np.sin(q), np.cos(q), (q - np.clip(q, JOINT_LIMITS[:, 0], JOINT_LIMITS[:, 1])) ** 2
+
+    def fit(self, features: ArrayLike, swivel: ArrayLike) -> ComfortPredictor:
+        import torch
+
+        x, phi = _check_training(features, swivel)
+        terms = [torch.as_tensor(t) for t in self._terms(x)]
+        grid = torch.as_tensor(_unit_targets(self._grid))
+        target = torch.as_tensor(_unit_targets(phi))
+        params = {
+            "comfort": torch.tensor(JOINT_LIMITS.mean(axis=1)),
+            "log_weight": torch.zeros(7, dtype=torch.float64),
+            "log_limit_weight": torch.full((7,), -3.0, dtype=torch.float64),
+            "log_temperature": torch.tensor([-1.0], dtype=torch.float64),
+        }
+        for p in params.values():
+            p.requires_grad_(True)
+        opt = torch.optim.Adam(params.values(), lr=self.learning_rate)
+        gen = torch.Generator().manual_seed(self.seed)
+        for _ in range(self.steps):
+            batch = torch.randperm(x.shape[0], generator=gen)[: self.batch_size]
+            opt.zero_grad()
+            cost = _comfort_cost(torch, params, [t[batch] for t in terms])
+            u = torch.softmax(-cost / torch.exp(params["log_temperature"]), dim=1) @ grid
+            u = u / torch.clamp(torch.linalg.norm(u, dim=1, keepdim=True), min=1e-12)
+            gap = torch.clamp(1.0 - torch.sum(u * target[batch], dim=1), min=0.0)
+            torch.sqrt(gap + 1e-6).mean().backward()
+            opt.step()
+        self.params_ = {k: v.detach().numpy().copy() for k, v in params.items()}
+        return self
+
+    def _predict_unit(self, x: NDArray[np.float64]) -> NDArray[np.float64]:
+        assert self.params_ is not None  # _require_fitted ran first
+        from scipy.special import softmax
+
+        cost = _comfort_cost(np, self.params_, self._terms(x))
+        weights = softmax(-cost / np.exp(self.params_["log_temperature"]), axis=1)
+        return weights @ _unit_targets(self._grid)
+
+    def _state(self) -> tuple[dict[str, Any], dict[str, NDArray[np.float64]]]:
+        assert self.params_ is not None  # _require_fitted ran first
+        header = {
+            "samples": self.samples,
+            "steps": self.steps,
+            "batch_size": self.batch_size,
+            "learning_rate": self.learning_rate,
+            "seed": self.seed,
+        }
+        return header, dict(self.params_)
+
+    @classmethod
+    def _from_state(
+        cls, header: dict[str, Any], arrays: dict[str, NDArray[np.float64]]
+    ) -> ComfortPredictor:
+        out = cls(**header)
+        names = ["comfort", "log_weight", "log_limit_weight", "log_temperature"]
+        missing = [k for k in names if k not in arrays]
+        if missing:
+            raise FileFormatError(f"saved comfort predictor lacks the arrays {missing}")
+        out.params_ = {k: np.asarray(arrays[k], dtype=np.float64) for k in names}
+        return out
+
+
+def _comfort_cost(lib: Any, params: Mapping[str, Any], terms: Sequence[Any]) -> Any:
+    """:class:`ComfortPredictor`'s cost ``C`` (N, G) of each sampled posture.
+
+    ``lib`` is numpy or torch, ``params`` and ``terms`` its arrays: ``sin q``,
+    ``cos q`` and the squared limit excess (N, G, 7).
+    """
+    sin_q, cos_q, excess = terms
+    r = params["comfort"]
+    discomfort = 1.0 - (cos_q * lib.cos(r) + sin_q * lib.sin(r))
+    limits = excess * lib.exp(params["log_limit_weight"])
+    return (discomfort * lib.exp(params["log_weight"])).sum(-1) + limits.sum(-1)
+
+
 _NODE_FIELDS = {
     "feature_idx": np.int32,
     "num_threshold": np.float64,
@@ -614,11 +820,17 @@ class GradientBoostingPredictor(SwivelPredictor):
         Fit φ relative to :func:`vhuman.reaching.palm_angle` (the targets
         turned back by it, the predictions forward): the palm's angle about
         the shoulder→wrist axis as a prior, the trees learning the rest.
+    comfort : ComfortUse or {"none", "inputs", "prior"}
+        Fit a :class:`ComfortPredictor` (default settings, this ``seed``) on
+        the same samples first and give the trees its (sin φ, cos φ) as two
+        more inputs (``"inputs"``), or fit φ relative to its angle as ``palm``
+        does to the palm's (``"prior"``).
 
     Raises
     ------
     InputError
-        For a hyper-parameter out of range or other ``inputs``.
+        For a hyper-parameter out of range, other ``inputs`` or ``comfort``,
+        or ``palm`` with ``comfort="prior"``.
 
     Notes
     -----
@@ -635,7 +847,13 @@ class GradientBoostingPredictor(SwivelPredictor):
         seed: int = 0,
         inputs: RotationInput | str = RotationInput.WRIST,
         palm: bool = False,
+        comfort: ComfortUse | str = ComfortUse.NONE,
     ) -> None:
+        if comfort not in ComfortUse._value2member_map_:
+            allowed = [c.value for c in ComfortUse]
+            raise InputError(f"comfort must be one of {allowed}, got {comfort!r}")
+        if palm and comfort == ComfortUse.PRIOR:
+            raise InputError("palm=True and comfort='prior' are two priors; give one")
         if inputs not in _INPUTS:
             allowed = [r.value for r in RotationInput]
             raise InputError(f"inputs must be one of {allowed}, got {inputs!r}")
@@ -648,7 +866,9 @@ class GradientBoostingPredictor(SwivelPredictor):
         self.seed = int(seed)
         self.inputs = RotationInput(inputs)
         self.palm = bool(palm)
+        self.comfort = ComfortUse(comfort)
         self.trees_: dict[str, NDArray[Any]] | None = None
+        self.comfort_model_: ComfortPredictor | None = None
 
     @property
     def fitted(self) -> bool:
@@ -658,8 +878,10 @@ class GradientBoostingPredictor(SwivelPredictor):
         from sklearn.ensemble import HistGradientBoostingRegressor
 
         x, phi = _check_training(features, swivel)
-        inputs = _INPUTS[self.inputs](x)
-        targets = _unit_targets(phi - palm_angle(x) if self.palm else phi)
+        if self.comfort is not ComfortUse.NONE:
+            self.comfort_model_ = ComfortPredictor(seed=self.seed).fit(x, phi)
+        inputs, prior = self._inputs_and_prior(x)
+        targets = _unit_targets(phi - prior)
         nodes, baseline = [], []
         for k in range(2):
             est = HistGradientBoostingRegressor(
@@ -673,17 +895,31 @@ class GradientBoostingPredictor(SwivelPredictor):
         self.trees_ = _pack_trees(nodes, np.array(baseline))
         return self
 
+    def _inputs_and_prior(
+        self, x: NDArray[np.float64]
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """The trees' inputs (N, F) and the prior angle (N,) [rad] (0 without one)."""
+        inputs = _INPUTS[self.inputs](x)
+        if self.comfort is ComfortUse.NONE:
+            return inputs, palm_angle(x) if self.palm else np.zeros(x.shape[0])
+        assert self.comfort_model_ is not None  # fit or _from_state set it
+        unit = self.comfort_model_._predict_unit(x)
+        if self.comfort is ComfortUse.PRIOR:
+            return inputs, _angle(unit)
+        unit = unit / np.maximum(np.linalg.norm(unit, axis=1, keepdims=True), 1e-12)
+        return np.concatenate([inputs, unit], axis=1), np.zeros(x.shape[0])
+
     def _predict_unit(self, x: NDArray[np.float64]) -> NDArray[np.float64]:
         t = self.trees_
         assert t is not None  # _require_fitted ran first
-        inputs = _INPUTS[self.inputs](x)
+        inputs, turn = self._inputs_and_prior(x)
         out = np.tile(t["baseline"], (x.shape[0], 1))
         feature, threshold = t["feature_idx"].astype(np.intp), t["num_threshold"]
         left, right = t["left"].astype(np.intp), t["right"].astype(np.intp)
         leaf, value = t["is_leaf"].astype(bool), t["value"]
         rows = np.arange(x.shape[0])[:, None]
         for k in range(2):
-            roots = t["roots"][k].astype(np.intp)
+            roots = t["roots"][k][t["roots"][k] >= 0].astype(np.intp)
             node = np.broadcast_to(roots, (x.shape[0], roots.size)).copy()
             active = ~leaf[node]
             while active.any():
@@ -693,9 +929,6 @@ class GradientBoostingPredictor(SwivelPredictor):
                 node = np.where(active, np.where(go_left, left[node], right[node]), node)
                 active = ~leaf[node]
             out[:, k] += value[node].sum(axis=1)
-        if not self.palm:
-            return out
-        turn = palm_angle(x)
         s, c = np.sin(turn), np.cos(turn)
         return np.stack([out[:, 0] * c + out[:, 1] * s, out[:, 1] * c - out[:, 0] * s], axis=1)
 
@@ -707,14 +940,27 @@ class GradientBoostingPredictor(SwivelPredictor):
             "seed": self.seed,
             "inputs": self.inputs.value,
             "palm": self.palm,
+            "comfort": self.comfort.value,
         }
-        return header, dict(self.trees_)
+        arrays = dict(self.trees_)
+        if self.comfort_model_ is not None:
+            comfort_header, comfort_arrays = self.comfort_model_._state()
+            header["comfort_model"] = comfort_header
+            arrays.update({f"comfort_{k}": v for k, v in comfort_arrays.items()})
+        return header, arrays
 
     @classmethod
     def _from_state(
         cls, header: dict[str, Any], arrays: dict[str, NDArray[np.float64]]
     ) -> GradientBoostingPredictor:
+        header = dict(header)
+        comfort_header = header.pop("comfort_model", None)
         out = cls(**header)
+        if out.comfort is not ComfortUse.NONE:
+            if not isinstance(comfort_header, dict):
+                raise FileFormatError("saved gradient-boosting predictor lacks its comfort model")
+            own = {k[8:]: v for k, v in arrays.items() if k.startswith("comfort_")}
+            out.comfort_model_ = ComfortPredictor._from_state(comfort_header, own)
         names = ["baseline", "roots", *_NODE_FIELDS]
         missing = [k for k in names if k not in arrays]
         if missing:
@@ -726,7 +972,12 @@ class GradientBoostingPredictor(SwivelPredictor):
 def _pack_trees(
     nodes: list[list[NDArray[Any]]], baseline: NDArray[np.float64]
 ) -> dict[str, NDArray[Any]]:
-    """Trees of both outputs as flat node arrays with global child indices and root indices."""
+    """Trees of both outputs as flat node arrays with global child indices and root indices.
+
+    ``roots`` is (2, T), T the larger count of trees: an output whose fit
+    stopped early (scikit-learn's early stopping, on above 10,000 samples)
+    has its row padded with −1.
+    """
     flat: dict[str, list[NDArray[Any]]] = {k: [] for k in _NODE_FIELDS}
     roots, start = [], 0
     for per_output in nodes:
@@ -739,7 +990,9 @@ def _pack_trees(
             start += tree.shape[0]
         roots.append(row)
     out = {k: np.concatenate(v) for k, v in flat.items()}
-    out["roots"] = np.array(roots, dtype=np.int32)
+    out["roots"] = np.full((2, max(map(len, roots))), -1, dtype=np.int32)
+    for k, row in enumerate(roots):
+        out["roots"][k, : len(row)] = row
     out["baseline"] = baseline
     return out
 
