@@ -20,11 +20,8 @@ to ``--out``):
 2. **Profile** (``--profile``): ``torch.profiler`` over ``--profile-steps``
    training steps of each variant and batch, time by stage: data and
    augmentation (window gather, interpolation, mirroring, reversal and their
-   FK), the model's gradient-free inputs (``MotionPredictor.inputs``: the
-   Jacobian features and the rest of the token features), the forward pass
-   (``predict``) and the loss with the FK of the prediction and the
-   attention within them, backward, gradient clipping, optimizer, EMA (at
-   one thread, where the batches are prepared in turn).
+   FK), FK of the prediction, Jacobian features, attention, the rest of the
+   forward pass and the loss, backward, gradient clipping, optimizer, EMA.
    Stages are labelled by wrapping the library's functions from here, so the
    library runs unchanged. CPU time per stage; on CUDA also the device
    time of the kernels launched within the stage.
@@ -240,11 +237,10 @@ def stage_labels() -> Iterator[None]:
             _labelled("attention", models._TemporalAttention.forward),
         ),
         (models._Attention, "forward", _labelled("attention", models._Attention.forward)),
-        (models.LieTransformer, "inputs", _labelled("model inputs", models.LieTransformer.inputs)),
         (
             models.LieTransformer,
-            "predict",
-            _labelled("forward and loss", models.LieTransformer.predict),
+            "forward",
+            _labelled("forward and loss", models.LieTransformer.forward),
         ),
         (models.LieTransformer, "loss", _labelled("forward and loss", models.LieTransformer.loss)),
         (torch.Tensor, "backward", _labelled("backward", torch.Tensor.backward)),
@@ -264,10 +260,9 @@ def stage_labels() -> Iterator[None]:
 STAGES = (
     "data and augmentation",
     "fk (augmentation)",
-    "model inputs",
-    "jacobian features",
     "forward and loss",
     "fk",
+    "jacobian features",
     "attention",
     "backward",
     "clip",
@@ -573,9 +568,8 @@ def main() -> None:
         console.print(ptable)
         console.print(
             "CPU ms per step (share of the profiled step's wall time; inclusive: 'fk "
-            "(augmentation)' lies within 'data and augmentation', jacobian features within "
-            "'model inputs', fk and attention within 'forward and loss'; on CUDA CPU / device "
-            "ms); a profiled step is "
+            "(augmentation)' lies within 'data and augmentation'; fk, jacobian features and "
+            "attention within 'forward and loss'; on CUDA CPU / device ms); a profiled step is "
             "slower than an unprofiled one"
         )
     if args.peer:

@@ -766,19 +766,3 @@ def test_training_is_reproducible_bit_for_bit(toy, tmp_path):
     assert history_a == history_b
     for (name, x), y in zip(a.state_dict().items(), b.state_dict().values(), strict=True):
         torch.testing.assert_close(x, y, rtol=0, atol=0, msg=name)
-
-
-def test_batches_prepared_ahead_train_and_resume_as_batches_prepared_in_turn(toy, tmp_path):
-    threads = torch.get_num_threads()
-    torch.set_num_threads(2)  # the default then prepares the batches ahead
-    try:
-        config = _regularised()
-        in_turn, _, h_turn = train(toy, config, output=tmp_path / "turn.pt", ahead=False)
-        part = tmp_path / "ahead.pt"
-        train(toy, config, output=part, stop_after=1)
-        ahead, _, h_ahead = train(toy, config, output=part, resume=True, ahead=True)
-    finally:
-        torch.set_num_threads(threads)
-    assert h_ahead == h_turn
-    for (k, a), b in zip(in_turn.state_dict().items(), ahead.state_dict().values(), strict=True):
-        torch.testing.assert_close(a, b, rtol=0, atol=0, msg=k)

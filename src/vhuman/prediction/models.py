@@ -156,20 +156,6 @@ class MotionPredictor(nn.Module):
         """Predict ``n_future`` poses from ``q_obs`` (B, N, J, 4) and ``p_obs`` (B, N, J, 3)."""
         raise NotImplementedError
 
-    def inputs(self, q_obs: torch.Tensor, p_obs: torch.Tensor) -> tuple[torch.Tensor, ...]:
-        """What :meth:`forward` derives from the observed poses before any weight is used.
-
-        No gradient flows into these tensors, so they can be computed ahead
-        of the step that uses them (a training loop prepares the next batch's
-        while the current one trains): ``predict(inputs(q_obs, p_obs))`` is
-        ``forward(q_obs, p_obs)``, to the bit. Here the poses themselves.
-        """
-        return q_obs, p_obs
-
-    def predict(self, inputs: tuple[torch.Tensor, ...]) -> Prediction:
-        """The prediction of :meth:`forward` from the output of :meth:`inputs`."""
-        return self(*inputs)
-
     def loss(self, pred: Prediction, q_true: torch.Tensor, p_true: torch.Tensor) -> torch.Tensor:
         """Training loss: mean per-joint position error [m] over position joints and frames."""
         # distances of all joints, then those of the position joints: a gather of a third
@@ -324,34 +310,6 @@ class _Layer(nn.Module):
         return x + self.drop(self.ff(self.norm_f(x)))
 
 
-class _LieInputs(NamedTuple):
-    """The gradient-free inputs of :class:`LieTransformer` (see :meth:`MotionPredictor.inputs`).
-
-    Attributes
-    ----------
-    q_last : Tensor, shape (B, J, 4)
-        The last observed local rotations.
-    tokens_p, tokens_a : Tensor, shape (N / f, B, P or A, f C)
-        The observed position and angle tokens' features (offsets from the
-        last pose [m] or rotation vectors relative to it [rad], the last pose,
-        [its steps], [the rotation vectors implied by the offsets and their
-        steps]; ``f`` frames per token).
-    p_last : Tensor, shape (B, P, 3)
-        The last observed positions of the position joints [m].
-    r_last : Tensor, shape (B, A, 3)
-        The last observed rotation vectors of the angle joints [rad].
-    r_obs : Tensor, shape (B, A, 3, N)
-        The observed rotation vectors relative to the last pose [rad], time last.
-    """
-
-    q_last: torch.Tensor
-    tokens_p: torch.Tensor
-    p_last: torch.Tensor
-    tokens_a: torch.Tensor
-    r_last: torch.Tensor
-    r_obs: torch.Tensor
-
-
 class LieTransformer(MotionPredictor):
     """Position-encoder / angle-decoder Transformer on Lie-algebra poses (Ueda et al. 2022).
 
@@ -486,19 +444,10 @@ class LieTransformer(MotionPredictor):
         """See :meth:`MotionPredictor.options`."""
         return dict(self._opts)
 
-    def _tokens(self, features: list[torch.Tensor]) -> torch.Tensor:
-        """Token inputs ``(N / f, B, J, f C)``, time first, of the observed frames' features
-        ``(B, N, J, 3)`` each: ``f`` consecutive frames make a token (their features side by
-        side)."""
-        x = torch.cat(features, -1)  # (B, N, J, C)
-        b, n, j, c = x.shape
-        f = self.frames_per_token
-        return x.view(b, n // f, f, j, c).permute(1, 0, 3, 2, 4).reshape(n // f, b, j, f * c)
+    def _embedded(self, features: list[torch.Tensor], embed: nn.Linear) -> torch.Tensor:
+        """Token embeddings ``(L, B, J, dim)``, time first, of features ``(B, N, J, 3)``.
 
-    def _embedded(self, tokens: torch.Tensor, last: torch.Tensor, embed: nn.Linear) -> torch.Tensor:
-        """Token embeddings ``(L, B, J, dim)``, time first, of the observed tokens ``tokens``
-        (:meth:`_tokens`) and the last observed pose's second feature ``last`` (B, J, 3).
-
+        ``f`` consecutive frames make a token (their features side by side).
         The future frames hold the last observed pose: their offsets from it,
         their steps and the rotation vectors implied by the offsets are zero,
         and their second feature, the last pose itself, is the last frame's.
@@ -506,9 +455,12 @@ class LieTransformer(MotionPredictor):
         ``W_f`` the weights of frame ``f``'s second feature: only the observed
         frames' tokens go through the whole embedding.
         """
+        x = torch.cat(features, -1)  # (B, N, J, C)
+        b, n, j, c = x.shape
         f = self.frames_per_token
-        held_weight = embed.weight.view(-1, f, tokens.shape[-1] // f)[:, :, 3:6].sum(1)  # (dim, 3)
-        held = nn.functional.linear(last, held_weight, embed.bias)  # (B, J, dim)
+        tokens = x.view(b, n // f, f, j, c).permute(1, 0, 3, 2, 4).reshape(n // f, b, j, f * c)
+        held_weight = embed.weight.view(-1, f, c)[:, :, 3:6].sum(1)  # (dim, 3)
+        held = nn.functional.linear(features[1][:, -1], held_weight, embed.bias)  # (B, J, dim)
         return torch.cat([embed(tokens), held.expand(self.n_future // f, -1, -1, -1)])
 
     def _position_rotvecs(self, q_last: torch.Tensor, dp: torch.Tensor) -> torch.Tensor:
@@ -534,9 +486,8 @@ class LieTransformer(MotionPredictor):
             x = torch.cholesky_solve(rhs, torch.linalg.cholesky_ex(normal).L)  # (B, 3A, L)
         return x.transpose(1, 2).reshape(b, n, -1, 3)
 
-    def inputs(self, q_obs: torch.Tensor, p_obs: torch.Tensor) -> _LieInputs:
-        """See :meth:`MotionPredictor.inputs`: the token inputs, the last pose and the
-        observed rotation vectors (:class:`_LieInputs`)."""
+    def forward(self, q_obs: torch.Tensor, p_obs: torch.Tensor) -> Prediction:
+        """See :meth:`MotionPredictor.forward`."""
         pj, aj = self.position_index, self.angle_index
         q_last = q_obs[:, -1]
         p = p_obs[:, :, pj]  # (B, N, P, 3)
@@ -552,28 +503,11 @@ class LieTransformer(MotionPredictor):
         if self.jacobian_features:
             r_jac = self._position_rotvecs(q_last, dp)
             r_feat += [r_jac, _velocity(r_jac)] if self.velocity_features else [r_jac]
-        return _LieInputs(
-            q_last,
-            self._tokens(p_feat),
-            p[:, -1],
-            self._tokens(r_feat),
-            r_last[:, 0],
-            r.permute(0, 2, 3, 1),
-        )
-
-    def forward(self, q_obs: torch.Tensor, p_obs: torch.Tensor) -> Prediction:
-        """See :meth:`MotionPredictor.forward`."""
-        return self.predict(self.inputs(q_obs, p_obs))
-
-    def predict(self, inputs: tuple[torch.Tensor, ...]) -> Prediction:
-        """See :meth:`MotionPredictor.predict`."""
-        q_last, tokens_p, p_last, tokens_a, r_last, r_obs = inputs
-        aj = self.angle_index
-        enc = self._embedded(tokens_p, p_last, self.embed_p)
+        enc = self._embedded(p_feat, self.embed_p)
         enc = enc + self.joint_p + self.time_p[:, None]  # (L, B, P, dim)
         for layer in self.encoder:
             enc = layer(enc)
-        dec = self._embedded(tokens_a, r_last, self.embed_a)
+        dec = self._embedded(r_feat, self.embed_a)
         dec = dec + self.joint_a + self.time_a[:, None]
         for layer in self.decoder:
             dec = layer(dec, enc)
@@ -582,7 +516,8 @@ class LieTransformer(MotionPredictor):
             n, b, a, d = dec.shape
             h = self.norm_out(dec).permute(1, 2, 0, 3).reshape(b, a, n * d)
             coef = self.head(h).view(b, a, self.n_dct, 3)  # DCT coefficients of the offsets
-            lin = self.skip(r_obs).transpose(2, 3)  # (B, A, K, 3)
+            obs = r[:, : self.n_observed].permute(0, 2, 3, 1)  # (B, A, 3, N)
+            lin = self.skip(obs).transpose(2, 3)  # (B, A, K, 3)
             if self.skip_spatial:
                 mixed = self.skip_mix(lin.transpose(1, 2).reshape(b, self.n_dct, a * 3))
                 lin = mixed.view(b, self.n_dct, a, 3).transpose(1, 2)

@@ -35,15 +35,6 @@ steps. The same seed gives the same weights on the same device (tested on
 the CPU; ``benchmarks/prediction_gpu.sh`` checks it on a GPU, with the
 difference from the CPU's weights).
 
-Batches ahead: with more than one CPU thread, each batch (its windows,
-their augmentations and FK, and the model's gradient-free inputs,
-:meth:`~vhuman.prediction.models.MotionPredictor.inputs`, such as the
-Jacobian features) is prepared in a second Python thread while the step
-before it trains, torch's operations releasing the interpreter's lock. A
-batch's values depend on the epoch's order, flags and speed factors alone
-(nothing in its preparation draws random numbers or reads the weights), so
-they are those of preparing it in turn, to the bit (tested).
-
 Checkpoints (:mod:`vhuman.prediction.checkpoint`) are written after every
 epoch; a run resumed from one continues exactly as the uninterrupted run would
 (the window order and any randomness of epoch ``e`` derive from ``(seed, e)``
@@ -55,8 +46,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -228,43 +218,6 @@ def check_device(device: str) -> None:
         raise InputError("device cuda asked for, but torch sees no CUDA device; use --device cpu")
 
 
-def _batches(
-    sampler: WindowSampler,
-    model: MotionPredictor,
-    epoch: tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor],
-    batch_size: int,
-    steps: int,
-    ahead: bool,
-) -> Iterator[tuple[tuple[torch.Tensor, ...], torch.Tensor, torch.Tensor]]:
-    """The first ``steps`` batches of an epoch: the model's inputs of the observed poses and
-    the future rotations ``(B, M, J, 4)`` and positions ``(B, M, J, 3)`` [m].
-
-    ``epoch`` holds the epoch's window order, speed factors, mirror and
-    reversal flags (each ``(windows,)``, on the training device). With
-    ``ahead`` each batch is prepared in a second thread while the caller
-    works on the one before (see the module notes).
-    """
-    order, factor, flip, back = epoch
-    n = model.n_observed
-
-    def prepare(b: int) -> tuple[tuple[torch.Tensor, ...], torch.Tensor, torch.Tensor]:
-        batch = slice(b * batch_size, (b + 1) * batch_size)
-        with torch.no_grad():
-            q, p = sampler.batch(order[batch], factor[batch], flip[batch], back[batch])
-            return model.inputs(q[:, :n], p[:, :n]), q[:, n:], p[:, n:]
-
-    if not ahead:
-        yield from map(prepare, range(steps))
-        return
-    with ThreadPoolExecutor(1, thread_name_prefix="vhuman-batches") as pool:
-        pending = pool.submit(prepare, 0)
-        for b in range(steps):
-            ready = pending.result()
-            if b + 1 < steps:
-                pending = pool.submit(prepare, b + 1)
-            yield ready
-
-
 def train(
     sequences: PoseSequences,
     config: TrainConfig,
@@ -276,7 +229,6 @@ def train(
     stop_after: int | None = None,
     progress: Callable[[int, int, float], None] | None = None,
     progress_every: int = 50,
-    ahead: bool | None = None,
 ) -> tuple[MotionPredictor, ModelInfo, list[float]]:
     """Train a predictor on the training trials of ``sequences``; write it to ``output``.
 
@@ -301,10 +253,6 @@ def train(
     progress_every : int
         Steps between progress calls: each reads the loss back from the
         device, the only host read of a step.
-    ahead : bool, optional
-        Prepare each batch in a second thread while the step before it
-        trains (see the module notes; the same values either way). None:
-        on the CPU with more than one thread (``torch.get_num_threads()``).
 
     Returns
     -------
@@ -358,8 +306,7 @@ def train(
     sampler = WindowSampler(sequences, windows, model.fk, swap, device)
     state = model.state_dict()
     params = list(model.parameters())
-    if ahead is None:
-        ahead = device == "cpu" and torch.get_num_threads() > 1
+    n = model.n_observed
     for epoch in range(start, last):
         model.train()
         torch.manual_seed(config.seed * 7_919 + epoch)
@@ -368,14 +315,14 @@ def train(
         )
         loss_sum = torch.zeros((), dtype=torch.float64, device=device)
         steps_done = min(n_batches, total - epoch * n_batches)
-        batches = _batches(
-            sampler, model, (order, factor, flip, back), config.batch_size, steps_done, ahead
-        )
-        for b, (inputs, q_true, p_true) in enumerate(batches):
+        for b in range(steps_done):
             step = epoch * n_batches + b
             for group in opt.param_groups:
                 group["lr"] = lr_at(step, total, config.learning_rate, int(config.warmup))
-            loss = model.loss(model.predict(inputs), q_true, p_true)
+            batch = slice(b * config.batch_size, (b + 1) * config.batch_size)
+            q, p = sampler.batch(order[batch], factor[batch], flip[batch], back[batch])
+            pred = model(q[:, :n], p[:, :n])
+            loss = model.loss(pred, q[:, n:], p[:, n:])
             opt.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(params, 1.0, foreach=True)
