@@ -11,7 +11,7 @@ import pytest
 
 from vhuman.control.controller import Controller, load_controller
 from vhuman.control.simulation import Push, simulate, swing_roll
-from vhuman.errors import InputError
+from vhuman.errors import FileFormatError, InputError
 
 LEG = 0.83
 
@@ -66,6 +66,8 @@ def test_placement_options_round_trip_and_default_off(tmp_path) -> None:
     assert Controller.from_dict(base.to_dict()).xcom_margin is None
     with pytest.raises(InputError, match="xcom margin"):
         replace(base, xcom_margin=float("nan"))
+    with pytest.raises(FileFormatError, match="com_velocity must be true or false"):
+        Controller.from_dict(base.to_dict() | {"com_velocity": "no"})
 
 
 def test_xcom_placement_recovers_a_side_push_the_feedback_alone_does_not() -> None:

@@ -339,7 +339,7 @@ class Controller:
                 torso_pitch=float(data.get("torso_pitch_rad", 0.0)),
                 stance_width=float(data.get("stance_width_rad", 0.0)),
                 torso_gain=float(data.get("torso_gain", 1.0)),
-                com_velocity=bool(data.get("com_velocity", False)),
+                com_velocity=_json_bool(data.get("com_velocity", False), "com_velocity"),
                 xcom_margin=None
                 if data.get("xcom_margin_m") is None
                 else float(data["xcom_margin_m"]),
@@ -360,6 +360,13 @@ class Controller:
     def save(self, path: PathLike) -> None:
         """Write the controller as JSON (atomically)."""
         atomic_write(path, json.dumps(self.to_dict(), indent=1) + "\n")
+
+
+def _json_bool(value: Any, name: str) -> bool:
+    """``value`` if it is a JSON boolean; a ``TypeError`` naming ``name`` otherwise."""
+    if not isinstance(value, bool):
+        raise TypeError(f"{name} must be true or false, got {value!r}")
+    return value
 
 
 def load_controller(path: PathLike) -> Controller:
