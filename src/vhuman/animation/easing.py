@@ -19,6 +19,8 @@ class Easing(enum.Enum):
     """Starts at rest: u = s²."""
     EASE_OUT = "ease-out"
     """Ends at rest: u = 1 − (1 − s)²."""
+    EASE_OUT_CUBIC = "ease-out-cubic"
+    """Ends at rest, fastest at the start (three times the mean rate): u = 1 − (1 − s)³."""
     EASE_IN_OUT = "ease-in-out"
     """Starts and ends at rest (smoothstep): u = 3s² − 2s³."""
     MINIMUM_JERK = "minimum-jerk"
@@ -38,6 +40,8 @@ def ease(easing: Easing, s: ArrayLike) -> NDArray[np.float64]:
         return s * s
     if easing is Easing.EASE_OUT:
         return 1.0 - (1.0 - s) ** 2
+    if easing is Easing.EASE_OUT_CUBIC:
+        return 1.0 - (1.0 - s) ** 3
     if easing is Easing.EASE_IN_OUT:
         return s * s * (3.0 - 2.0 * s)
     return s**3 * (10.0 - 15.0 * s + 6.0 * s * s)

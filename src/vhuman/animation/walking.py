@@ -417,7 +417,7 @@ def stance_knee(tau: ArrayLike, speed: float = 1.3) -> NDArray[np.float64]:
     """Knee flexion [rad] of a planted leg at shares ``tau`` of the cycle after heel strike.
 
     :data:`STANCE_KNEE` joined by cubic segments, held at the last key after it. The
-    knee flexes in loading response along a cubic ease-out, ``1 − (1 − s)³``: at its
+    knee flexes in loading response along a cubic ease-out (:attr:`Easing.EASE_OUT_CUBIC`): at its
     fastest at heel strike (three times the segment's mean rate, 3° a frame at 60 fps
     and 1.0 m/s) and at rest at the loading peak; the later keys are joined by
     smoothstep, passed at rest. The pelvis height follows this knee
@@ -435,7 +435,7 @@ def stance_knee(tau: ArrayLike, speed: float = 1.3) -> NDArray[np.float64]:
     tau = np.clip(np.asarray(tau, dtype=np.float64), 0.0, keys[-1, 0])
     i = np.clip(np.searchsorted(keys[:, 0], tau, side="right") - 1, 0, len(keys) - 2)
     s = (tau - keys[i, 0]) / (keys[i + 1, 0] - keys[i, 0])
-    timing = np.where(i == 0, 1.0 - (1.0 - s) ** 3, ease(Easing.EASE_IN_OUT, s))
+    timing = np.where(i == 0, ease(Easing.EASE_OUT_CUBIC, s), ease(Easing.EASE_IN_OUT, s))
     flexion = keys[i, 1] + (keys[i + 1, 1] - keys[i, 1]) * timing
     return np.radians(flexion)
 
