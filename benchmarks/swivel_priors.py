@@ -3,7 +3,7 @@
 Every prior picks, for each sample's hand pose, the swivel angle φ (sampled every
 1°) that optimises a criterion of the arm's posture; the elbow on its circle and
 the joint angles come from the arm's closed-form inverse kinematics
-(`vhuman.reaching.solve_arm`, `ArmModel.forward`; the wrist centre
+(`vhuman.reaching.swivel_postures`, `ArmModel.forward`; the wrist centre
 `CMU_HAND_TO_FOREARM` ``· d2`` behind the hand end, moved into reach where the
 measured lengths leave it just out). Priors:
 
@@ -65,8 +65,6 @@ import numpy as np
 from numpy.typing import NDArray
 
 from headline import run_script
-from vhuman.geometry import rotmat_to_quat
-from vhuman.geometry.so3 import rotvec_to_rotmat
 from vhuman.io import cmu_skeleton
 from vhuman.reaching import (
     CMU_HAND_TO_FOREARM,
@@ -74,7 +72,7 @@ from vhuman.reaching import (
     ArmModel,
     cmu_swivel_dataset,
     palm_angle,
-    solve_arm,
+    swivel_postures,
     validation_split_highest_numbered,
     wrap_angle,
 )
@@ -101,19 +99,9 @@ def _postures(
     x: NDArray[np.float64],
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
     """Joint angles (N, 360, 7), elbows (N, 360, 3) and wrists (N, 3) at every sampled φ."""
-    rot = rotvec_to_rotmat(x[:, 3:6])
-    quat = rotmat_to_quat(rot)
-    q, elbow = np.empty((x.shape[0], GRID.size, 7)), np.empty((x.shape[0], GRID.size, 3))
-    wrist = np.empty((x.shape[0], 3))
-    for i in range(x.shape[0]):
-        d1, d2 = x[i, 6], x[i, 7]
-        arm = ArmModel(d1, d2, CMU_HAND_TO_FOREARM * d2)
-        w = x[i, :3] + arm.hand * rot[i, :, 2]
-        lo, hi = arm.reach
-        dist = float(np.linalg.norm(w))
-        wrist[i] = w / dist * np.clip(dist, lo + 1e-9 * hi, hi * (1.0 - 1e-9))
-        q[i] = solve_arm(arm, wrist[i] - arm.hand * rot[i, :, 2], quat[i], GRID).q
-        elbow[i] = arm.forward(q[i]).elbow
+    q, wrist = swivel_postures(x, GRID)
+    arms = [ArmModel(d1, d2, CMU_HAND_TO_FOREARM * d2) for d1, d2 in x[:, 6:8]]
+    elbow = np.stack([arm.forward(qi).elbow for arm, qi in zip(arms, q, strict=True)])
     return q, elbow, wrist
 
 

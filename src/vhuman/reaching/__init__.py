@@ -42,6 +42,7 @@ from vhuman.reaching.predictors import (
     SwivelPredictor,
     evaluate,
     load_predictor,
+    swivel_postures,
     wrap_angle,
 )
 from vhuman.reaching.reach import (
@@ -130,6 +131,7 @@ __all__ = [
     "split_by_trial",
     "swivel_angle",
     "swivel_frame_features",
+    "swivel_postures",
     "swivel_samples_from_motion",
     "synthetic_swivel_dataset",
     "task_features",

@@ -67,6 +67,7 @@ __all__ = [
     "SwivelPredictor",
     "evaluate",
     "load_predictor",
+    "swivel_postures",
     "wrap_angle",
 ]
 
@@ -595,8 +596,10 @@ class MLPPredictor(SwivelPredictor):
         return out
 
 
-def _joint_grid(x: NDArray[np.float64], grid: NDArray[np.float64]) -> NDArray[np.float64]:
-    """The arm's joint angles (N, G, 7) [rad] at swivel angles ``grid`` (G,) for features ``m``.
+def swivel_postures(
+    features: ArrayLike, swivels: ArrayLike
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """The arm's joint angles at each of ``swivels`` for each hand pose of ``features``.
 
     The wrist centre lies :data:`~vhuman.reaching.CMU_HAND_TO_FOREARM` ``· d2``
     behind the hand end along the hand's axis (:func:`vhuman.reaching.wrist_features`);
@@ -604,10 +607,32 @@ def _joint_grid(x: NDArray[np.float64], grid: NDArray[np.float64]) -> NDArray[np
     its edge. Each distinct pair of segment lengths ``d1, d2`` gets its own
     arm (:class:`~vhuman.reaching.ArmModel`, right side, the hand
     ``CMU_HAND_TO_FOREARM · d2`` long) and :func:`~vhuman.reaching.solve_arm`.
+
+    Parameters
+    ----------
+    features : array_like, shape (N, 8)
+        ``m = [x, y, z, α, β, γ, d1, d2]`` (:data:`~vhuman.reaching.FEATURE_NAMES`).
+    swivels : array_like, shape (G,)
+        Swivel angles [rad].
+
+    Returns
+    -------
+    q : ndarray, shape (N, G, 7)
+        Joint angles [rad].
+    wrist : ndarray, shape (N, 3)
+        The wrist centres [m] in the shoulder frame, moved into reach.
+
+    Raises
+    ------
+    InputError
+        If ``features`` is not (N, 8) or not finite.
     """
+    x = _check_features(features)
+    grid = np.asarray(swivels, dtype=np.float64).ravel()
     rot = rotvec_to_rotmat(x[:, 3:6])
     quat = rotmat_to_quat(rot)
     q = np.empty((x.shape[0], grid.size, 7))
+    wrists = np.empty((x.shape[0], 3))
     lengths, which = np.unique(x[:, 6:8], axis=0, return_inverse=True)
     for k, (d1, d2) in enumerate(lengths):
         rows = np.flatnonzero(which.ravel() == k)
@@ -619,7 +644,8 @@ def _joint_grid(x: NDArray[np.float64], grid: NDArray[np.float64]) -> NDArray[np
         wrist = wrist / np.maximum(dist, 1e-12) * np.clip(dist, lo + margin, hi - margin)
         hand = wrist - arm.hand * rot[rows, :, 2]
         q[rows] = solve_arm(arm, hand[:, None], quat[rows, None], grid).q
-    return q
+        wrists[rows] = wrist
+    return q, wrists
 
 
 class ComfortPredictor(SwivelPredictor):
@@ -707,7 +733,7 @@ class ComfortPredictor(SwivelPredictor):
 
     def _terms(self, x: NDArray[np.float64]) -> tuple[NDArray[np.float64], ...]:
         """``sin q``, ``cos q`` and the squared limit excess, each (N, samples, 7)."""
-        q = _joint_grid(x, self._grid)
+        q, _ = swivel_postures(x, self._grid)
         return np.sin(q), np.cos(q), (q - np.clip(q, JOINT_LIMITS[:, 0], JOINT_LIMITS[:, 1])) ** 2
 
     def fit(self, features: ArrayLike, swivel: ArrayLike) -> ComfortPredictor:
