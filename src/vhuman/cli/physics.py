@@ -222,7 +222,7 @@ def simulate(
         Path | None,
         typer.Option(
             help="Controller JSON, or a shipped one by name: walk (the default), "
-            "walk_push_recovery, walk_push_xcom, walk_1.0."
+            "walk_push_recovery, walk_push_xcom, walk_push_step, walk_1.0."
         ),
     ] = None,
     speed: Annotated[
