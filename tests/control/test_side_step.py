@@ -105,3 +105,21 @@ def test_quick_step_leaves_the_unpushed_walk_alone_and_recovers_a_side_push() ->
     # Some step after the push is cut short of the unpushed steps (state time + late swing).
     unpushed = min(durations[2:10])
     assert min(durations[10:]) < unpushed - 0.05
+
+
+def test_optimize_gives_every_walker_the_stepping_options() -> None:
+    from vhuman.control.optimize import optimize_controller
+
+    with pytest.raises(InputError, match="quick step time"):
+        optimize_controller("walk", generations=1, quick_step_time=5.0)
+    ctrl, _ = optimize_controller(
+        "walk",
+        generations=1,
+        population=2,
+        target_cycles=0.5,
+        push_force=0.0,
+        level_swing_foot=True,
+        quick_step_time=0.1,
+    )
+    assert ctrl.level_swing_foot
+    assert ctrl.quick_step_time == 0.1
