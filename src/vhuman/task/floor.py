@@ -100,6 +100,7 @@ __all__ = [
     "HAND_LIFT",
     "HAND_MARGIN",
     "HAND_SIDE",
+    "HAND_WIDE",
     "KNEE_DIP",
     "KNEE_MARGIN",
     "LEAN_MARGIN",
@@ -179,8 +180,11 @@ HAND_CLEARANCE = 0.003
 """Height [m] of a resting hand's lowest point above the floor."""
 HAND_LIFT = 0.1
 """Height [m] above its spot on the floor from which a hand comes down onto it."""
+HAND_WIDE = 0.3
+"""Distance [m] out to the side of its spot from which a hand starts reaching for it (round
+the thighs)."""
 _HAND_REACHES = (0.15, 0.1, 0.05)  # shares of the time the hands may take to reach the floor
-_HAND_LEAD = 0.2  # share of a hand's reach within which it comes down onto its spot (goes up)
+_HAND_LEAD = 0.1  # share of a hand's reach within which it comes down onto its spot (goes up)
 _SIT_PHASES = (0.3, 0.3, 0.15, 0.25)  # shares of stepping, squatting, sitting up, placing
 _ARM = ("shoulder", "elbow", "wrist", "hand")  # an arm's joints, after the side's prefix
 _TRUNK = ("spine", "chest")  # the joints bending the trunk forward
@@ -809,12 +813,19 @@ def _hand_support(
         # the reach.
         rise = HAND_LIFT * np.minimum((1.0 - weight) / _HAND_LEAD, 1.0)
         out = legs.copy()
-        for side, hand, shoulder, length in zip("lr", hands, shoulders, lengths, strict=True):
+        for side, sign, hand, shoulder, length in zip(
+            "lr", (1.0, -1.0), hands, shoulders, lengths, strict=True
+        ):
             # Short of its spot, the hand where the arm so bent reaches on the way there.
-            spot = hand + np.outer(rise, [0.0, 0.0, 1.0])
+            out_dir = np.array([*(sign * left), 0.0])
+            spot = (
+                hand
+                + np.outer(rise, [0.0, 0.0, 1.0])
+                + np.outer(HAND_WIDE * (1.0 - weight), out_dir)
+            )
             away = np.linalg.norm(spot - shoulder, axis=-1)
             reach = shoulder + np.minimum(bend * length / away, 1.0)[:, None] * (spot - shoulder)
-            arm = _arm_reach(sk, roots, local, side, reach)
+            arm = _arm_reach(sk, roots, local, side, reach, out_dir - [*forward, 0.0])
             for j in sk.indices([f"{side}_shoulder", f"{side}_elbow"]):
                 out[:, j] = quat_slerp(local[:, j], arm[:, j], weight)
         if _hand_slide(body, roots, out, floor) > SLIDE_TOLERANCE:
@@ -848,13 +859,16 @@ def _arm_reach(
     local: NDArray[np.float64],
     side: str,
     target: NDArray[np.float64],
+    elbow: NDArray[np.float64] | None = None,
 ) -> NDArray[np.float64]:
     """``local (N, J, 4)`` with the arm of ``side`` ("l" or "r") turned to put the hand's end
     at ``target (N, 3)`` [m] where it can reach it (else pointing there, the elbow as bent as
     the distance needs, straight beyond reach): the analytic two-bone inverse kinematics of
     the shoulder–elbow chain with the forearm and hand as one link (Tolani, Goswami and
     Badler 2000), the elbow's flexion set by the shoulder–target distance, the upper arm
-    swung by the smallest rotation that brings the hand onto the target."""
+    swung by the smallest rotation that brings the hand onto the target; with ``elbow (3,)``,
+    the arm then turned about the shoulder–target line (the swivel, which leaves the hand
+    where it is) to put the elbow on the side of that line ``elbow`` points to."""
     s, e, w, h = skeleton.indices([f"{side}_{name}" for name in _ARM])
     out = local.copy()
     pos, rot = forward_kinematics(skeleton.parents, skeleton.offsets, roots, out)
@@ -863,11 +877,21 @@ def _arm_reach(
     )
     top = skeleton.limits[e, 0, 1] if skeleton.limits is not None else np.pi
     axis = skeleton.axes[e] if skeleton.axes is not None else np.array([0.0, -1.0, 0.0])
-    shoulder, elbow = bend_and_swing(
+    shoulder, bent = bend_and_swing(
         pos[:, s], rot[:, s], skeleton.offsets[e], end, axis, (0.0, top), target
     )
+    if elbow is not None:
+        line = target - pos[:, s]
+        line /= np.maximum(np.linalg.norm(line, axis=-1, keepdims=True), 1e-12)
+        at = quat_apply(shoulder, np.broadcast_to(skeleton.offsets[e], (len(roots), 3)))
+        here = at - np.sum(at * line, axis=-1, keepdims=True) * line
+        there = elbow - (line @ elbow)[:, None] * line
+        turn = np.arctan2(
+            np.sum(np.cross(here, there) * line, axis=-1), np.sum(here * there, axis=-1)
+        )
+        shoulder = quat_multiply(rotvec_to_quat(turn[:, None] * line), shoulder)
     out[:, s] = quat_multiply(quat_conjugate(rot[:, skeleton.parents[s]]), shoulder)
-    out[:, e] = elbow
+    out[:, e] = bent
     return out
 
 
