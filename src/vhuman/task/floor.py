@@ -544,6 +544,7 @@ def _lean(
     total = np.maximum(share.sum(axis=-1), 1e-9)
     bend = np.minimum(amount, total)
     part = (bend / total)[:, None] * share  # (N, K) [rad]
+    trunk = part[:, : len(joints)].sum(axis=-1)
     out = local.copy()
     for k, j in enumerate(joints):
         out[:, j] = quat_multiply(rotvec_to_quat(part[:, k, None] * _LATERAL), local[:, j])
@@ -554,7 +555,7 @@ def _lean(
             out[:, j] = quat_multiply(rotvec_to_quat(-pitch), local[:, j])
     for j in skeleton.indices(list(_SHOULDERS)):
         out[:, j] = quat_multiply(
-            rotvec_to_quat(-ARM_RAISE * bend[:, None] * _LATERAL), local[:, j]
+            rotvec_to_quat(-ARM_RAISE * trunk[:, None] * _LATERAL), local[:, j]
         )
     return out
 
@@ -745,8 +746,7 @@ def _hand_support(
     accept: PosesCheck,
 ) -> NDArray[np.float64] | None:
     """``local (N, J, 4)`` with both hands put down on ``floor`` [m] while the buttocks come
-    down; None where the feet and buttocks carry the body throughout (or the hands cannot
-    reach the floor in time).
+    down; None where the feet and buttocks carry the body throughout, or no hand plan passes.
 
     ``frames`` are the first frame of the squat, the frame the buttocks are down by and the
     frame the hands start coming up. Of the squat's frames whose centre of mass would lie less
@@ -755,15 +755,15 @@ def _hand_support(
     :data:`HAND_BEHIND` behind the rearmost centre of mass along ``forward (2,)`` and
     :data:`HAND_SIDE` to either side of the seat ``seat (3,)``, landing at the first frame
     of the squat where both shoulders are within a fraction of :data:`HAND_BENDS` of the
-    arm's length of them, held there by the arm's inverse kinematics (:func:`_arm_reach`)
-    until they come up to the arms as planned by the end. They reach there from the raised
-    arms in a share of the time of ``_HAND_REACHES``, coming down onto their spots from
-    :data:`HAND_LIFT` above them (and going up likewise), the arm short of its spot
-    pointing there bent to that fraction. Of the fractions and shares whose hands do not
-    slide on the floor (:func:`_hand_slide` within
-    :data:`vhuman.skeleton.footskate.SLIDE_TOLERANCE`) and whose poses ``accept(roots,
-    local)`` takes, the one leaving the fewest frames out of balance
-    (:func:`unbalanced_frames`; the first tried of those) is taken."""
+    arm's length of them, held there by the arm's inverse kinematics (:func:`_arm_reach`,
+    the elbows turned back) until they come up to the arms as planned by the end. They reach
+    there from the raised arms in a share of the time of ``_HAND_REACHES``, from
+    :data:`HAND_WIDE` out to the side (round the thighs), coming down onto their spots from
+    :data:`HAND_LIFT` above them (and going up likewise), the arm short of its spot pointing
+    there bent to that fraction. Of the fractions and shares whose hands do not slide on the
+    floor (:func:`_hand_slide` within :data:`vhuman.skeleton.footskate.SLIDE_TOLERANCE`) and
+    whose poses ``accept(roots, local)`` takes, the one leaving the fewest frames out of
+    balance (:func:`unbalanced_frames`; the first tried of those) is taken."""
     sk = body.skeleton
     first, down, off = frames
     n = len(roots)
@@ -773,25 +773,26 @@ def _hand_support(
     short = first + np.flatnonzero(margin[first:down] < HAND_MARGIN)
     if not len(short):
         return None
-    left = np.array([-forward[1], forward[0]])
+    left = np.array([-forward[1], forward[0], 0.0])
+    ahead = np.array([*forward, 0.0])
+    up = np.array([0.0, 0.0, 1.0])
     back = float((com[short] @ forward).min()) - HAND_BEHIND
-    across = float(seat[:2] @ left)
     names = list(np.asarray(sk.names)[body.joints])
     rest = floor + float(body.radii[names.index("l_wrist")]) + HAND_CLEARANCE
+    sides = (("l", 1.0), ("r", -1.0))
+    hands = [
+        back * ahead + (seat @ left + sign * HAND_SIDE) * left + rest * up for _, sign in sides
+    ]
     pos = forward_kinematics(sk.parents, sk.offsets, roots, local)[0]
+    shoulders = [pos[:, sk.index(f"{side}_shoulder")] for side, _ in sides]
+    lengths = [
+        sum(float(np.linalg.norm(sk.offsets[sk.index(f"{side}_{j}")])) for j in _ARM[1:])
+        for side, _ in sides
+    ]
     k = np.arange(n, dtype=np.float64)
     lift = ease(Easing.MINIMUM_JERK, np.clip((n - 1 - k) / (n - 1 - off), 0.0, 1.0))
     best: NDArray[np.float64] | None = None
     fewest = np.inf
-    hands = [
-        np.array([*(back * forward + (across + sign * HAND_SIDE) * left), rest])
-        for sign in (1.0, -1.0)
-    ]
-    shoulders = [pos[:, sk.index(f"{side}_shoulder")] for side in "lr"]
-    lengths = [
-        sum(float(np.linalg.norm(sk.offsets[sk.index(f"{side}_{j}")])) for j in _ARM[1:])
-        for side in "lr"
-    ]
     for bend, share in itertools.product(HAND_BENDS, _HAND_REACHES):
         landed = np.all(
             [
@@ -804,28 +805,23 @@ def _hand_support(
         if not landed[:down].any():
             continue
         on = int(np.argmax(landed))
-        reach_frames = max(2.0, share * (n - 1))
+        frames_to_reach = max(2.0, share * (n - 1))
         weight = np.minimum(
-            ease(Easing.MINIMUM_JERK, np.clip((k - on + reach_frames) / reach_frames, 0, 1)),
+            ease(Easing.MINIMUM_JERK, np.clip((k - on + frames_to_reach) / frames_to_reach, 0, 1)),
             lift,
         )
         # Coming down onto its spot from above it, and going up off it, within _HAND_LEAD of
-        # the reach.
+        # the reach; from out to the side before.
         rise = HAND_LIFT * np.minimum((1.0 - weight) / _HAND_LEAD, 1.0)
         out = legs.copy()
-        for side, sign, hand, shoulder, length in zip(
-            "lr", (1.0, -1.0), hands, shoulders, lengths, strict=True
+        for (side, sign), hand, shoulder, length in zip(
+            sides, hands, shoulders, lengths, strict=True
         ):
+            spot = hand + np.outer(rise, up) + np.outer(HAND_WIDE * (1.0 - weight), sign * left)
             # Short of its spot, the hand where the arm so bent reaches on the way there.
-            out_dir = np.array([*(sign * left), 0.0])
-            spot = (
-                hand
-                + np.outer(rise, [0.0, 0.0, 1.0])
-                + np.outer(HAND_WIDE * (1.0 - weight), out_dir)
-            )
             away = np.linalg.norm(spot - shoulder, axis=-1)
             reach = shoulder + np.minimum(bend * length / away, 1.0)[:, None] * (spot - shoulder)
-            arm = _arm_reach(sk, roots, local, side, reach, out_dir - [*forward, 0.0])
+            arm = _arm_reach(sk, roots, local, side, reach, -ahead)
             for j in sk.indices([f"{side}_shoulder", f"{side}_elbow"]):
                 out[:, j] = quat_slerp(local[:, j], arm[:, j], weight)
         if _hand_slide(body, roots, out, floor) > SLIDE_TOLERANCE:
