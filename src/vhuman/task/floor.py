@@ -183,7 +183,7 @@ HAND_LIFT = 0.1
 HAND_WIDE = 0.3
 """Distance [m] out to the side of its spot from which a hand starts reaching for it (round
 the thighs)."""
-_HAND_REACHES = (0.15, 0.1, 0.05)  # shares of the time the hands may take to reach the floor
+_HAND_REACHES = (0.15, 0.1, 0.08, 0.065, 0.05)  # shares of the time the hands may take to reach the floor
 _HAND_LEAD = 0.1  # share of a hand's reach within which it comes down onto its spot (goes up)
 _SIT_PHASES = (0.3, 0.3, 0.15, 0.25)  # shares of stepping, squatting, sitting up, placing
 _ARM = ("shoulder", "elbow", "wrist", "hand")  # an arm's joints, after the side's prefix
