@@ -183,7 +183,7 @@ HAND_LIFT = 0.1
 HAND_WIDE = 0.3
 """Distance [m] out to the side of its spot from which a hand starts reaching for it (round
 the thighs)."""
-_HAND_REACHES = (0.15, 0.1, 0.08, 0.065, 0.05)  # shares of the time the hands may take to reach the floor
+_HAND_REACHES = (0.15, 0.1, 0.08, 0.065, 0.05)  # shares of the time to reach the floor
 _HAND_LEAD = 0.1  # share of a hand's reach within which it comes down onto its spot (goes up)
 _SIT_PHASES = (0.3, 0.3, 0.15, 0.25)  # shares of stepping, squatting, sitting up, placing
 _ARM = ("shoulder", "elbow", "wrist", "hand")  # an arm's joints, after the side's prefix
@@ -826,9 +826,15 @@ def _hand_support(
                 out[:, j] = quat_slerp(local[:, j], arm[:, j], weight)
         if _hand_slide(body, roots, out, floor) > SLIDE_TOLERANCE:
             continue
-        count = unbalanced_frames(body, roots, out, floor)
+        # Out of balance: as without the hands where the arms are as planned, else checked.
+        moved = weight > 0.0
+        count = int(np.sum(margin[~moved] < 0.0)) + unbalanced_frames(
+            body, roots[moved], out[moved], floor
+        )
         if count < fewest and accept(roots, out):
             best, fewest = out, count
+            if count == 0:
+                break
     return best
 
 
