@@ -42,14 +42,15 @@ better: a foot resting on its heel alone, the toes raised, leaves the floor as t
 knees bend, rolling about its raised ball once the ankle is at the end of its
 dorsiflexion, and the other foot then carries the body better), the body squats with
 the trunk bent forward, the pelvis pitched forward at the hips and the arms raised so
-that the centre of mass stays over the feet (found by bisection on the bend), both
-hands go down to the floor beside the hips, behind the centre of mass, before it would
-leave the feet, the buttocks come down behind the heels with the feet and hands carrying
-the body, the trunk comes up, the feet are lifted and placed where the posture has them
-and the hands come up. Within the knees' flexion range the hips stay far enough from the
-ankles that the centre of mass falls behind the heels, with the trunk and hips at the
-ends of their ranges, while the buttocks are still off the floor; the hands carry it
-there. Of the plans, the one with the fewest frames out of balance is taken as above.
+that the centre of mass stays over the feet (found by bisection on the bend), where it
+would still leave the feet both hands go down to the floor beside the hips, behind it,
+landing as soon as the arms reach the floor, the buttocks come down behind the heels
+with the feet and hands carrying the body, the trunk comes up, the feet are lifted and
+placed where the posture has them and the hands come up. Within the knees' flexion range
+the hips stay far enough from the ankles that the centre of mass falls behind the heels,
+with the trunk and hips at the ends of their ranges, while the buttocks are still off the
+floor; the hands carry it there. Of the plans, the one with the fewest frames out of
+balance is taken as above.
 """
 
 from __future__ import annotations
