@@ -160,7 +160,7 @@ class MotionPredictor(nn.Module):
         """Training loss: mean per-joint position error [m] over position joints and frames."""
         # distances of all joints, then those of the position joints: a gather of a third
         # of the numbers that a gather of the positions would move
-        return norm3_t(pred.positions - p_true)[..., self.position_index].mean()
+        return norm3_t(pred.positions - p_true).index_select(-1, self.position_index).mean()
 
     def _hold(self, q_last: torch.Tensor) -> torch.Tensor:
         return q_last[:, None].expand(-1, self.n_future, -1, -1)
@@ -490,9 +490,9 @@ class LieTransformer(MotionPredictor):
         """See :meth:`MotionPredictor.forward`."""
         pj, aj = self.position_index, self.angle_index
         q_last = q_obs[:, -1]
-        p = p_obs[:, :, pj]  # (B, N, P, 3)
+        p = p_obs.index_select(2, pj)  # (B, N, P, 3)
         p_last = p[:, -1:]
-        q = q_obs[:, :, aj]  # (B, N, A, 4)
+        q = q_obs.index_select(2, aj)  # (B, N, A, 4)
         r = quat_to_rotvec_t(quat_multiply_conjugate_t(q, q[:, -1:]))
         r_last = quat_to_rotvec_t(q[:, -1:])
         dp = p - p_last
@@ -527,8 +527,8 @@ class LieTransformer(MotionPredictor):
             out = self.head(self.norm_out(dec[self.n_observed // f :]))  # (M / f, B, A, 3 f)
             n, b, a, _ = out.shape
             r_out = out.view(n, b, a, f, 3).permute(1, 0, 3, 2, 4).reshape(b, n * f, a, 3)
-        q_future = self._hold(q_last).clone()
-        q_future[:, :, aj] = quat_multiply_t(rotvec_to_quat_t(r_out), q_last[:, None, aj])
+        q_turned = quat_multiply_t(rotvec_to_quat_t(r_out), q_last.index_select(1, aj)[:, None])
+        q_future = self._hold(q_last).index_copy(2, aj, q_turned)
         return Prediction(q_future, self.fk(q_future))
 
     def loss(self, pred: Prediction, q_true: torch.Tensor, p_true: torch.Tensor) -> torch.Tensor:
@@ -536,12 +536,14 @@ class LieTransformer(MotionPredictor):
         aj = self.angle_index
         if pred.rotations is None:
             return super().loss(pred, q_true, p_true)
-        err = quat_multiply_conjugate_t(pred.rotations[:, :, aj], q_true[:, :, aj])
+        q_pred = pred.rotations.index_select(2, aj)
+        err = quat_multiply_conjugate_t(q_pred, q_true.index_select(2, aj))
         angle = quat_angle_t(err).mean()
         loss = super().loss(pred, q_true, p_true) + self.angle_weight * angle
         if self.velocity_weight:
             v_err = torch.diff(pred.positions, dim=1) - torch.diff(p_true, dim=1)
-            loss = loss + self.velocity_weight * norm3_t(v_err)[..., self.position_index].mean()
+            v_dist = norm3_t(v_err).index_select(-1, self.position_index)
+            loss = loss + self.velocity_weight * v_dist.mean()
         return loss
 
 
