@@ -20,7 +20,7 @@ from vhuman.skeleton import Motion
 from vhuman.skeleton.footskate import SLIDE_TOLERANCE
 from vhuman.task import TaskResult, load_task, run_task
 from vhuman.task.report import check_rows, failed_checks, write_task_outputs
-from vhuman.task.run import KNEE_ON_FLOOR, knees_down
+from vhuman.task.run import HAND_ON_FLOOR, KNEE_ON_FLOOR, hands_down, knees_down
 
 app = typer.Typer()
 app.command()(task)
@@ -292,6 +292,44 @@ def test_kneeling_on_both_knees_is_scored_as_kneeling() -> None:
         sk, 30.0, kneel.root_positions + np.array([0.0, 0.0, 0.05]), kneel.local_rotations
     )
     assert not knees_down(body, lifted, 0.0).any()
+
+
+def test_hands_down_needs_both_hands_on_the_floor() -> None:
+    sk = worker_skeleton("p50-male")
+    body = BodyModel.from_skeleton(sk, samples_per_segment=2)
+    p = load_library(sk, body=body)["sitting-floor"]
+    wrists = [body.names.index(n) for n in ("l_wrist", "r_wrist")]
+    a, b = body.capsules(p.root_position[None], p.local_rotations[None])
+    low = (np.minimum(a[0, wrists, 2], b[0, wrists, 2]) - body.radii[wrists]).max()
+    for drop, down in ((0.0, low <= HAND_ON_FLOOR), (low - 0.5 * HAND_ON_FLOOR, True)):
+        lowered = Motion(
+            sk, 30.0, p.root_position[None] - [0.0, 0.0, drop], p.local_rotations[None]
+        )
+        assert hands_down(body, lowered, 0.0).all() == down
+        assert not hands_down(body, lowered, -2.0 * HAND_ON_FLOOR).any()
+
+
+def test_arms_scored_as_supported_exactly_while_both_hands_bear_on_the_floor(
+    ship_valve: TaskResult,
+) -> None:
+    """REBA's upper arm −1 ("arm supported or person leaning", Hignett & McAtamney 2000) and
+    RULA's on the frames where the worker leans on both hands, and only there."""
+    r = ship_valve
+    body = BodyModel.from_skeleton(r.motion.skeleton, samples_per_segment=2)
+    names = np.asarray(r.motion.skeleton.names)[body.joints]
+    wrists = [int(np.flatnonzero(names == n)[0]) for n in ("l_wrist", "r_wrist")]
+    a, b = body.capsules(r.motion.root_positions, r.motion.local_rotations)
+    low = np.minimum(a[:, wrists, 2], b[:, wrists, 2]) - body.radii[wrists]
+    leaning = np.all(low - r.scene.floor <= HAND_ON_FLOOR, axis=-1)
+    if r.postures[0] == "sitting-floor":  # the hands take the weight on the way down
+        assert leaning.any()
+    for res in (r.reba, r.rula):
+        supported = np.asarray(res.adjustments["arm_supported"]).reshape(len(leaning), -1)
+        assert np.array_equal(supported.all(axis=-1), leaning)
+        assert not supported[~leaning].any()
+    plain = assess_reba(r.motion).upper_arm  # the legs' support does not change the arms
+    assert np.array_equal(r.reba.upper_arm[leaning], np.maximum(plain[leaning] - 1, 1))
+    assert np.array_equal(r.reba.upper_arm[~leaning], plain[~leaning])
 
 
 @pytest.mark.parametrize("name", ["ship-valve", "pipe-alley"])

@@ -6,6 +6,7 @@ import dataclasses
 import hashlib
 import json
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, fields, replace
 from importlib import resources
 from pathlib import Path
@@ -87,6 +88,9 @@ MAX_STROKES = 12
 KNEE_ON_FLOOR = 0.02
 """Height [m] above the floor within which a knee bears weight (REBA and RULA then score
 the legs as supported on both sides)."""
+HAND_ON_FLOOR = 0.02
+"""Height [m] above the floor within which a hand bears weight: with both hands down, REBA
+and RULA score the arms as supported (upper arm −1)."""
 STEPPING_TIME = 1.2
 """Shortest transition [s] in which the feet step (each foot a third of it): long enough that
 the stepping leg's knee turns slower than :data:`vhuman.reaching.MAX_JOINT_SPEED`."""
@@ -656,6 +660,7 @@ def task_identity(spec: TaskSpec, scene: Scene, seed: int) -> dict[str, Any]:
 
 
 R = TypeVar("R", REBAResult, RULAResult)
+C = TypeVar("C", REBAConditions, RULAConditions)
 
 
 def _per_frame(standing: R, *cases: tuple[NDArray[np.bool_], R]) -> R:
@@ -671,6 +676,25 @@ def _per_frame(standing: R, *cases: tuple[NDArray[np.bool_], R]) -> R:
             elif isinstance(a, np.ndarray):
                 values[f.name] = _where(mask, b, a)
         out = replace(out, **values)
+    return out
+
+
+def _supports(
+    motion: Motion,
+    assess: Callable[[Motion, C], R],
+    hands: NDArray[np.bool_],
+    *legs: tuple[NDArray[np.bool_], C],
+) -> list[tuple[NDArray[np.bool_], R]]:
+    """The cases of :func:`_per_frame`: each leg support's frames ``(mask (N,), conditions)``
+    scored with the arms as they are where a hand is off the floor and as supported where both
+    hands rest on it (``hands (N,)``); the default conditions' free-armed frames, which the
+    standing score already has, and cases without a frame are left out."""
+    out = []
+    for mask, c in legs:
+        for arms in (False, True):
+            frames = mask & (hands == arms)
+            if frames.any() and (arms or c != type(c)()):
+                out.append((frames, assess(motion, replace(c, arm_supported=arms))))
     return out
 
 
@@ -692,6 +716,15 @@ def knees_down(body: BodyModel, motion: Motion, floor: float) -> NDArray[np.bool
         b[:, thighs, 2] - body.radii[thighs], a[:, shanks, 2] - body.radii[shanks]
     )  # (N, 2) [m]
     return np.asarray((knee - floor <= KNEE_ON_FLOOR).any(axis=-1))
+
+
+def hands_down(body: BodyModel, motion: Motion, floor: float) -> NDArray[np.bool_]:
+    """Frames ``(N,)`` where both hands rest on the floor: the lowest point of each hand's
+    capsule within :data:`HAND_ON_FLOOR` of it (the arms then bear the trunk's weight)."""
+    hands = [body.names.index(f"{side}_wrist") for side in "lr"]
+    a, b = body.capsules(motion.root_positions, motion.local_rotations)
+    low = np.minimum(a[:, hands, 2], b[:, hands, 2]) - body.radii[hands]  # (N, 2) [m]
+    return np.asarray((low - floor <= HAND_ON_FLOOR).all(axis=-1))
 
 
 def _wrap(a: float) -> float:
@@ -774,15 +807,29 @@ def run_task(
     static = ~np.concatenate(comp.walking)
     check = check_motion(comp.world, comp.body, motion, static)
     sitting = np.concatenate(comp.sitting)
-    kneeling = knees_down(comp.body, motion, scene.floor)
+    kneeling = knees_down(comp.body, motion, scene.floor) & ~sitting
+    hands = hands_down(comp.body, motion, scene.floor)
+    standing = ~sitting & ~kneeling
     reba = _per_frame(
         assess_reba(motion),
-        (sitting, assess_reba(motion, REBAConditions(sitting=True))),
-        (kneeling & ~sitting, assess_reba(motion, REBAConditions(bilateral_support=True))),
+        *_supports(
+            motion,
+            assess_reba,
+            hands,
+            (standing, REBAConditions()),
+            (sitting, REBAConditions(sitting=True)),
+            (kneeling, REBAConditions(bilateral_support=True)),
+        ),
     )
     rula = _per_frame(
         assess_rula(motion),
-        (sitting | kneeling, assess_rula(motion, RULAConditions(legs_supported=True))),
+        *_supports(
+            motion,
+            assess_rula,
+            hands,
+            (standing, RULAConditions()),
+            (~standing, RULAConditions(legs_supported=True)),
+        ),
     )
     q = np.concatenate(comp.arm_angles)
     comfort = np.full(len(q), np.nan)
