@@ -220,7 +220,8 @@ TARGET_PUSH_N = 250.0
 PUSH_S = 0.2
 """Duration [s] of the sweep's pushes (SIMBICON's)."""
 SIMBICON_MASS_KG = 70.0
-"""Body mass [kg] the SIMBICON push is compared at, per kg (an adult's)."""
+"""Body mass [kg] the SIMBICON push is compared at, per kg (an adult's; Simbody's SIMBICON
+example humanoid weighs 70.4 kg, its segment masses summed)."""
 
 
 def push_times(ctrl, phases=PUSH_PHASES, cycle: int = PUSH_CYCLE) -> dict[float, float]:

@@ -55,13 +55,21 @@ def test_bad_input_exits_2(tmp_path) -> None:
     res = runner.invoke(physics_app, ["optimize", "--speed", "1.0", "--full-budget", "-o", out])
     assert res.exit_code == 2
     assert "--full-budget" in res.output
-    for extra in (["--xcom-margin", "0.1"], ["--com-velocity"]):
+    for extra in (
+        ["--xcom-margin", "0.1"],
+        ["--com-velocity"],
+        ["--level-swing-foot"],
+        ["--quick-step-time", "0.1"],
+    ):
         res = runner.invoke(physics_app, ["optimize", "--speed", "1.0", *extra, "-o", out])
         assert res.exit_code == 2
         assert extra[0] in res.output
     res = runner.invoke(physics_app, ["optimize", "--xcom-margin", "0.9", "-o", out])
     assert res.exit_code == 2
     assert "xcom margin" in res.output
+    res = runner.invoke(physics_app, ["optimize", "--quick-step-time", "0", "-o", out])
+    assert res.exit_code == 2
+    assert "quick step time" in res.output
     path = tmp_path / "other.json"
     data = standing_controller("standard").to_dict()
     data["signature"] = "ffffffffffffffff"

@@ -83,7 +83,7 @@ def test_shipped_controllers_load_by_bare_name_and_local_files_come_first(
     from vhuman.control.controller import default_controller_path
 
     shipped = default_controller_path().parent
-    for name in ("walk", "walk_push_recovery", "walk_push_xcom", "walk_1.0"):
+    for name in ("walk", "walk_push_recovery", "walk_push_xcom", "walk_push_step", "walk_1.0"):
         by_name = load_controller(name).to_dict()
         assert by_name == load_controller(name + ".json").to_dict()
         assert by_name == load_controller(shipped / f"{name}.json").to_dict()

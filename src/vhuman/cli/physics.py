@@ -95,6 +95,22 @@ def optimize(
             "of mass towards the swing side (Hof 2008; default: no bound)."
         ),
     ] = None,
+    level_swing_foot: Annotated[
+        bool,
+        typer.Option(
+            "--level-swing-foot",
+            help="Hold the swing foot's sole level with the ground (its world roll zero) "
+            "instead of square to the shank.",
+        ),
+    ] = False,
+    quick_step_time: Annotated[
+        float | None,
+        typer.Option(
+            help="Early swing (s) while the extrapolated centre of mass is past the stance "
+            "foot, away from the swing leg (a shorter step after a side push; default: the "
+            "state time always)."
+        ),
+    ] = None,
     full_budget: Annotated[
         bool,
         typer.Option(
@@ -183,6 +199,8 @@ def optimize(
                     stop_at_target=not full_budget,
                     com_velocity=com_velocity,
                     xcom_margin=xcom_margin,
+                    level_swing_foot=level_swing_foot,
+                    quick_step_time=quick_step_time,
                     **common,
                 )
             else:
@@ -191,10 +209,17 @@ def optimize(
 
                 if refine_budget:
                     raise InputError("--refine-budget does not go with --speed")
-                if probe_force or full_budget or com_velocity or xcom_margin is not None:
+                if (
+                    probe_force
+                    or full_budget
+                    or com_velocity
+                    or xcom_margin is not None
+                    or level_swing_foot
+                    or quick_step_time is not None
+                ):
                     raise InputError(
-                        "--probe-force, --full-budget, --com-velocity and --xcom-margin do not "
-                        "go with --speed"
+                        "--probe-force, --full-budget, --com-velocity, --xcom-margin, "
+                        "--level-swing-foot and --quick-step-time do not go with --speed"
                     )
                 base_ctrl = load_controller(base or default_controller_path())
                 ctrl, result = optimize_gait(base_ctrl, speed, **common)
@@ -222,7 +247,7 @@ def simulate(
         Path | None,
         typer.Option(
             help="Controller JSON, or a shipped one by name: walk (the default), "
-            "walk_push_recovery, walk_push_xcom, walk_1.0."
+            "walk_push_recovery, walk_push_xcom, walk_push_step, walk_1.0."
         ),
     ] = None,
     speed: Annotated[

@@ -35,7 +35,15 @@ walking controller follows SIMBICON (Yin, Loken, van de Panne 2007):
   (SIMBICON's) instead of the pelvis's, and ``xcom_margin`` bounds the swing
   hip's roll so the swing foot lands at least that far beyond the
   extrapolated centre of mass ``y + v_y √(h / g)`` towards the swing side
-  (Hof 2008), however the feedback places it.
+  (Hof 2008), however the feedback places it;
+- two more for side pushes: ``level_swing_foot`` turns the swing ankle's roll so the
+  sole is level with the ground (its world roll held at zero, the swing foot controlled
+  in the world frame as in Coros, Beaudoin, van de Panne 2010) instead of square to the
+  shank, so a foot swung wide does not land on its edge; ``quick_step_time`` shortens
+  early swing to that many seconds while the extrapolated centre of mass lies beyond the
+  stance foot on the side away from the swing leg — where only a step across the stance
+  leg could catch it, the swing leg lands at once so the other leg can step out sooner
+  (step timing shortened after a push: Hof 2008, Pratt et al. 2006).
 
 A controller without ``gait`` (e.g. :func:`standing_controller`) only tracks
 its keyframes in time.
@@ -213,6 +221,13 @@ class Controller:
         ``y + v_y √(h / g)`` (lateral position and velocity of the centre of
         mass, h its height over the stance ankle) towards the swing side,
         whatever the feedback asks. None: no bound.
+    level_swing_foot : bool
+        Whether the swing ankle's roll target holds the swing foot's sole level
+        (world roll zero) rather than square to the shank.
+    quick_step_time : float or None
+        Duration [s] of early swing, instead of ``state_time``, while the
+        extrapolated centre of mass lies beyond the stance ankle on the side away
+        from the swing leg. None: early swing always lasts ``state_time``.
     """
 
     skeleton: str
@@ -232,6 +247,8 @@ class Controller:
     torso_gain: float = 1.0
     com_velocity: bool = False
     xcom_margin: float | None = None
+    level_swing_foot: bool = False
+    quick_step_time: float | None = None
     meta: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -259,6 +276,13 @@ class Controller:
             np.isfinite(self.xcom_margin) and abs(self.xcom_margin) < 0.5
         ):
             raise InputError(f"xcom margin must be within ±0.5 m, got {self.xcom_margin}")
+        if self.quick_step_time is not None and not (
+            np.isfinite(self.quick_step_time) and 0.0 < self.quick_step_time <= self.state_time
+        ):
+            raise InputError(
+                f"quick step time must be in (0, state time = {self.state_time:g}] s, "
+                f"got {self.quick_step_time}"
+            )
 
     @property
     def humanoid(self) -> Humanoid:
@@ -304,6 +328,8 @@ class Controller:
             "torso_gain": self.torso_gain,
             "com_velocity": self.com_velocity,
             "xcom_margin_m": self.xcom_margin,
+            "level_swing_foot": self.level_swing_foot,
+            "quick_step_time_s": self.quick_step_time,
             "meta": self.meta,
         }
 
@@ -343,6 +369,12 @@ class Controller:
                 xcom_margin=None
                 if data.get("xcom_margin_m") is None
                 else float(data["xcom_margin_m"]),
+                level_swing_foot=_json_bool(
+                    data.get("level_swing_foot", False), "level_swing_foot"
+                ),
+                quick_step_time=None
+                if data.get("quick_step_time_s") is None
+                else float(data["quick_step_time_s"]),
                 meta=dict(data.get("meta", {})),
             )
         except (KeyError, TypeError, ValueError, OverflowError) as exc:
@@ -377,7 +409,7 @@ def load_controller(path: PathLike) -> Controller:
     path : str or Path
         The file; a bare name that is not a file here names a shipped
         controller (``walk``, ``walk_push_recovery``, ``walk_push_xcom``,
-        ``walk_1.0``, with or without ``.json``; see
+        ``walk_push_step``, ``walk_1.0``, with or without ``.json``; see
         ``vhuman/data/controllers/README.md``).
 
     Raises

@@ -259,6 +259,8 @@ def optimize_controller(
     stop_at_target: bool = True,
     com_velocity: bool = False,
     xcom_margin: float | None = None,
+    level_swing_foot: bool = False,
+    quick_step_time: float | None = None,
     checkpoint: PathLike | None = None,
     on_generation: Callable[[dict[str, Any]], None] | None = None,
     log: PathLike | None = None,
@@ -274,9 +276,11 @@ def optimize_controller(
     ``refine_budget`` > 0, the initial controller's keyframe targets are first
     refined by :func:`vhuman.control.refine.refine_keyframes` with that many
     simulations at most (the patent's step 1 before the evolution of step 2).
-    ``com_velocity`` and ``xcom_margin`` set those fields of every individual
-    (`vhuman.control.controller.Controller`: the feedback on the centre of mass's
-    velocity, the lateral foot placement beyond the extrapolated centre of mass).
+    ``com_velocity``, ``xcom_margin``, ``level_swing_foot`` and ``quick_step_time`` set
+    those fields of every individual (`vhuman.control.controller.Controller`: the feedback
+    on the centre of mass's velocity, the lateral foot placement beyond the extrapolated
+    centre of mass, the swing sole held level, early swing shortened while the extrapolated
+    centre of mass is past the stance foot).
     Returns the controller with the best individual's feedback matrix (its
     ``meta`` records the run) and the evolution's result. ``checkpoint``,
     ``on_generation`` and ``log``: see :func:`vhuman.control.evolution.evolve`.
@@ -303,7 +307,13 @@ def optimize_controller(
     if int(refine_budget) != refine_budget or refine_budget < 0:
         raise InputError(f"refinement budget must be a non-negative integer, got {refine_budget}")
     base = _initial(clip, WalkProblem.keyframes)  # unknown clip → InputError before any work
-    base = replace(base, com_velocity=com_velocity, xcom_margin=xcom_margin)  # checks the margin
+    base = replace(  # checks the margin and the quick step time
+        base,
+        com_velocity=com_velocity,
+        xcom_margin=xcom_margin,
+        level_swing_foot=level_swing_foot,
+        quick_step_time=quick_step_time,
+    )
     config = EvolutionConfig(
         lower=SEARCH_LOWER,
         upper=SEARCH_UPPER,
@@ -325,6 +335,8 @@ def optimize_controller(
         "probe_force_n": float(probe_force),
         **({"com_velocity": True} if com_velocity else {}),
         **({} if xcom_margin is None else {"xcom_margin_m": float(xcom_margin)}),
+        **({"level_swing_foot": True} if level_swing_foot else {}),
+        **({} if quick_step_time is None else {"quick_step_time_s": float(quick_step_time)}),
     }
     resumable_state(checkpoint, config, identity)  # another run's checkpoint: refused now
     if refine_budget:

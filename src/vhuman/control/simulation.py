@@ -27,6 +27,7 @@ __all__ = [
     "Push",
     "PushDirection",
     "SimulationResult",
+    "crosses_stance",
     "parse_push",
     "simulate",
     "swing_roll",
@@ -335,6 +336,8 @@ class _Plan:
     width: tuple[float, float]  # swing hip roll offset, right / left [rad]
     com_velocity: bool  # feedback on the centre of mass's velocity (else the pelvis's)
     xcom_margin: float | None  # smallest swing-foot distance beyond the extrapolated COM [m]
+    level_swing_foot: bool  # swing ankle roll holds the sole level
+    quick_step_time: float | None  # early swing [s] while the XCoM is past the stance foot
     step_nominal: float  # [s]
     n_max: int  # control steps at most
     want_steps: int  # foot strikes that end a walking run
@@ -366,6 +369,8 @@ def _plan(ctrl: Controller, cycles: float) -> _Plan:
         width=(-ctrl.stance_width, ctrl.stance_width),
         com_velocity=ctrl.com_velocity,
         xcom_margin=ctrl.xcom_margin,
+        level_swing_foot=ctrl.level_swing_foot,
+        quick_step_time=ctrl.quick_step_time,
         step_nominal=0.5 * ctrl.period,
         n_max=max(1, math.ceil(max_time / dt - 1e-6)),
         want_steps=int(np.ceil(2 * cycles - 1e-9)),
@@ -445,17 +450,22 @@ def _balance(
     gait: _Gait,
     k0: int,
     attitude: tuple[float, float, float],
-) -> None:
+) -> float:
     """Write the SIMBICON leg targets and the feedback into ``target`` (see the controller
     module's notes): swing leg from the state machine plus foot placement, stance ankle
-    feedback, and the stance hip's targets that hold the pelvis's world attitude."""
+    feedback, and the stance hip's targets that hold the pelvis's world attitude.
+
+    Returns the duration [s] of early swing for this control step: ``quick_step_time``
+    while the extrapolated centre of mass is past the stance foot (see :func:`crosses_stance`),
+    ``state_time`` otherwise."""
     q, v = data.qpos.tolist(), data.qvel.tolist()
     pitch, roll, yaw = attitude
     st, sw = (0, 1) if gait.right else (1, 0)
     c, s = math.cos(yaw), math.sin(yaw)
     cx, cy, cz = data.subtree_com[1].tolist()
     ax, ay, az = data.xpos[lay.foot_body[st]].tolist()
-    if plan.com_velocity or plan.xcom_margin is not None:
+    need_xcom = plan.xcom_margin is not None or plan.quick_step_time is not None
+    if plan.com_velocity or need_xcom:
         mujoco.mj_subtreeVel(data.model, data)
         com_vx, com_vy, _ = data.subtree_linvel[1].tolist()
     vx, vy = (com_vx, com_vy) if plan.com_velocity else (v[0], v[1])
@@ -484,13 +494,18 @@ def _balance(
     ank_sw, ank_st = lay.ankle[sw], lay.ankle[st]
     target[hip_sw[0]] = g[0] - pitch + u[0]
     roll_sw = u[1] + plan.width[sw]
+    state_time = plan.state_time
+    if need_xcom:
+        omega = math.sqrt(GRAVITY / max(cz - az, 1e-3))
+        xcom = -s * rx + c * ry + (-s * com_vx + c * com_vy) / omega
+        if plan.quick_step_time is not None and crosses_stance(xcom, left_swings=sw == 1):
+            state_time = plan.quick_step_time
     if plan.xcom_margin is not None:
         hx, hy, _ = data.xpos[lay.hip_body[sw]].tolist()
-        omega = math.sqrt(GRAVITY / max(cz - az, 1e-3))
         roll_sw = swing_roll(
             roll_sw,
             hip_lateral=-s * (hx - ax) + c * (hy - ay),
-            xcom=-s * rx + c * ry + (-s * com_vx + c * com_vy) / omega,
+            xcom=xcom,
             margin=plan.xcom_margin,
             leg_length=lay.leg_length,
             left_swings=sw == 1,
@@ -499,7 +514,13 @@ def _balance(
     target[hip_sw[2]] = dyaw
     target[lay.knee[sw]] = g[1]
     target[ank_sw[0]] = g[2]
-    target[ank_sw[1]] = 0.0
+    if plan.level_swing_foot:
+        # The ankle's roll hinge turns the foot about its own long (x) axis: taking the
+        # sole's world roll atan2(R_zy, R_zz) off the angle levels it.
+        foot = data.xmat[lay.foot_body[sw]]
+        target[ank_sw[1]] = q[7 + ank_sw[1]] - math.atan2(float(foot[7]), float(foot[8]))
+    else:
+        target[ank_sw[1]] = 0.0
     target[ank_sw[2]] = 0.0
     target[lay.knee[st]] = g[3]
     target[ank_st[0]] = g[4] + u[2]
@@ -510,6 +531,17 @@ def _balance(
         b, j = hip_sw[i], hip_st[i]
         tau_swing = kp[b] * (target[b] - q[7 + b]) - kd[b] * v[6 + b]
         target[j] = q[7 + j] + (-tau_torso[i] - tau_swing + kd[j] * v[6 + j]) / kp[j]
+    return state_time
+
+
+def crosses_stance(xcom: float, *, left_swings: bool) -> bool:
+    """Whether the extrapolated centre of mass lies past the stance ankle, away from the swing
+    leg: only a step across the stance leg would land the swing foot beyond it (Hof 2008).
+
+    ``xcom`` [m] is lateral, in the heading frame relative to the stance ankle, positive to
+    the left; the stance leg is the right one when ``left_swings``.
+    """
+    return (xcom < 0.0) if left_swings else (xcom > 0.0)
 
 
 def swing_roll(
@@ -619,6 +651,7 @@ def _run(
     targets, delta, ctrl_in = plan.targets, plan.delta, data.ctrl
     fall_time = None
     unstable = _UNSTABLE
+    state_time = plan.state_time
     while log.n < plan.n_max and (not plan.walking or gait.steps < plan.want_steps):
         t = log.n * dt
         if plan.walking:
@@ -632,7 +665,7 @@ def _run(
         attitude = _attitude(data.qpos.tolist())
         pitch, roll, yaw = attitude
         if plan.walking:
-            _balance(target, data, lay, plan, gait, k0, attitude)
+            state_time = _balance(target, data, lay, plan, gait, k0, attitude)
             log.sway_sq += (pitch - plan.torso_pitch) ** 2 + roll * roll
         else:
             log.sway_sq += pitch * pitch + roll * roll
@@ -652,7 +685,7 @@ def _run(
         if self_hit:
             log.self_collision_s += dt
         if plan.walking:
-            gait.advance(dt, plan.state_time, touch)
+            gait.advance(dt, state_time, touch)
         if observe is not None:
             observe(data, gait.right, gait.state, gait.steps)
         z = data.qpos[2]

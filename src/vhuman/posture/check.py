@@ -173,14 +173,6 @@ def _hull(points: NDArray[np.float64]) -> NDArray[np.float64]:
     return np.array(lower[:-1] + upper[:-1])
 
 
-def _segment_distance(
-    x: NDArray[np.float64], a: NDArray[np.float64], b: NDArray[np.float64]
-) -> float:
-    d = b - a
-    t = 0.0 if not np.any(d) else float(np.clip(np.dot(x - a, d) / np.dot(d, d), 0.0, 1.0))
-    return float(np.linalg.norm(x - (a + t * d)))
-
-
 def polygon_margin(point: ArrayLike, polygon: ArrayLike) -> float:
     """Signed distance [m] from a 2D point to a convex polygon's boundary, positive inside.
 
@@ -193,10 +185,13 @@ def polygon_margin(point: ArrayLike, polygon: ArrayLike) -> float:
     if len(poly) == 0:
         return -np.inf
     nxt = np.roll(poly, -1, axis=0)
-    dist = min(_segment_distance(x, a, b) for a, b in zip(poly, nxt, strict=True))
+    e = nxt - poly
+    # Distance to each edge (to its nearest point, Ericson 2005, Section 5.1.2), the nearest.
+    length2 = np.sum(e * e, axis=-1)
+    t = np.clip(np.sum((x - poly) * e, axis=-1) / np.where(length2 > 0.0, length2, 1.0), 0.0, 1.0)
+    dist = float(np.linalg.norm(x - (poly + t[:, None] * e), axis=-1).min())
     if len(poly) < 3:
         return -dist
-    e = nxt - poly
     cross = e[:, 0] * (x[1] - poly[:, 1]) - e[:, 1] * (x[0] - poly[:, 0])
     return dist if bool(np.all(cross >= 0.0)) else -dist
 

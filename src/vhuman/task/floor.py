@@ -41,15 +41,16 @@ Sitting on the floor is also planned as people sit down from a squat
 better: a foot resting on its heel alone, the toes raised, leaves the floor as the
 knees bend, rolling about its raised ball once the ankle is at the end of its
 dorsiflexion, and the other foot then carries the body better), the body squats with
-the trunk bent forward and the arms raised so that the centre of mass stays over the
-feet (found by bisection on the bend), both hands go down to the floor beside the
-seat as soon as they can reach it, the buttocks come down behind the heels, the
-trunk comes up, the feet are lifted and placed where the posture has them and
-the hands come up. Within the knees' flexion range the hips stay far enough
-from the ankles that the centre of mass falls behind the heels, with the trunk
-at the end of its range, for a stretch while the shoulders are still too high
-for the hands to reach the floor; of the plans, the one with the fewest frames
-out of balance is taken as above.
+the trunk bent forward, the pelvis pitched forward at the hips and the arms raised so
+that the centre of mass stays over the feet (found by bisection on the bend), where it
+would still leave the feet both hands go down to the floor beside the hips, behind it,
+landing as soon as the arms reach the floor, the buttocks come down behind the heels
+with the feet and hands carrying the body, the trunk comes up, the feet are lifted and
+placed where the posture has them and the hands come up. Within the knees' flexion range
+the hips stay far enough from the ankles that the centre of mass falls behind the heels,
+with the trunk and hips at the ends of their ranges, while the buttocks are still off the
+floor; the hands carry it there. Of the plans, the one with the fewest frames out of
+balance is taken as above.
 """
 
 from __future__ import annotations
@@ -76,7 +77,7 @@ from vhuman.posture.check import centre_of_mass, lowest_line_points, polygon_mar
 from vhuman.reaching import MAX_JOINT_SPEED
 from vhuman.scene import BodyModel
 from vhuman.skeleton import Motion, Skeleton
-from vhuman.skeleton.footskate import CONTACT_HEIGHT
+from vhuman.skeleton.footskate import CONTACT_HEIGHT, SLIDE_TOLERANCE
 from vhuman.skeleton.kinematics import forward_kinematics
 from vhuman.task.feet import (
     LEGS,
@@ -94,10 +95,13 @@ __all__ = [
     "ARM_RAISE",
     "COM_INSIDE",
     "DOWN_DROP",
-    "HAND_AHEAD",
-    "HAND_BEND",
+    "HAND_BEHIND",
+    "HAND_BENDS",
     "HAND_CLEARANCE",
+    "HAND_LIFT",
+    "HAND_MARGIN",
     "HAND_SIDE",
+    "HAND_WIDE",
     "KNEE_DIP",
     "KNEE_MARGIN",
     "LEAN_MARGIN",
@@ -164,14 +168,24 @@ _STEP_WINDOWS = ((0.0, 0.55), (0.45, 1.0))  # the two steps in the step phase (i
 HAND_SIDE = 0.3
 """Distance [m] to either side of the seat (the pelvis sitting on the floor) at which the hands
 rest on the floor while the buttocks come down."""
-HAND_AHEAD = 0.1
-"""Distance [m] ahead of the seat at which the hands rest on the floor."""
-HAND_BEND = 0.9
-"""Fraction of an arm's length (shoulder to the hand's end) at which its hand lands on the
+HAND_BEHIND = 0.03
+"""Distance [m] behind the rearmost centre of mass they carry at which the hands rest on the
+floor."""
+HAND_MARGIN = 0.01
+"""Distance [m] inside the support of the feet (and buttocks) below which the centre of mass
+needs the hands on the floor."""
+HAND_BENDS = (0.9, 0.95)
+"""Fractions of an arm's length (shoulder to the hand's end) at which its hand may land on the
 floor (the elbow bent)."""
 HAND_CLEARANCE = 0.003
 """Height [m] of a resting hand's lowest point above the floor."""
-_HAND_REACH = 0.15  # share of the time the hands take from where they are to the floor
+HAND_LIFT = 0.1
+"""Height [m] above its spot on the floor from which a hand comes down onto it."""
+HAND_WIDE = 0.3
+"""Distance [m] out to the side of its spot from which a hand starts reaching for it (round
+the thighs)."""
+_HAND_REACHES = (0.15, 0.1, 0.08, 0.065, 0.05)  # shares of the time to reach the floor
+_HAND_LEAD = 0.1  # share of a hand's reach within which it comes down onto its spot (goes up)
 _SIT_PHASES = (0.3, 0.3, 0.15, 0.25)  # shares of stepping, squatting, sitting up, placing
 _ARM = ("shoulder", "elbow", "wrist", "hand")  # an arm's joints, after the side's prefix
 _TRUNK = ("spine", "chest")  # the joints bending the trunk forward
@@ -510,25 +524,39 @@ def _down_via(
 
 
 def _lean(
-    skeleton: Skeleton, local: NDArray[np.float64], amount: NDArray[np.float64]
+    skeleton: Skeleton,
+    local: NDArray[np.float64],
+    amount: NDArray[np.float64],
+    hips: bool = False,
 ) -> NDArray[np.float64]:
     """``local (N, J, 4)`` with the trunk bent forward by ``amount (N,)`` [rad] about the
-    spine's and chest's lateral axes, shared between them in proportion to the forward bend
-    each has left within its range (:data:`LEAN_MARGIN` inside it), and the arms raised
-    forward at the shoulders by :data:`ARM_RAISE` times the trunk's bend (the hands kept off
-    the floor, their weight carried forward)."""
+    spine's and chest's lateral axes (with ``hips``, also the pelvis pitched forward about its
+    own, the thighs kept where they are, the hips flexing), shared between them in proportion
+    to the forward bend each has left within its range (:data:`LEAN_MARGIN` inside it; a
+    pelvis's, the flexion left to the hip with the least), and the arms raised forward at the
+    shoulders by :data:`ARM_RAISE` times the trunk's bend (the hands kept off the floor, their
+    weight carried forward)."""
     joints = skeleton.indices(list(_TRUNK))
-    room = np.stack([_forward_room(skeleton, local[:, j], j) for j in joints], axis=-1)
-    total = np.maximum(room.sum(axis=-1), 1e-9)
+    room = [_forward_room(skeleton, local[:, j], j) for j in joints]
+    legs = skeleton.indices([leg[0] for leg in LEGS])
+    if hips:
+        room.append(np.min([_flexion_room(skeleton, local[:, j], j) for j in legs], axis=0))
+    share = np.stack(room, axis=-1)
+    total = np.maximum(share.sum(axis=-1), 1e-9)
     bend = np.minimum(amount, total)
+    part = (bend / total)[:, None] * share  # (N, K) [rad]
+    trunk = part[:, : len(joints)].sum(axis=-1)
     out = local.copy()
     for k, j in enumerate(joints):
-        out[:, j] = quat_multiply(
-            rotvec_to_quat((bend * room[:, k] / total)[:, None] * _LATERAL), local[:, j]
-        )
+        out[:, j] = quat_multiply(rotvec_to_quat(part[:, k, None] * _LATERAL), local[:, j])
+    if hips:
+        pitch = part[:, -1, None] * _LATERAL
+        out[:, 0] = quat_multiply(local[:, 0], rotvec_to_quat(pitch))
+        for j in legs:
+            out[:, j] = quat_multiply(rotvec_to_quat(-pitch), local[:, j])
     for j in skeleton.indices(list(_SHOULDERS)):
         out[:, j] = quat_multiply(
-            rotvec_to_quat(-ARM_RAISE * bend[:, None] * _LATERAL), local[:, j]
+            rotvec_to_quat(-ARM_RAISE * trunk[:, None] * _LATERAL), local[:, j]
         )
     return out
 
@@ -540,14 +568,24 @@ def _forward_room(skeleton: Skeleton, q: NDArray[np.float64], j: int) -> NDArray
     return np.maximum(top - LEAN_MARGIN - bend, 0.0)
 
 
+def _flexion_room(skeleton: Skeleton, q: NDArray[np.float64], j: int) -> NDArray[np.float64]:
+    """Flexion [rad] left to hip ``j`` at local rotations ``q (N, 4)`` within its range (the
+    thigh forward about the lateral axis: the angle's negative end)."""
+    angle = quat_to_euler(q, skeleton.limit_sequences[j])[:, 0]
+    bottom = skeleton.limits[j, 0, 0] if skeleton.limits is not None else -0.5 * np.pi
+    return np.maximum(angle - bottom - LEAN_MARGIN, 0.0)
+
+
 def _balance_lean(
     body: BodyModel,
     roots: NDArray[np.float64],
     local: NDArray[np.float64],
     floor: float,
     forward: NDArray[np.float64],
+    hips: bool = False,
 ) -> NDArray[np.float64]:
-    """Forward bend of the trunk ``(N,)`` [rad] (:func:`_lean`) that brings the centre of mass
+    """Forward bend of the trunk ``(N,)`` [rad] (:func:`_lean`, with ``hips`` the pelvis
+    pitching forward too) that brings the centre of mass
     of poses ``roots (N, 3)``, ``local (N, J, 4)`` forward (along the unit ``forward (2,)``)
     to :data:`COM_INSIDE` in front of the back of the feet's support (their points on the
     floor, :func:`_support_points`), or as near as the trunk's range allows; 0 where it is there
@@ -556,7 +594,7 @@ def _balance_lean(
     rear = np.array([(p @ forward).min() if len(p) else np.nan for p in support]) + COM_INSIDE
 
     def short(amount: NDArray[np.float64]) -> NDArray[np.float64]:
-        com = centre_of_mass(body, roots, _lean(body.skeleton, local, amount))[:, :2]
+        com = centre_of_mass(body, roots, _lean(body.skeleton, local, amount, hips))[:, :2]
         return np.nan_to_num(rear - com @ forward, nan=0.0)
 
     lo, hi = np.zeros(len(roots)), np.full(len(roots), _MOST_LEAN)
@@ -589,17 +627,17 @@ def _sit_down(
        knees bending by :data:`KNEE_DIP`.
     2. *Squat*: the pelvis goes down to its place in ``low``, kept far enough behind the
        ankles for the knees, tilted back by :data:`PELVIS_TILT` (the hips flexing less);
-       the trunk bends forward and the arms rise (:func:`_balance_lean`) so that the centre
-       of mass stays over the feet as far as their ranges allow, until the buttocks rest on
-       the floor behind the heels.
+       the trunk bends forward, the pelvis pitching forward at the hips, and the arms rise
+       (:func:`_balance_lean`) so that the centre of mass stays over the feet as far as
+       their ranges allow, until the buttocks rest on the floor behind the heels, the bend
+       coming back to the posture's by then.
     3. *Sit up*: the trunk comes to ``low``'s posture, the buttocks and feet carrying it.
     4. *Place the feet*: one after the other the feet are lifted and placed where ``low``
        has them (:func:`vhuman.task.feet.step_path`).
 
-    The hands go down to the floor :data:`HAND_SIDE` to either side of the seat and
-    :data:`HAND_AHEAD` in front of it (:func:`_arm_reach`) once the shoulders have come
-    down to where both reach it with the arms :data:`HAND_BEND` of their length, landing
-    then, and stay there through the sitting up and the first foot's step; they come up to
+    The hands go down to the floor beside the hips before the centre of mass would leave
+    the feet, carry the body with them while the buttocks come down and stay there through
+    the sitting up and the first foot's step (:func:`_hand_support`); they come up to
     ``low``'s arms by the end.
 
     The legs are corrected onto the feet and checked as in :func:`_down`.
@@ -675,51 +713,147 @@ def _sit_down(
     legs = plant_feet(
         sk, roots[squat], local[squat], (_hold(pre[0], c2 - c1 + 1), _hold(pre[1], c2 - c1 + 1))
     )
-    more = _balance_lean(body, roots[squat], legs, floor, forward)
+    more = _balance_lean(body, roots[squat], legs, floor, forward, hips=True)
     # ... its change per frame at most LEAN_STEP: the least such bend above what is needed,
-    # from none at the start of the squat.
+    # from none at the start of the squat to none at its end (the buttocks down).
     for k in range(1, len(more)):
         more[k] = max(more[k], more[k - 1] - LEAN_STEP)
     for k in range(len(more) - 2, -1, -1):
         more[k] = max(more[k], more[k + 1] - LEAN_STEP)
-    more = np.minimum(more, LEAN_STEP * np.arange(len(more)))
-    local[squat] = _lean(sk, local[squat], more)
+    ramp = LEAN_STEP * np.arange(len(more))
+    more = np.minimum(more, np.minimum(ramp, 3 * ramp[::-1]))
+    local[squat] = _lean(sk, legs, more, hips=True)
     roots = _reach_lowered(sk, roots, local, feet)
-    # The hands go down to the floor beside the seat, each arm bent to HAND_BEND of its
-    # length as its hand lands there, once both can, and stay there until the trunk is up and
-    # the first foot placed.
-    left = np.array([-forward[1], forward[0]])
-    names = list(np.asarray(sk.names)[body.joints])
-    rest = floor + float(body.radii[names.index("l_wrist")]) + HAND_CLEARANCE
-    seat_ahead = low[0][:2] + HAND_AHEAD * forward
-    pos = forward_kinematics(sk.parents, sk.offsets, roots, local)[0]
-    arms, landed = [], np.ones(n, dtype=bool)
-    for side, sign in (("l", 1.0), ("r", -1.0)):
-        hand = np.array([*(seat_ahead + sign * HAND_SIDE * left), rest])
-        shoulder = pos[:, sk.index(f"{side}_shoulder")]
-        length = sum(float(np.linalg.norm(sk.offsets[sk.index(f"{side}_{j}")])) for j in _ARM[1:])
-        away = np.linalg.norm(hand - shoulder, axis=-1)
-        # Short of the floor, the hand where the arm so bent reaches on the way there.
-        reach = shoulder + np.minimum(HAND_BEND * length / away, 1.0)[:, None] * (hand - shoulder)
-        arms.append(_arm_reach(sk, roots, local, side, reach))
-        landed &= away <= HAND_BEND * length
-    landed[:c1] = False
-    if landed.any():
-        on = int(np.argmax(landed))
-        off = c3 - 1 + counts[3] // 2
-        k = np.arange(n, dtype=np.float64)
-        reach_frames = max(2.0, _HAND_REACH * (n - 1))
-        weight = np.minimum(
-            ease(Easing.MINIMUM_JERK, np.clip((k - on + reach_frames) / reach_frames, 0.0, 1.0)),
-            ease(Easing.MINIMUM_JERK, np.clip((n - 1 - k) / (n - 1 - off), 0.0, 1.0)),
-        )
-        for side, arm in zip("lr", arms, strict=True):
-            for j in sk.indices([f"{side}_shoulder", f"{side}_elbow"]):
-                local[:, j] = quat_slerp(local[:, j], arm[:, j], weight)
-    planned = planted(body, roots, local, feet, lift, s, floor)
+    # The hands go down to the floor beside the seat, behind the centre of mass, where the feet
+    # would no longer carry the body, and stay there until the trunk is up and the first foot
+    # placed.
+    off = c3 - 1 + counts[3] // 2
+    hands = _hand_support(body, roots, local, feet, floor, forward, low[0], (c1, c2, off), accept)
+    planned = planted(body, roots, hands if hands is not None else local, feet, lift, s, floor)
     if planned is None or not accept(*planned):
         return None
     return planned
+
+
+def _hand_support(
+    body: BodyModel,
+    roots: NDArray[np.float64],
+    local: NDArray[np.float64],
+    feet: tuple[FootPlacement, FootPlacement],
+    floor: float,
+    forward: NDArray[np.float64],
+    seat: NDArray[np.float64],
+    frames: tuple[int, int, int],
+    accept: PosesCheck,
+) -> NDArray[np.float64] | None:
+    """``local (N, J, 4)`` with both hands put down on ``floor`` [m] while the buttocks come
+    down; None where the feet and buttocks carry the body throughout, or no hand plan passes.
+
+    ``frames`` are the first frame of the squat, the frame the buttocks are down by and the
+    frame the hands start coming up. Of the squat's frames whose centre of mass would lie less
+    than :data:`HAND_MARGIN` inside the support of the feet (and buttocks) on ``floor``
+    (:func:`_support_points`, the legs corrected onto ``feet``), the hands rest on the floor
+    :data:`HAND_BEHIND` behind the rearmost centre of mass along ``forward (2,)`` and
+    :data:`HAND_SIDE` to either side of the seat ``seat (3,)``, landing at the first frame
+    of the squat where both shoulders are within a fraction of :data:`HAND_BENDS` of the
+    arm's length of them, held there by the arm's inverse kinematics (:func:`_arm_reach`,
+    the elbows turned back) until they come up to the arms as planned by the end. They reach
+    there from the raised arms in a share of the time of ``_HAND_REACHES``, from
+    :data:`HAND_WIDE` out to the side (round the thighs), coming down onto their spots from
+    :data:`HAND_LIFT` above them (and going up likewise), the arm short of its spot pointing
+    there bent to that fraction. Of the fractions and shares whose hands do not slide on the
+    floor (:func:`_hand_slide` within :data:`vhuman.skeleton.footskate.SLIDE_TOLERANCE`) and
+    whose poses ``accept(roots, local)`` takes, the one leaving the fewest frames out of
+    balance (:func:`unbalanced_frames`; the first tried of those) is taken."""
+    sk = body.skeleton
+    first, down, off = frames
+    n = len(roots)
+    legs = plant_feet(sk, roots, local, feet)
+    com = centre_of_mass(body, roots, legs)[:, :2]
+    margin = _margins(body, roots, legs, floor, com)
+    short = first + np.flatnonzero(margin[first:down] < HAND_MARGIN)
+    if not len(short):
+        return None
+    left = np.array([-forward[1], forward[0], 0.0])
+    ahead = np.array([*forward, 0.0])
+    up = np.array([0.0, 0.0, 1.0])
+    back = float((com[short] @ forward).min()) - HAND_BEHIND
+    names = list(np.asarray(sk.names)[body.joints])
+    rest = floor + float(body.radii[names.index("l_wrist")]) + HAND_CLEARANCE
+    sides = (("l", 1.0), ("r", -1.0))
+    hands = [
+        back * ahead + (seat @ left + sign * HAND_SIDE) * left + rest * up for _, sign in sides
+    ]
+    pos = forward_kinematics(sk.parents, sk.offsets, roots, local)[0]
+    shoulders = [pos[:, sk.index(f"{side}_shoulder")] for side, _ in sides]
+    lengths = [
+        sum(float(np.linalg.norm(sk.offsets[sk.index(f"{side}_{j}")])) for j in _ARM[1:])
+        for side, _ in sides
+    ]
+    k = np.arange(n, dtype=np.float64)
+    lift = ease(Easing.MINIMUM_JERK, np.clip((n - 1 - k) / (n - 1 - off), 0.0, 1.0))
+    best: NDArray[np.float64] | None = None
+    fewest = np.inf
+    for bend, share in itertools.product(HAND_BENDS, _HAND_REACHES):
+        landed = np.all(
+            [
+                np.linalg.norm(h - sh, axis=-1) <= bend * length
+                for h, sh, length in zip(hands, shoulders, lengths, strict=True)
+            ],
+            axis=0,
+        )
+        landed[:first] = False
+        if not landed[:down].any():
+            continue
+        on = int(np.argmax(landed))
+        frames_to_reach = max(2.0, share * (n - 1))
+        weight = np.minimum(
+            ease(Easing.MINIMUM_JERK, np.clip((k - on + frames_to_reach) / frames_to_reach, 0, 1)),
+            lift,
+        )
+        # Coming down onto its spot from above it, and going up off it, within _HAND_LEAD of
+        # the reach; from out to the side before.
+        rise = HAND_LIFT * np.minimum((1.0 - weight) / _HAND_LEAD, 1.0)
+        out = legs.copy()
+        for (side, sign), hand, shoulder, length in zip(
+            sides, hands, shoulders, lengths, strict=True
+        ):
+            spot = hand + np.outer(rise, up) + np.outer(HAND_WIDE * (1.0 - weight), sign * left)
+            # Short of its spot, the hand where the arm so bent reaches on the way there.
+            away = np.linalg.norm(spot - shoulder, axis=-1)
+            reach = shoulder + np.minimum(bend * length / away, 1.0)[:, None] * (spot - shoulder)
+            arm = _arm_reach(sk, roots, local, side, reach, -ahead)
+            for j in sk.indices([f"{side}_shoulder", f"{side}_elbow"]):
+                out[:, j] = quat_slerp(local[:, j], arm[:, j], weight)
+        if _hand_slide(body, roots, out, floor) > SLIDE_TOLERANCE:
+            continue
+        # Out of balance: as without the hands where the arms are as planned, else checked.
+        moved = weight > 0.0
+        count = int(np.sum(margin[~moved] < 0.0)) + unbalanced_frames(
+            body, roots[moved], out[moved], floor
+        )
+        if count < fewest and accept(roots, out):
+            best, fewest = out, count
+            if count == 0:
+                break
+    return best
+
+
+def _hand_slide(
+    body: BodyModel, roots: NDArray[np.float64], local: NDArray[np.float64], floor: float
+) -> float:
+    """Largest horizontal travel [m] from a frame to the next of the end spheres of a hand's
+    capsule (the wrist's segment) whose lowest point lies within
+    :data:`vhuman.skeleton.footskate.CONTACT_HEIGHT` of ``floor`` [m] in both, over poses
+    ``roots (N, 3)``, ``local (N, J, 4)`` (as :func:`vhuman.skeleton.footskate.foot_slide`
+    for the feet); 0 where none does."""
+    hands = body.segment_indices(("l_wrist", "r_wrist"))
+    a, b = body.capsules(roots, local)
+    centres = np.concatenate([a[:, hands], b[:, hands]], axis=1)  # (N, 4, 3)
+    radii = np.tile(body.radii[hands], 2)
+    down = centres[..., 2] - radii - floor <= CONTACT_HEIGHT
+    travel = np.linalg.norm(np.diff(centres[..., :2], axis=0), axis=-1)
+    return float(np.where(down[:-1] & down[1:], travel, 0.0).max(initial=0.0))
 
 
 def _arm_reach(
@@ -728,13 +862,16 @@ def _arm_reach(
     local: NDArray[np.float64],
     side: str,
     target: NDArray[np.float64],
+    elbow: NDArray[np.float64] | None = None,
 ) -> NDArray[np.float64]:
     """``local (N, J, 4)`` with the arm of ``side`` ("l" or "r") turned to put the hand's end
     at ``target (N, 3)`` [m] where it can reach it (else pointing there, the elbow as bent as
     the distance needs, straight beyond reach): the analytic two-bone inverse kinematics of
     the shoulder–elbow chain with the forearm and hand as one link (Tolani, Goswami and
     Badler 2000), the elbow's flexion set by the shoulder–target distance, the upper arm
-    swung by the smallest rotation that brings the hand onto the target."""
+    swung by the smallest rotation that brings the hand onto the target; with ``elbow (3,)``,
+    the arm then turned about the shoulder–target line (the swivel, which leaves the hand
+    where it is) to put the elbow on the side of that line ``elbow`` points to."""
     s, e, w, h = skeleton.indices([f"{side}_{name}" for name in _ARM])
     out = local.copy()
     pos, rot = forward_kinematics(skeleton.parents, skeleton.offsets, roots, out)
@@ -743,11 +880,21 @@ def _arm_reach(
     )
     top = skeleton.limits[e, 0, 1] if skeleton.limits is not None else np.pi
     axis = skeleton.axes[e] if skeleton.axes is not None else np.array([0.0, -1.0, 0.0])
-    shoulder, elbow = bend_and_swing(
+    shoulder, bent = bend_and_swing(
         pos[:, s], rot[:, s], skeleton.offsets[e], end, axis, (0.0, top), target
     )
+    if elbow is not None:
+        line = target - pos[:, s]
+        line /= np.maximum(np.linalg.norm(line, axis=-1, keepdims=True), 1e-12)
+        at = quat_apply(shoulder, np.broadcast_to(skeleton.offsets[e], (len(roots), 3)))
+        here = at - np.sum(at * line, axis=-1, keepdims=True) * line
+        there = elbow - (line @ elbow)[:, None] * line
+        turn = np.arctan2(
+            np.sum(np.cross(here, there) * line, axis=-1), np.sum(here * there, axis=-1)
+        )
+        shoulder = quat_multiply(rotvec_to_quat(turn[:, None] * line), shoulder)
     out[:, s] = quat_multiply(quat_conjugate(rot[:, skeleton.parents[s]]), shoulder)
-    out[:, e] = elbow
+    out[:, e] = bent
     return out
 
 
@@ -774,6 +921,26 @@ def _support_points(
     return [(pts[k, :, None, :2] + patch)[on[k]].reshape(-1, 2) for k in range(len(roots))]
 
 
+def _margins(
+    body: BodyModel,
+    roots: NDArray[np.float64],
+    local: NDArray[np.float64],
+    floor: float,
+    com: NDArray[np.float64] | None = None,
+) -> NDArray[np.float64]:
+    """Distance ``(N,)`` [m] of the centre of mass's floor projection (``com (N, 2)`` where
+    given) inside (+) or outside (−) the support polygon of the body points on ``floor``
+    (:func:`_support_points`) of poses ``roots (N, 3)``, ``local (N, J, 4)``; −inf where
+    fewer than three corners rest on it."""
+    if com is None:
+        com = centre_of_mass(body, roots, local)[:, :2]
+    out = np.full(len(roots), -np.inf)
+    for k, (c, pts) in enumerate(zip(com, _support_points(body, roots, local, floor), strict=True)):
+        if len(pts) >= 3:
+            out[k] = polygon_margin(c, pts[ConvexHull(pts).vertices])
+    return out
+
+
 def unbalanced_frames(
     body: BodyModel, roots: NDArray[np.float64], local: NDArray[np.float64], floor: float
 ) -> int:
@@ -782,14 +949,7 @@ def unbalanced_frames(
     :func:`vhuman.posture.check.support_points`, the floor alone: the lowest line of each
     capsule, sampled, within :data:`SUPPORT_HEIGHT` of it, each point a square of half side
     the capsule's radius)."""
-    com = centre_of_mass(body, roots, local)[:, :2]
-    count = 0
-    for c, pts in zip(com, _support_points(body, roots, local, floor), strict=True):
-        if len(pts) < 3:
-            count += 1
-            continue
-        count += polygon_margin(c, pts[ConvexHull(pts).vertices]) < 0.0
-    return count
+    return int(np.sum(_margins(body, roots, local, floor) < 0.0))
 
 
 def _root_speed(roots: NDArray[np.float64], fps: float) -> float:
