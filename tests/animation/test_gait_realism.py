@@ -163,12 +163,17 @@ def test_pelvis_rises_and_falls_about_as_far_as_peoples(walks, speed, people) ->
     assert abs(a.pelvis_excursion_m - people) <= 0.0075
 
 
-@pytest.mark.xfail(
+_VAULT = pytest.mark.xfail(
     strict=True,
     reason="the pelvis comes to rest at its lowest at heel strike but then vaults up over the "
-    "nearly straight leading leg: its lowest point is 1.5-2.6 times as sharp as its highest",
+    "nearly straight leading leg: its lowest point is about 2.0 and 2.6 times as sharp as its "
+    "highest at 1.3 and 1.6 m/s",
 )
-@pytest.mark.parametrize("speed", SPEEDS)
+
+
+@pytest.mark.parametrize(
+    "speed", [1.0, pytest.param(1.3, marks=_VAULT), pytest.param(1.6, marks=_VAULT)]
+)
 def test_pelvis_is_as_round_at_its_minima_as_at_its_maxima(walks, speed) -> None:
     """People's pelvis path is about as round at its lowest as at its highest (CMU: curvature
     ratio 1.0-1.2)."""

@@ -345,6 +345,25 @@ def test_heel_touches_down_before_the_toes(straight) -> None:
         assert toe[f] > 5e-3  # and the forefoot still in the air
 
 
+@pytest.mark.parametrize("speed", [1.0, 1.3, 1.6])
+def test_forefoot_comes_down_within_loading_response(speed: float) -> None:
+    """The foot lands toes up and rolls over its heel to flat by 9 % of the cycle after heel
+    strike, or later where that would take less than 95 ms (a shorter heel rocker turns the
+    ankle faster than the recorded walks at 1.6 m/s). At 240 fps, to time it."""
+    result = generate_walk(GaitParameters(speed=speed, cycles=2, fps=240.0))
+    m, p = result.motion, result.parameters
+    j = m.skeleton.index("r_ankle")
+    pitch = np.arcsin(-quat_apply(m.global_rotations[:, j], [1.0, 0.0, 0.0])[:, 2])
+    tau = (m.times / p.cycle_duration) % 1.0  # right heel strikes at 0, D, 2D…
+    landing = (tau * p.cycle_duration < 1.5 / m.fps) & (m.times > 0.0)
+    assert landing.any()
+    assert np.all(pitch[landing] < -0.1)  # toes up at heel strike
+    first_flat = tau[(tau < 0.2) & (np.abs(pitch) < 1e-4)].min()
+    expected = max(FOOT_FLAT, 0.095 / p.cycle_duration)
+    assert expected - 1.0 / (m.fps * p.cycle_duration) <= first_flat <= expected + 0.002
+    assert first_flat * p.cycle_duration >= 0.095 - 1.0 / m.fps
+
+
 def test_seed_ccd_legs_reach_the_analytic_targets() -> None:
     """Chen et al.'s walking IK (CCD on hip → knee → ankle, which ends at the pelvis, the
     sub-root) reaches the same ankles as the law of cosines, within its tolerance."""

@@ -71,10 +71,20 @@ __all__ = [
     "stance_knee",
 ]
 
-FOOT_FLAT = 0.10
-"""Share of the cycle after heel strike at which the forefoot touches down (end of the
-heel rocker, about the end of loading response, the first 10-12 % of the cycle, Perry &
-Burnfield 2010)."""
+FOOT_FLAT = 0.09
+"""Share of the cycle after heel strike at which the forefoot touches down (end of the heel
+rocker, within loading response, the first 10-12 % of the cycle, Perry & Burnfield 2010);
+later where the cycle is short (:func:`_foot_flat`). The ankle rolls about the heel and
+the pelvis comes down with it, so a heel rocker that ends earlier takes up more of the
+pelvis's rise over the leading leg after heel strike: with the forefoot down at 10 % of
+the cycle, the pelvis's lowest point is 1.56 / 2.03 times as sharp as its highest at
+1.0 / 1.3 m/s (here 1.38 / 1.95), and the ankle plantarflexes −3.3 / −4.6° in loading
+response (here −4.9 / −6.6°)."""
+_FOOT_FALL = 0.095
+"""Least time [s] the forefoot takes to come down from heel strike to foot flat
+(:func:`_foot_flat`): with the forefoot down at 9 % of a cycle of 0.95 s (1.6 m/s) the
+ankle turns 10.1° in a frame at 60 fps, past the recorded walks' 10°; 95 ms puts it at
+10 % there, and leaves 9 % at 1.3 m/s and slower."""
 PELVIS_LEAD = 0.015
 """How far [leg lengths] the pelvis lies ahead of the midpoint between the footprints at
 each heel strike (on a straight path), times :func:`_long_step_fade`. Each footprint lies
@@ -85,9 +95,9 @@ pelvis and the trailing one 0.33 behind at 1.0 m/s, 0.47 and 0.40 at 1.6 m/s (th
 the fade at 0.9); six recorded CMU walks at 1.0-1.6 m/s, measured the same way: 0.33-0.46
 ahead, 0.28-0.39 behind. With the footprints centred under the pelvis (a lead of 0) the
 pelvis rises and falls further and comes down to its lowest more sharply (excursion
-2.7 / 4.3 / 5.5 cm at 1.0 / 1.3 / 1.6 m/s against 2.3 / 3.8 / 5.0 cm; curvature at the
-minima over that at the maxima 2.0 / 2.4 / 2.9 against 1.5 / 2.0 / 2.6), and the trailing
-heel rises less before toe-off: the push-off is 1.6-2.7° shallower."""
+2.7 / 4.3 / 5.6 cm at 1.0 / 1.3 / 1.6 m/s against 2.3 / 3.8 / 5.1 cm; curvature at the
+minima over that at the maxima 1.8 / 2.3 / 3.0 against 1.4 / 1.9 / 2.6), and the trailing
+heel rises less before toe-off: the push-off is 1.6-2.8° shallower."""
 _LONG_STEP, _FADE = 0.5, 0.05
 """Step [statures] from which :data:`PELVIS_LEAD` is gone and the hips are highest at
 :data:`_HIGH_HIP_LONG_STEP` of the cycle instead of :data:`_HIGH_HIP`, and the width over
@@ -152,7 +162,7 @@ obliquity); on long steps it moves to :data:`_HIGH_HIP_LONG_STEP` as
 at about 44 %. At 40 % the trailing hip stands higher in pre-swing than with the peak at a
 third of the cycle (by 6 mm at 1.0 m/s), so the trailing heel rises further about the ball
 of the foot for the same knee flexion: with the peak at a third of the cycle the push-off
-is 1.9-2.3° shallower at 1.0-1.6 m/s and, at 1.0 m/s, 1 % of the cycle later."""
+is 2.0-2.4° shallower at 1.0-1.6 m/s and, at 1.0 and 1.6 m/s, 1 % of the cycle later."""
 _HIGH_HIP_LONG_STEP = 1.0 / 3.0
 """Share of a leg's cycle at which its hip is highest on steps of :data:`_LONG_STEP` and
 longer: the trailing hip stands lower in pre-swing than with :data:`_HIGH_HIP`, which
@@ -424,7 +434,7 @@ def stance_knee(tau: ArrayLike, speed: float = 1.3) -> NDArray[np.float64]:
     (:func:`_pelvis_height`): the leg, nearly straight at heel strike, shortens at
     once as the pelvis passes over its heel, so the pelvis rises less steeply from its
     lowest (at 1.0 / 1.3 / 1.6 m/s its curvature at the minima over that at the
-    maxima is 1.5 / 2.0 / 2.6, against 1.9 / 2.1 / 2.9 with the knee leaving heel
+    maxima is 1.4 / 1.9 / 2.6, against 1.7 / 2.1 / 3.0 with the knee leaving heel
     strike at rest). Above 1.3 m/s the loading peak grows by
     :data:`_LOADING_KNEE_PER_SPEED` and the mid-stance flexion by
     :data:`_MID_STANCE_KNEE_PER_SPEED` with ``speed`` [m/s].
@@ -475,20 +485,34 @@ def _hermite(s: NDArray, p0: ArrayLike, m0: ArrayLike, p1: ArrayLike, m1: ArrayL
     )
 
 
+def _foot_flat(p: GaitParameters) -> float:
+    """Share of the cycle after heel strike at which the forefoot touches down.
+
+    :data:`FOOT_FLAT`, or later where the cycle is so short that the forefoot would
+    come down in less than :data:`_FOOT_FALL`.
+    """
+    return max(FOOT_FLAT, _FOOT_FALL / p.cycle_duration)
+
+
 def _stance_pose(
-    tau: NDArray, ankle_flat: NDArray, yaw: NDArray, landing: NDArray, body: _Body
+    tau: NDArray,
+    ankle_flat: NDArray,
+    yaw: NDArray,
+    landing: NDArray,
+    body: _Body,
+    foot_flat: float,
 ) -> tuple[NDArray, NDArray, NDArray]:
     """Ankle ``(N, 3)``, foot rotation ``(N, 4)`` and pitch ``(N,)`` of a planted foot.
 
     ``tau`` is the share of the cycle since heel strike; ``ankle_flat`` the
     ankle when the foot lies flat on its footprint. Heel rocker: the foot lands
-    toes up by ``landing (N,)`` [rad] and rolls about the heel until ``FOOT_FLAT``
-    (minimum-jerk timing, at rest at both ends); flat after it. The forefoot
-    rocker, the heel rising about the ball of the foot from ``HEEL_OFF``, is set
-    by :func:`_heel_rise`.
+    toes up by ``landing (N,)`` [rad] and rolls about the heel until ``foot_flat``
+    (share of the cycle, :func:`_foot_flat`; minimum-jerk timing, at rest at both
+    ends); flat after it. The forefoot rocker, the heel rising about the ball of
+    the foot from ``HEEL_OFF``, is set by :func:`_heel_rise`.
     """
-    loading = -landing * (1.0 - ease(Easing.MINIMUM_JERK, tau / FOOT_FLAT))
-    pitch = np.where(tau < FOOT_FLAT, loading, 0.0)
+    loading = -landing * (1.0 - ease(Easing.MINIMUM_JERK, tau / foot_flat))
+    pitch = np.where(tau < foot_flat, loading, 0.0)
     pivot = np.where((pitch < 0.0)[:, None], body.heel, body.toe_offset)
     q_yaw = _qz(yaw)
     q = quat_multiply(q_yaw, _qaxis(np.array([0.0, 1.0, 0.0]), pitch))
@@ -543,7 +567,7 @@ def _foot(t: NDArray, side: int, p: GaitParameters, body: _Body, width: float) -
     flat_before, _ = footprint(strike - 0.5 * d)  # the previous print's place on the path
     step = np.linalg.norm(flat_now[:, :2] - flat_before[:, :2], axis=-1)
     landing = p.heel_strike * np.clip(step / p.step_length, _FLATTEST_LANDING, 1.0)
-    ankle, q_foot, pitch = _stance_pose(tau, flat_now, yaw_now, landing, body)
+    ankle, q_foot, pitch = _stance_pose(tau, flat_now, yaw_now, landing, body, _foot_flat(p))
     return _Foot(
         ankle=ankle,
         rotation=q_foot,
@@ -644,7 +668,12 @@ def _swing(foot: _Foot, t: NDArray, p: GaitParameters, body: _Body) -> _Foot:
         pitch_off = pitch[a - 1] + rate * (t_off - t[a - 1])
         flat = foot.ball[b] - quat_apply(_qz(foot.yaw[b]), body.toe_offset)
         end, _, pitch_on = _stance_pose(
-            np.zeros(1), flat[None], foot.yaw[b : b + 1], foot.landing[b : b + 1], body
+            np.zeros(1),
+            flat[None],
+            foot.yaw[b : b + 1],
+            foot.landing[b : b + 1],
+            body,
+            _foot_flat(p),
         )
         path = _hermite(s[:, None], start, h * velocity, end, 0.0)
         level = np.clip(s / _LEVEL, 0.0, 1.0)
@@ -1302,7 +1331,7 @@ def _measure(
             if s0 == 0 or run == len(t):
                 continue  # a stance cut by the start or end of the motion
             on_heel = s0 + np.flatnonzero(tau[s0:run] <= HEEL_OFF)
-            on_ball = s0 + np.flatnonzero(tau[s0:run] >= FOOT_FLAT)
+            on_ball = s0 + np.flatnonzero(tau[s0:run] >= _foot_flat(p))
             slide_heel = np.linalg.norm(heel[on_heel, :2] - heel[s0, :2], axis=-1).max()
             slide_ball = np.linalg.norm(toe[on_ball] - toe[on_ball[0]], axis=-1).max()
             skate = max(skate, float(slide_heel), float(slide_ball))
