@@ -798,9 +798,16 @@ def run_task(
 ) -> TaskResult:
     """Run a task: compose the motion step by step, check every frame, score REBA and RULA.
 
-    A step that cannot be done (no posture reaches its target, no path, no
-    arm solution along the hand's path) stops the task there: the result holds
-    the motion up to it, that step marked not done with the reason.
+    A posture step walks to the placement the posture solver ranks best and
+    gets down into it; where that way fails a frame check (contact, joint
+    ranges and speeds, balance, feet sliding: :func:`vhuman.task.check.check_motion`)
+    or has no planned way down, it is taken back and the next-ranked placement
+    tried (:func:`vhuman.posture.solve_posture` with ``exclude``), up to
+    :data:`MAX_PLACEMENTS`. A step that cannot be done (no posture reaches its
+    target, no placement's way there and down passes the checks, no path, no
+    arm solution along the hand's path, no clear way up) stops the task there:
+    the result holds the motion up to it, that step marked not done with the
+    reason.
 
     Parameters
     ----------
