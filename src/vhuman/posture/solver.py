@@ -8,7 +8,8 @@
    the target, turned to every heading over 360°, only where pelvis and chest
    lie in the connected free space, ranked by Luo et al.'s cost (collision ratio
    + α·D_effective + β·V_comfort) plus the approach misalignment
-   (:func:`~vhuman.posture.search.placement_candidates`).
+   (:func:`~vhuman.posture.search.placement_candidates`); those near a placement
+   the caller passes over (``exclude``, :func:`~vhuman.posture.search.near`) left out.
 3. Arm attempts on diverse candidates (distinct posture / position / heading
    clusters, :func:`~vhuman.posture.search.diverse`), at most
    ``max_arm_attempts``: the trunk checked exactly with coal, the arm by the
