@@ -286,6 +286,25 @@ def test_no_clear_way_down_or_up_is_an_error(body: BodyModel, library: PostureLi
         floor_transition(body, low, stand, DURATION, FPS, 0.0, clear=blocked)
 
 
+def test_a_small_change_of_height_is_checked_clear_too(
+    body: BodyModel, library: PostureLibrary
+) -> None:
+    stand = standing_pose(library.skeleton, np.zeros(2), 0.0, FPS)
+    ahead = standing_pose(library.skeleton, np.array([0.3, 0.1]), 0.5, FPS)
+    offered: list[np.ndarray] = []
+
+    def first_refused(roots: np.ndarray, local: np.ndarray) -> bool:
+        offered.append(local)
+        return len(offered) > 1
+
+    motion = floor_transition(body, stand, ahead, DURATION, FPS, 0.0, clear=first_refused)
+    assert len(offered) == 2  # the transition there and the one back reversed
+    assert np.array_equal(motion.local_rotations, offered[1])
+    assert not np.array_equal(offered[0], offered[1])
+    with pytest.raises(FloorTransitionError, match="touches the scene either way"):
+        floor_transition(body, stand, ahead, DURATION, FPS, 0.0, clear=lambda r, q: False)
+
+
 @pytest.mark.parametrize(
     ("worker", "name"),
     [

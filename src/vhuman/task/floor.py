@@ -996,15 +996,16 @@ def floor_transition(
     ``end``.
 
     ``clear(roots (N, 3), local (N, J, 4))``, where given, says whether planned frames are
-    free of the scene (no contact); a plan it refuses is passed over like one failing its
-    checks.
+    free of the scene (no contact); a plan or transition it refuses is passed over like one
+    failing its checks.
 
     Raises
     ------
     FloorTransitionError
         Where the pelvis drops or rises by more than :data:`DOWN_DROP` and no plan passes its
-        checks and ``clear``: the body has no checked way down (or up) here, and the caller
-        decides what to do instead (another place, another posture, stop).
+        checks and ``clear``, or by less and ``clear`` refuses the transition both ways: the
+        body has no checked way down (or up) here, and the caller decides what to do instead
+        (another place, another posture, stop).
     """
     drop = float(start[0][2] - end[0][2])
     if abs(drop) > DOWN_DROP:
@@ -1051,15 +1052,17 @@ def floor_transition(
             roots, local = roots[::-1], local[::-1]
         return Motion(body.skeleton, fps, roots, local)
     # A smaller change of height: the plain transition, or the one back played backwards
-    # where that leaves the support in fewer frames.
+    # where that leaves the support in fewer frames; of those ``clear`` accepts.
     there = transition(body, start, end, duration, fps, floor)
     back = transition(body, end, start, duration, fps, floor)
     backwards = Motion(body.skeleton, fps, back.root_positions[::-1], back.local_rotations[::-1])
-    if unbalanced_frames(body, *_pose(backwards), floor) < unbalanced_frames(
-        body, *_pose(there), floor
-    ):
-        return backwards
-    return there
+    both = sorted((there, backwards), key=lambda m: unbalanced_frames(body, *_pose(m), floor))
+    for motion in both:
+        if clear is None or clear(*_pose(motion)):
+            return motion
+    raise FloorTransitionError(
+        f"the transition by {abs(drop):.2f} m in height touches the scene either way"
+    )
 
 
 def _pose(motion: Motion) -> Pose:
