@@ -204,7 +204,7 @@ def test_reach_writes_bvh_and_reports_its_figures(tmp_path: Path) -> None:
         (["--target", "0.5", "-0.2", "nan"], "NaN"),
         (["--target", "0.5", "-0.2", "1.3", "--duration", "0"], "duration"),
         (["--target", "0.5", "-0.2", "1.3", "--arm", "middle"], "--arm must be one of"),
-        (["--target", "0.3", "-0.15", "1.2"], "within its joint limits at the target"),
+        (["--target", "0.15", "-0.15", "1.2"], "within its joint limits at the target"),
         (["--target", "0.5", "-0.2", "1.3", "--max-joint-speed", "0"], "--max-joint-speed must be"),
     ],
 )
@@ -220,7 +220,7 @@ def test_reach_bad_input_exits_2(tmp_path: Path, args: list[str], match: str) ->
 @pytest.mark.parametrize("flag", ["--allow-lean", "--lean"])
 def test_reach_with_a_trunk_lean_reports_it(tmp_path: Path, flag: str) -> None:
     out = tmp_path / "reach.bvh"
-    args = ["reach", "--target", "0.3", "-0.15", "1.2", flag, "-o", str(out), "--json"]
+    args = ["reach", "--target", "0.15", "-0.15", "1.2", flag, "-o", str(out), "--json"]
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 0, result.output
     figures = json.loads(result.stdout)

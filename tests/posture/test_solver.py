@@ -10,6 +10,7 @@ import pytest
 from vhuman.posture import (
     PostureSettings,
     hand_frame_error,
+    near,
     solve_posture,
     solve_posture_ga,
     worker_skeleton,
@@ -56,6 +57,36 @@ def test_ship_valve_collision_free_hand_on_valve(ship_valve_result, p95: Skeleto
     assert d["library_posture"] != "standing"  # the ceiling is at 1.45 m
     assert 1 <= d["reba_score"] <= 15
     assert 1 <= d["rula_score"] <= 7
+
+
+def test_placements_passed_over_give_the_next_ranked_one(ship_valve_result, p95: Skeleton) -> None:
+    first = ship_valve_result.placement
+    assert near([first], [first]).all()
+    r = solve_posture(ship_valve_result.scene, p95, seed=0, exclude=[first])
+    assert r.reached
+    assert r.check.valid
+    t, rot = hand_frame_error(r)
+    assert t <= 0.005
+    assert np.degrees(rot) <= 3.0
+    # Another cluster: another posture, or the pelvis or the heading apart.
+    assert not near([r.placement], [first]).any()
+    # Neither that one nor the first is given when both are passed over.
+    r2 = solve_posture(ship_valve_result.scene, p95, seed=0, exclude=[first, r.placement])
+    if r2.reached:
+        assert not near([r2.placement], [first, r.placement]).any()
+
+
+def test_near_placements_are_those_of_one_cluster(ship_valve_result) -> None:
+    c = ship_valve_result.placement
+    moved = dataclasses.replace(c, root_position=c.root_position + np.array([0.2, 0.0, 0.0]))
+    turned = dataclasses.replace(c, yaw=c.yaw + np.radians(40.0))
+    other = dataclasses.replace(c, index=c.index + 1)
+    close = dataclasses.replace(
+        c, root_position=c.root_position + np.array([0.1, 0.0, 0.0]), yaw=c.yaw - 0.3
+    )
+    assert near([moved, turned, other, close], [c]).tolist() == [False, False, False, True]
+    assert not near([c], []).any()
+    assert near([], [c]).shape == (0,)
 
 
 def test_unreachable_target_is_reported(p95: Skeleton) -> None:

@@ -7,7 +7,7 @@ import pytest
 
 from vhuman.errors import InputError
 from vhuman.io import cmu_walking_example, load_motion, save_motion
-from vhuman.reaching import ArmModel
+from vhuman.reaching import JOINT_LIMITS, ArmModel
 from vhuman.reaching.audit import audit_reach, wrap_to_pi
 from vhuman.reaching.clearance import ArmBodyClearance
 from vhuman.reaching.reach import READY_ARM_ANGLES, arm_motion, generate_reach
@@ -52,7 +52,7 @@ def test_audit_recovers_the_arm_angles_and_finds_a_collision(side) -> None:
 
 def test_audit_counts_frames_outside_the_limits() -> None:
     q = np.tile(READY_ARM_ANGLES, (11, 1))
-    q[5:, 2] = np.radians(40.0)  # internal humeral rotation: the limit is 0
+    q[5:, 2] = JOINT_LIMITS[2, 1] + np.radians(40.0)  # internal humeral rotation past its limit
     audit = audit_reach(arm_motion(SKELETON, "right", q, 60.0), "right")
     assert audit.limit_violation_frames == 6
     assert audit.max_limit_violation_deg == pytest.approx(40.0, abs=1e-6)

@@ -173,10 +173,10 @@ def test_left_reach_mirrors_the_right(lsq) -> None:
 
 
 def test_a_target_without_a_feasible_posture_is_refused_with_the_reason(lsq) -> None:
-    # In front of the chest: every upper-arm posture that puts the hand there is
-    # outside Xia et al.'s limits (no internal rotation of the humerus).
+    # Behind the back at chest height: no upper-arm posture that puts the hand there is
+    # within the shoulder's extension and internal rotation ranges.
     with pytest.raises(InputError) as caught:
-        generate_reach((0.3, -0.15, 1.2), skeleton=SKELETON, predictor=lsq)
+        generate_reach((-0.35, -0.1, 1.2), skeleton=SKELETON, predictor=lsq)
     message = str(caught.value)
     assert "\n" not in message
     assert "within its joint limits" in message
@@ -184,7 +184,10 @@ def test_a_target_without_a_feasible_posture_is_refused_with_the_reason(lsq) -> 
 
 
 def test_a_trunk_lean_reaches_what_the_arm_alone_cannot(lsq) -> None:
-    result = generate_reach((0.3, -0.15, 1.2), skeleton=SKELETON, predictor=lsq, allow_lean=True)
+    behind = (-0.3, -0.2, 1.0)
+    with pytest.raises(InputError, match="within its joint limits"):
+        generate_reach(behind, skeleton=SKELETON, predictor=lsq)
+    result = generate_reach(behind, skeleton=SKELETON, predictor=lsq, allow_lean=True)
     fig = result.to_dict()
     assert any(fig["trunk_lean_deg"])
     assert fig["final_position_error_mm"] < 1e-6
@@ -214,8 +217,9 @@ def test_every_reach_of_the_workspace_is_clean_or_refused_with_a_reason() -> Non
             audit = audit_reach(result.motion, side)
             assert audit.clean, (side, target, audit)
             assert audit.max_joint_speed_rad_s <= 8.0
+            # Continuity is the joints': φ itself may turn fast where the shoulder→wrist axis
+            # nears the vertical (φ's reference plane is undefined there) or the arm straight.
             assert audit.max_joint_step_deg <= np.degrees(8.0 / 60.0)
-            assert audit.max_swivel_step_deg < 10.0
             assert result.to_dict()["final_position_error_mm"] < 1e-6
             outcomes.setdefault(region, []).append(True)
     assert all("cannot be reached" in m and "\n" not in m for m in refusals)

@@ -25,13 +25,14 @@ from vhuman.task.check import JOINT_SPEED_LIMIT, MotionCheck, check_motion
 from vhuman.task.feet import foot_placements
 from vhuman.task.floor import (
     SUPPORT_HEIGHT,
+    FloorTransitionError,
     facing,
     floor_transition,
     unbalanced_frames,
     via_pose,
     via_poses,
 )
-from vhuman.task.motion import MOST_JOINT_STEP, standing_pose, transition
+from vhuman.task.motion import MOST_JOINT_STEP, standing_pose
 from vhuman.task.run import KNEE_ON_FLOOR
 
 FPS = 30.0
@@ -258,19 +259,50 @@ def test_both_knees_go_down_one_after_the_other(body: BodyModel, library: Postur
 
 def test_a_plan_touching_the_scene_is_passed_over(body: BodyModel, library: PostureLibrary) -> None:
     stand, low = _poses(library, "kneeling-one-knee", np.zeros(2), 0.0)
+    offered: list[int] = []
+
+    def first_refused(roots: np.ndarray, local: np.ndarray) -> bool:
+        offered.append(len(roots))
+        return len(offered) > 1
+
+    motion = floor_transition(body, stand, low, DURATION, FPS, 0.0, clear=first_refused)
+    assert len(offered) >= 2  # the first plan refused, others offered
+    assert motion.n_frames in offered[1:]  # one of those accepted is taken
+
+
+def test_no_clear_way_down_or_up_is_an_error(body: BodyModel, library: PostureLibrary) -> None:
+    stand, low = _poses(library, "kneeling-one-knee", np.zeros(2), 0.0)
     seen: list[int] = []
 
     def blocked(roots: np.ndarray, local: np.ndarray) -> bool:
         seen.append(len(roots))
         return False
 
-    motion = floor_transition(body, stand, low, DURATION, FPS, 0.0, clear=blocked)
+    # Not the plain transition, which nothing has checked clear of the scene.
+    with pytest.raises(FloorTransitionError, match=r"no planned way down .*\d+ touching the scene"):
+        floor_transition(body, stand, low, DURATION, FPS, 0.0, clear=blocked)
     assert seen  # plans passing their own checks were offered and refused
-    # The plain transition there, or the one back played backwards.
-    there = transition(body, stand, low, DURATION, FPS, 0.0).local_rotations
-    back = transition(body, low, stand, DURATION, FPS, 0.0).local_rotations[::-1]
-    q = motion.local_rotations
-    assert any(x.shape == q.shape and np.array_equal(x, q) for x in (there, back))
+    with pytest.raises(FloorTransitionError, match="no planned way up"):
+        floor_transition(body, low, stand, DURATION, FPS, 0.0, clear=blocked)
+
+
+def test_a_small_change_of_height_is_checked_clear_too(
+    body: BodyModel, library: PostureLibrary
+) -> None:
+    stand = standing_pose(library.skeleton, np.zeros(2), 0.0, FPS)
+    ahead = standing_pose(library.skeleton, np.array([0.3, 0.1]), 0.5, FPS)
+    offered: list[np.ndarray] = []
+
+    def first_refused(roots: np.ndarray, local: np.ndarray) -> bool:
+        offered.append(local)
+        return len(offered) > 1
+
+    motion = floor_transition(body, stand, ahead, DURATION, FPS, 0.0, clear=first_refused)
+    assert len(offered) == 2  # the transition there and the one back reversed
+    assert np.array_equal(motion.local_rotations, offered[1])
+    assert not np.array_equal(offered[0], offered[1])
+    with pytest.raises(FloorTransitionError, match="touches the scene either way"):
+        floor_transition(body, stand, ahead, DURATION, FPS, 0.0, clear=lambda r, q: False)
 
 
 @pytest.mark.parametrize(

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -14,13 +17,30 @@ from typer.testing import CliRunner
 from vhuman.cli.task import task
 from vhuman.ergonomics import assess_reba
 from vhuman.geometry import quat_angle
-from vhuman.posture import load_library, worker_skeleton
+from vhuman.posture import (
+    Candidate,
+    PostureResult,
+    load_library,
+    near,
+    solve_posture,
+    worker_skeleton,
+)
 from vhuman.scene import BodyModel
 from vhuman.skeleton import Motion
 from vhuman.skeleton.footskate import SLIDE_TOLERANCE
 from vhuman.task import TaskResult, load_task, run_task
+from vhuman.task import run as task_run
+from vhuman.task.floor import DOWN_DROP, FloorTransitionError, Pose, facing, floor_transition
+from vhuman.task.motion import standing_pose
 from vhuman.task.report import check_rows, failed_checks, write_task_outputs
-from vhuman.task.run import HAND_ON_FLOOR, KNEE_ON_FLOOR, hands_down, knees_down
+from vhuman.task.run import (
+    HAND_ON_FLOOR,
+    KNEE_ON_FLOOR,
+    MAX_PLACEMENTS,
+    hands_down,
+    knees_down,
+    score_frames,
+)
 
 app = typer.Typer()
 app.command()(task)
@@ -309,31 +329,153 @@ def test_hands_down_needs_both_hands_on_the_floor() -> None:
         assert not hands_down(body, lowered, -2.0 * HAND_ON_FLOOR).any()
 
 
-def test_arms_scored_as_supported_exactly_while_both_hands_bear_on_the_floor(
-    ship_valve: TaskResult,
-) -> None:
-    """REBA's upper arm −1 ("arm supported or person leaning", Hignett & McAtamney 2000) and
-    RULA's on the frames where the worker leans on both hands, and only there."""
-    r = ship_valve
-    body = BodyModel.from_skeleton(r.motion.skeleton, samples_per_segment=2)
-    names = np.asarray(r.motion.skeleton.names)[body.joints]
+def test_arms_scored_as_supported_exactly_while_both_hands_bear_on_the_floor() -> None:
+    """REBA's and RULA's upper arm −1 ("arm supported or person leaning", Hignett & McAtamney
+    2000) on the frames where the worker, sitting down, leans on both hands, and only there."""
+    body = BodyModel.from_skeleton(worker_skeleton("p50-male"), samples_per_segment=2)
+    library = load_library(body.skeleton, body=body)
+    low = library["sitting-floor"]
+    stand = standing_pose(body.skeleton, np.zeros(2), facing(low.local_rotations[0]), 30.0)
+    motion = floor_transition(body, stand, (low.root_position, low.local_rotations), 3.0, 30.0, 0.0)
+    names = np.asarray(body.skeleton.names)[body.joints]
     wrists = [int(np.flatnonzero(names == n)[0]) for n in ("l_wrist", "r_wrist")]
-    a, b = body.capsules(r.motion.root_positions, r.motion.local_rotations)
-    low = np.minimum(a[:, wrists, 2], b[:, wrists, 2]) - body.radii[wrists]
-    leaning = np.all(low - r.scene.floor <= HAND_ON_FLOOR, axis=-1)
-    if r.postures[0] == "sitting-floor":  # the hands take the weight on the way down
-        assert leaning.any()
-    for res in (r.reba, r.rula):
+    a, b = body.capsules(motion.root_positions, motion.local_rotations)
+    lowest = np.minimum(a[:, wrists, 2], b[:, wrists, 2]) - body.radii[wrists]
+    leaning = np.all(lowest <= HAND_ON_FLOOR, axis=-1)
+    assert 0 < leaning.sum() < motion.n_frames  # the hands take the weight on the way down
+    reba, rula = score_frames(body, motion, 0.0, np.zeros(motion.n_frames, dtype=bool))
+    for res in (reba, rula):
         supported = np.asarray(res.adjustments["arm_supported"]).reshape(len(leaning), -1)
         assert np.array_equal(supported.all(axis=-1), leaning)
         assert not supported[~leaning].any()
-    plain = assess_reba(r.motion).upper_arm  # the legs' support does not change the arms
-    assert np.array_equal(r.reba.upper_arm[leaning], np.maximum(plain[leaning] - 1, 1))
-    assert np.array_equal(r.reba.upper_arm[~leaning], plain[~leaning])
+    plain = assess_reba(motion).upper_arm  # the legs' support does not change the arms
+    assert np.array_equal(reba.upper_arm[leaning], np.maximum(plain[leaning] - 1, 1))
+    assert np.array_equal(reba.upper_arm[~leaning], plain[~leaning])
+
+
+@pytest.fixture(scope="module")
+def pipe_alley() -> TaskResult:
+    return run_task("pipe-alley", seed=0)
 
 
 @pytest.mark.parametrize("name", ["ship-valve", "pipe-alley"])
-def test_no_joint_turns_faster_than_the_limit(name: str, ship_valve: TaskResult) -> None:
-    r = ship_valve if name == "ship-valve" else run_task(name, seed=0)
+def test_no_joint_turns_faster_than_the_limit(
+    name: str, ship_valve: TaskResult, pipe_alley: TaskResult
+) -> None:
+    r = ship_valve if name == "ship-valve" else pipe_alley
     assert r.done
     assert r.check.joint_speed_ratio.max() <= 1.0
+
+
+@pytest.mark.parametrize("name", ["ship-valve", "pipe-alley"])
+def test_every_frame_of_the_shipped_tasks_passes_every_check(
+    name: str, ship_valve: TaskResult, pipe_alley: TaskResult
+) -> None:
+    r = ship_valve if name == "ship-valve" else pipe_alley
+    assert r.done
+    assert r.check.frames_checked == r.motion.n_frames
+    assert r.check.passed(), r.to_dict()["check"]
+
+
+# A room of open floor with a cabinet, its valve 0.5 m above the floor: the worker gets down.
+CABINET_ROOM = """name: cabinet-room
+units: m
+floor: 0.0
+ceiling: 2.4
+target: {name: valve, position: [0.5, 0.0, 0.5], rpy: [0, -90, 0], approach: [1, 0, 0]}
+objects:
+  - {name: cabinet, type: box, size: [0.5, 1.0, 1.0], position: [0.8, 0.0, 0.5]}
+  - {name: back wall, type: box, size: [0.05, 3.0, 2.4], position: [-2.5, 0.0, 1.2]}
+  - {name: front wall, type: box, size: [0.05, 3.0, 2.4], position: [1.1, 0.0, 1.2]}
+  - {name: left wall, type: box, size: [3.6, 0.05, 2.4], position: [-0.7, 1.5, 1.2]}
+  - {name: right wall, type: box, size: [3.6, 0.05, 2.4], position: [-0.7, -1.5, 1.2]}
+"""
+
+
+@pytest.fixture
+def cabinet_task(tmp_path: Path) -> Path:
+    (tmp_path / "room.yaml").write_text(CABINET_ROOM)
+    f = tmp_path / "t.yaml"
+    f.write_text(
+        "name: t\nscene: room.yaml\nworker: p50-male\n"
+        "start: {position: [-1.5, 0.0], heading: 0}\n"
+        "steps:\n  - posture: {duration: 2.0}\n"
+    )
+    return f
+
+
+class _Blocked:
+    """`floor_transition` refusing the way down (by raising as where every plan touches the
+    scene) to the first ``refuse`` floor postures asked for, recording every one asked for."""
+
+    def __init__(self, refuse: int) -> None:
+        self.refuse = refuse
+        self.asked: list[Pose] = []
+
+    def __call__(
+        self, body: BodyModel, start: Pose, end: Pose, *args: Any, **kwargs: Any
+    ) -> Motion:
+        if start[0][2] - end[0][2] > DOWN_DROP:  # getting down
+            self.asked.append(end)
+            if len(self.asked) <= self.refuse:
+                raise FloorTransitionError("every plan touches the scene (refused here)")
+        return floor_transition(body, start, end, *args, **kwargs)
+
+
+def _solved(monkeypatch: pytest.MonkeyPatch) -> list[tuple[PostureResult, list[Candidate]]]:
+    """Every posture solved in the task, with the placements it was told to pass over."""
+    calls: list[tuple[PostureResult, list[Candidate]]] = []
+
+    def solve(*args: Any, exclude: Sequence[Candidate] = (), **kwargs: Any) -> PostureResult:
+        result = solve_posture(*args, exclude=exclude, **kwargs)
+        calls.append((result, list(exclude)))
+        return result
+
+    monkeypatch.setattr(task_run, "solve_posture", solve)
+    return calls
+
+
+def test_a_blocked_way_down_goes_on_with_the_next_ranked_placement(
+    cabinet_task: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    blocked = _Blocked(refuse=1)
+    monkeypatch.setattr(task_run, "floor_transition", blocked)
+    calls = _solved(monkeypatch)
+    r = run_task(load_task(cabinet_task))
+    assert r.done, r.reason
+    assert len(blocked.asked) >= 2
+    chosen = calls[-1][0]
+    assert calls[0][1] == []
+    # Each solve passes over every placement refused before it, and gives another one.
+    for k, (result, exclude) in enumerate(calls[1:], start=1):
+        assert [c.root_position.tolist() for c in exclude] == [
+            c[0].placement.root_position.tolist() for c in calls[:k]
+        ]
+        assert not near([result.placement], exclude).any()
+    assert r.postures == [chosen.library_posture]
+    # The worker ends where the last placement has the pelvis, not at the refused one.
+    end = r.motion.root_positions[-1]
+    np.testing.assert_allclose(end, chosen.motion.root_positions[0], atol=1e-9)
+    # Nothing of the refused way is left in the motion: every frame passes every check.
+    assert r.check.frames_checked == r.motion.n_frames
+    assert r.check.passed(), r.to_dict()["check"]
+
+
+def test_no_way_down_to_any_placement_stops_the_task_with_the_reason(
+    cabinet_task: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    blocked = _Blocked(refuse=MAX_PLACEMENTS + 1)
+    monkeypatch.setattr(task_run, "floor_transition", blocked)
+    res = runner.invoke(app, ["task", str(cabinet_task), "-o", str(tmp_path / "out"), "--json"])
+    assert res.exit_code == 3, res.output
+    d = json.loads(res.stdout)
+    assert d["status"] == "stopped"
+    assert [s["done"] for s in d["steps"]] == [False]
+    assert d["reason"].startswith("posture: no way to a posture reaching the target passes")
+    assert "every plan touches the scene (refused here)" in d["reason"]
+    tried = re.search(r"\((\d+) placements tried: ", d["reason"])
+    assert tried is not None
+    assert 2 <= len(blocked.asked) <= int(tried[1]) <= MAX_PLACEMENTS
+    # The motion is the start pose alone: nothing of the ways refused is left.
+    assert d["frames"] == 1
+    assert d["check"]["passed"]

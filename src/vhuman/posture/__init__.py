@@ -29,7 +29,7 @@ from vhuman.posture.placement import (
     effective_distance,
     rank_placements,
 )
-from vhuman.posture.search import Candidate, diverse, placement_candidates
+from vhuman.posture.search import Candidate, diverse, near, placement_candidates
 from vhuman.posture.solver import (
     WORKERS,
     PostureResult,
@@ -72,6 +72,7 @@ __all__ = [
     "hand_frame_error",
     "load_library",
     "load_suite",
+    "near",
     "placement_candidates",
     "pose_on_floor",
     "posture_rotations",

@@ -30,10 +30,22 @@ from vhuman.reaching import Side
 from vhuman.scene import BodyModel, CollisionWorld, ReachableSpace
 from vhuman.skeleton import forward_kinematics
 
-__all__ = ["Candidate", "arm_solutions", "diverse", "placement_candidates"]
+__all__ = [
+    "CLUSTER_ANGLE",
+    "CLUSTER_DISTANCE",
+    "Candidate",
+    "arm_solutions",
+    "diverse",
+    "near",
+    "placement_candidates",
+]
 
 APPROACH_WEIGHT = 0.05
 """γ: weight of the approach misalignment in the placement cost."""
+CLUSTER_DISTANCE = 0.15
+"""Pelvis distance [m] over the floor within which two placements of a posture are near."""
+CLUSTER_ANGLE = float(np.radians(30.0))
+"""Heading difference [rad] within which two placements of a posture are near."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -200,11 +212,34 @@ def placement_candidates(
     return out
 
 
+def near(
+    candidates: Sequence[Candidate],
+    others: Sequence[Candidate],
+    *,
+    distance: float = CLUSTER_DISTANCE,
+    angle: float = CLUSTER_ANGLE,
+) -> NDArray[np.bool_]:
+    """Which ``candidates`` ``(N,)`` are placements of the same posture as one of ``others``
+    with the pelvis within ``distance`` [m] over the floor and the heading within ``angle``
+    [rad] (in the same cluster as :func:`diverse` forms)."""
+    out = np.zeros(len(candidates), dtype=bool)
+    if not len(candidates) or not len(others):
+        return out
+    index = np.array([c.index for c in candidates])
+    xy = np.array([c.root_position[:2] for c in candidates])  # (N, 2)
+    yaw = np.array([c.yaw for c in candidates])
+    for o in others:
+        gap = np.hypot(xy[:, 0] - o.root_position[0], xy[:, 1] - o.root_position[1])
+        turn = np.abs(np.angle(np.exp(1j * (yaw - o.yaw))))
+        out |= (index == o.index) & (gap < distance) & (turn < angle)
+    return out
+
+
 def diverse(
     candidates: Sequence[Candidate],
     *,
-    distance: float = 0.15,
-    angle: float = np.radians(30.0),
+    distance: float = CLUSTER_DISTANCE,
+    angle: float = CLUSTER_ANGLE,
     limit: int | None = None,
 ) -> list[Candidate]:
     """One candidate per cluster, the postures taken in turn.

@@ -8,7 +8,8 @@
    the target, turned to every heading over 360°, only where pelvis and chest
    lie in the connected free space, ranked by Luo et al.'s cost (collision ratio
    + α·D_effective + β·V_comfort) plus the approach misalignment
-   (:func:`~vhuman.posture.search.placement_candidates`).
+   (:func:`~vhuman.posture.search.placement_candidates`); those near a placement
+   the caller passes over (``exclude``, :func:`~vhuman.posture.search.near`) left out.
 3. Arm attempts on diverse candidates (distinct posture / position / heading
    clusters, :func:`~vhuman.posture.search.diverse`), at most
    ``max_arm_attempts``: the trunk checked exactly with coal, the arm by the
@@ -35,6 +36,7 @@ from __future__ import annotations
 
 import itertools
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -63,7 +65,7 @@ from vhuman.posture.arm import (
 from vhuman.posture.check import PostureCheck, check_posture
 from vhuman.posture.library import PostureLibrary, load_library
 from vhuman.posture.placement import PlacementWeights
-from vhuman.posture.search import Candidate, arm_solutions, diverse, placement_candidates
+from vhuman.posture.search import Candidate, arm_solutions, diverse, near, placement_candidates
 from vhuman.reaching import Side
 from vhuman.scene import (
     BodyModel,
@@ -318,6 +320,7 @@ def solve_posture(
     seed: int = 0,
     world: CollisionWorld | None = None,
     worker: str = "",
+    exclude: Sequence[Candidate] = (),
 ) -> PostureResult:
     """Find a valid, comfortable whole-body posture whose hand reaches the target.
 
@@ -336,6 +339,12 @@ def solve_posture(
         ``scene`` already registered (saves its set-up).
     worker : str, optional
         Label stored in the result.
+    exclude : sequence of Candidate
+        Placements passed over, each with the placements of its posture near it (within
+        :data:`~vhuman.posture.search.CLUSTER_DISTANCE` and
+        :data:`~vhuman.posture.search.CLUSTER_ANGLE`, :func:`~vhuman.posture.search.near`):
+        the search goes on to the next-ranked ones (a caller's own test, such as getting
+        down to the posture, having refused them).
 
     Returns
     -------
@@ -383,6 +392,9 @@ def solve_posture(
             exclude=arm_segments,
         )
     )
+    if ranked and len(exclude):
+        passed_over = near(ranked, exclude)
+        ranked = [c for c, out in zip(ranked, passed_over, strict=True) if not out]
     if ranked:
         # Placements where a usable arm exists (batched IK forecast, in chunks of 500
         # cheapest first, until 20 are found or ``forecast`` are seen) go first.

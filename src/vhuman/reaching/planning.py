@@ -65,6 +65,8 @@ PLAN_MARGIN = 0.0
 _KNOT_SPACING = 3  # frames between the knots of the φ search; φ is linear in between
 _HARD = 1e3  # cost per radian of limit violation, per metre·1e-3 of overlap, per rad/s too fast
 _JUMP_WEIGHT = 3.0  # cost per radian of φ change between knots
+_JUMP_CURVE = 0.3  # cost per radian² of φ change between knots: of paths that turn φ as far, the
+# most even one is the cheapest (no exact ties left to rounding, so left and right agree)
 
 _ARM_WORDS = {"shoulder": "upper arm", "elbow": "forearm", "wrist": "hand"}
 _BODY_WORDS = {
@@ -220,7 +222,7 @@ def swivel_paths(
     third frame (and the last), each with the predicted φ and
     :data:`SWIVEL_GRID` evenly spaced values: a node costs its distance to the
     prediction plus a heavy cost for leaving the joint limits or overlapping
-    the body, an edge ``3 ×`` the change of φ plus a heavy cost for joints
+    the body, an edge ``3 ×`` the change of φ plus ``0.3 ×`` its square and a heavy cost for joints
     faster than ``max_speed``. φ is linear between knots; the whole path is
     then checked frame by frame. The reaches are independent; they are
     searched together, :data:`SEARCH_CHUNK` at a time, as array operations
@@ -309,10 +311,10 @@ def _search(
     back = np.zeros(cand.shape, dtype=np.intp)
     # The φ jump's cost (B, from, to): between grid values the same at every knot.
     jump = np.empty((b, cand.shape[-1], cand.shape[-1]))
-    jump[:, 1:, 1:] = _JUMP_WEIGHT * _angle_gap(grid[None, :], grid[:, None])
+    jump[:, 1:, 1:] = _jump_cost(_angle_gap(grid[None, :], grid[:, None]))
     for k in range(1, knots.size):
-        jump[:, 0, :] = _JUMP_WEIGHT * _angle_gap(cand[:, k], cand[:, k - 1, :1])
-        jump[:, 1:, 0] = _JUMP_WEIGHT * _angle_gap(cand[:, k, :1], cand[:, k - 1, 1:])
+        jump[:, 0, :] = _jump_cost(_angle_gap(cand[:, k], cand[:, k - 1, :1]))
+        jump[:, 1:, 0] = _jump_cost(_angle_gap(cand[:, k, :1], cand[:, k - 1, 1:]))
         back[:, k], least = _best_edges(
             total, jump, sol.q[:, k - 1], sol.q[:, k], dt[k - 1], max_speed
         )
@@ -539,6 +541,11 @@ def refusal(
 def _words(body: ArmBodyClearance, arm: int, other: int) -> str:
     part = body.arm_names[arm].split("_", 1)[1]
     return f"{_ARM_WORDS[part]} into the {_BODY_WORDS[body.body_names[other]]}"
+
+
+def _jump_cost(gap: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Cost of a change ``gap`` [rad] of φ between two knots: linear, plus a small square."""
+    return _JUMP_WEIGHT * gap + _JUMP_CURVE * gap**2
 
 
 def _angle_gap(a: NDArray[np.float64], b: NDArray[np.float64]) -> NDArray[np.float64]:

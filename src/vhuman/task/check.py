@@ -22,6 +22,7 @@ __all__ = [
     "LEG_JOINT_SPEED_LIMIT",
     "MotionCheck",
     "check_motion",
+    "failed_checks",
     "joint_speed",
     "joint_speed_limits",
     "joint_speed_ratio",
@@ -130,6 +131,27 @@ class MotionCheck:
             "leg_joint_speed_limit_deg_s": float(np.degrees(LEG_JOINT_SPEED_LIMIT)),
             "frames_over_joint_speed": int(np.sum(self.joint_speed_ratio > 1.0)),
         }
+
+
+def failed_checks(check: dict[str, Any]) -> str:
+    """The checks beside contact that some frames fail, with their frame counts, in words.
+
+    ``"every other check passed"`` where none fails.
+    """
+    failed = [
+        f"{n} {what}"
+        for n, what in (
+            (check["frames_beyond_joint_limits"], "frames beyond joint ranges"),
+            (check["frames_over_joint_speed"], "frames with a joint too fast"),
+            (check["static_frames_unbalanced"], "frames unbalanced"),
+            (
+                check["static_frames_feet_sliding"] + check["walking_frames_feet_sliding"],
+                "frames with feet sliding",
+            ),
+        )
+        if n
+    ]
+    return ", ".join(failed) if failed else "every other check passed"
 
 
 def _max_mm(slide: NDArray[np.float64]) -> float:

@@ -115,6 +115,7 @@ __all__ = [
     "SQUAT_SHIFT",
     "SUPPORT_HEIGHT",
     "TOES_UP",
+    "FloorTransitionError",
     "facing",
     "floor_transition",
     "foot_spheres",
@@ -197,6 +198,11 @@ _BISECTIONS = 12
 
 Pose = tuple[NDArray[np.float64], NDArray[np.float64]]
 PosesCheck = Callable[[NDArray[np.float64], NDArray[np.float64]], bool]
+
+
+class FloorTransitionError(Exception):
+    """No planned way down to a floor posture (or up from it) passes its checks and keeps
+    clear of the scene; the message says which failed."""
 
 
 def foot_spheres(
@@ -983,26 +989,41 @@ def floor_transition(
     turning too far in a frame nor faster than :data:`vhuman.reaching.MAX_JOINT_SPEED`, the
     pelvis no faster than :data:`MOST_ROOT_SPEED`), the one with the fewest frames out of
     static balance (:func:`unbalanced_frames`) is taken, the first tried (straight down,
-    fastest) of those; where none passes, or for a smaller change of height,
+    fastest) of those. For a smaller change of height,
     :func:`vhuman.task.motion.transition` from ``start`` to ``end``, or that from ``end`` to
     ``start`` played backwards where it has fewer frames out of static balance (standing up
     from a half squat as the getting down reversed). The first frame is ``start``, the last
     ``end``.
 
     ``clear(roots (N, 3), local (N, J, 4))``, where given, says whether planned frames are
-    free of the scene (no contact); a plan it refuses is passed over like one failing its
-    checks.
+    free of the scene (no contact); a plan or transition it refuses is passed over like one
+    failing its checks.
+
+    Raises
+    ------
+    FloorTransitionError
+        Where the pelvis drops or rises by more than :data:`DOWN_DROP` and no plan passes its
+        checks and ``clear``, or by less and ``clear`` refuses the transition both ways: the
+        body has no checked way down (or up) here, and the caller decides what to do instead
+        (another place, another posture, stop).
     """
     drop = float(start[0][2] - end[0][2])
     if abs(drop) > DOWN_DROP:
         down = drop > 0.0
         stand, low = (start, end) if down else (end, start)
 
+        refused = {"too fast": 0, "touching the scene": 0}
+
         def accept(roots: NDArray[np.float64], local: NDArray[np.float64]) -> bool:
-            fast = _root_speed(roots, fps) > MOST_ROOT_SPEED or _joint_speed(local, fps) > (
+            if _root_speed(roots, fps) > MOST_ROOT_SPEED or _joint_speed(local, fps) > (
                 MAX_JOINT_SPEED
-            )
-            return not fast and (clear is None or clear(roots, local))
+            ):
+                refused["too fast"] += 1
+                return False
+            if clear is not None and not clear(roots, local):
+                refused["touching the scene"] += 1
+                return False
+            return True
 
         best: Pose | None = None
         fewest = np.inf
@@ -1019,21 +1040,29 @@ def floor_transition(
                     best, fewest = planned, count
                 if count == 0:
                     break
-        if best is not None:
-            roots, local = best
-            if not down:
-                roots, local = roots[::-1], local[::-1]
-            return Motion(body.skeleton, fps, roots, local)
-    # Otherwise the plain transition, or the one back played backwards where that leaves the
-    # support in fewer frames.
+        if best is None:
+            why = ", ".join(f"{n} {k}" for k, n in refused.items() if n)
+            why = why or "none keeps the feet planted within the legs' ranges"
+            raise FloorTransitionError(
+                f"no planned way {'down' if down else 'up'} by {abs(drop):.2f} m passes its "
+                f"checks: {why}"
+            )
+        roots, local = best
+        if not down:
+            roots, local = roots[::-1], local[::-1]
+        return Motion(body.skeleton, fps, roots, local)
+    # A smaller change of height: the plain transition, or the one back played backwards
+    # where that leaves the support in fewer frames; of those ``clear`` accepts.
     there = transition(body, start, end, duration, fps, floor)
     back = transition(body, end, start, duration, fps, floor)
     backwards = Motion(body.skeleton, fps, back.root_positions[::-1], back.local_rotations[::-1])
-    if unbalanced_frames(body, *_pose(backwards), floor) < unbalanced_frames(
-        body, *_pose(there), floor
-    ):
-        return backwards
-    return there
+    both = sorted((there, backwards), key=lambda m: unbalanced_frames(body, *_pose(m), floor))
+    for motion in both:
+        if clear is None or clear(*_pose(motion)):
+            return motion
+    raise FloorTransitionError(
+        f"the transition by {abs(drop):.2f} m in height touches the scene either way"
+    )
 
 
 def _pose(motion: Motion) -> Pose:

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from vhuman.task.check import failed_checks
 from vhuman.task.run import TaskResult
 
 __all__ = [
@@ -167,27 +168,6 @@ def check_rows(check: dict[str, Any]) -> list[dict[str, str]]:
             "worst": f"{check['walking_foot_slide_max_mm_per_frame']:.1f} mm a frame",
         },
     ]
-
-
-def failed_checks(check: dict[str, Any]) -> str:
-    """The checks beside contact that some frames fail, with their frame counts, in words.
-
-    ``"every other check passed"`` where none fails.
-    """
-    failed = [
-        f"{n} {what}"
-        for n, what in (
-            (check["frames_beyond_joint_limits"], "frames beyond joint ranges"),
-            (check["frames_over_joint_speed"], "frames with a joint too fast"),
-            (check["static_frames_unbalanced"], "frames unbalanced"),
-            (
-                check["static_frames_feet_sliding"] + check["walking_frames_feet_sliding"],
-                "frames with feet sliding",
-            ),
-        )
-        if n
-    ]
-    return ", ".join(failed) if failed else "every other check passed"
 
 
 def _scene_meshes(result: TaskResult) -> list[Any]:

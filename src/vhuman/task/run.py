@@ -31,6 +31,8 @@ from vhuman.io.checkpoint import read_checkpoint, write_checkpoint
 from vhuman.io.filesystem import PathLike
 from vhuman.posture import (
     ArmSetting,
+    Candidate,
+    PostureResult,
     PostureSettings,
     anatomical_angles,
     load_library,
@@ -40,9 +42,9 @@ from vhuman.posture import (
 from vhuman.reaching import Side
 from vhuman.scene import BodyModel, CollisionWorld, Scene, Target, load_scene
 from vhuman.skeleton import Motion
-from vhuman.task.check import MotionCheck, check_motion
+from vhuman.task.check import MotionCheck, check_motion, failed_checks
 from vhuman.task.feet import feet_move
-from vhuman.task.floor import facing, floor_transition, via_poses
+from vhuman.task.floor import FloorTransitionError, facing, floor_transition, via_poses
 from vhuman.task.motion import (
     ArmUnreachableError,
     arm_path,
@@ -69,6 +71,7 @@ from vhuman.task.spec import (
 )
 
 __all__ = [
+    "MAX_PLACEMENTS",
     "PRE_GRASP",
     "StepRecord",
     "TaskResult",
@@ -80,6 +83,9 @@ __all__ = [
 
 PRE_GRASP = 0.12
 """Distance [m] back along the approach where the hand waits before a reach."""
+MAX_PLACEMENTS = 6
+"""Most placements a posture step tries: the posture solver's best and, while the way to one
+and down into it fails a frame check, the next-ranked ones."""
 BODY_RADIUS = 0.38
 """Distance [m] walking paths keep the pelvis from solids: half the shoulders' width and
 the arms' swing."""
@@ -372,26 +378,60 @@ class _Composer:
             self.heading = heading
 
     def posture(self, step: PostureStep) -> None:
+        """Walk to the placement the posture solver ranks best and get down into it; where
+        that way (the walk, the turns, the getting down) fails a frame check, the next-ranked
+        placement instead, up to :data:`MAX_PLACEMENTS` in all; the step stops where none
+        passes."""
         scene = self.scene
         if step.target is not None:
             t = step.target
             scene = replace(scene, target=Target(t.position, t.rotation, t.approach, "posture"))
-        result = solve_posture(
-            scene,
-            self.sk,
-            library=self.library,
-            settings=PostureSettings(side=self.spec.side),
-            seed=self.seed,
-            worker=self.spec.worker,
+        saved = self.state()
+        passed_over: list[Candidate] = []
+        refusals: list[str] = []
+        while len(passed_over) < MAX_PLACEMENTS:
+            result = solve_posture(
+                scene,
+                self.sk,
+                library=self.library,
+                settings=PostureSettings(side=self.spec.side),
+                seed=self.seed,
+                worker=self.spec.worker,
+                exclude=passed_over,
+            )
+            if not result.reached:
+                if not passed_over:
+                    raise _StepError(f"no valid posture reaches the target ({result.reason})")
+                break
+            start = self.frames
+            try:
+                self._get_down(result, scene.target, step.duration)
+                failed = self._failures(start)
+            except (_StepError, FloorTransitionError) as exc:
+                failed = str(exc)
+            if not failed:
+                self.postures.append(result.library_posture)
+                return
+            self.restore(*saved)
+            passed_over.append(result.placement)
+            xy = result.placement.root_position
+            refusals.append(f"{result.library_posture} at ({xy[0]:.2f}, {xy[1]:.2f}) m: {failed}")
+        raise _StepError(
+            f"no way to a posture reaching the target passes the frame checks "
+            f"({len(refusals)} placements tried: {'; '.join(refusals)})"
         )
-        if not result.reached:
-            raise _StepError(f"no valid posture reaches the target ({result.reason})")
-        self.postures.append(result.library_posture)
+
+    def _get_down(self, result: PostureResult, target: Target, duration: float) -> None:
+        """Walk to ``result``'s placement, face the way it does and get down into it, the hand
+        ready :data:`PRE_GRASP` back from ``target``; ``duration`` [s] of the getting down.
+
+        Raises ``_StepError`` where no path leads there and
+        :class:`~vhuman.task.floor.FloorTransitionError` where no planned way down is clear.
+        """
         place = result.placement
         final = (result.motion.root_positions[0], result.motion.local_rotations[0])
         # Facing where the pelvis will face (away from the work to lie down on the back).
         self.walk_to(place.root_position[:2], facing(final[1][0]), exact=False)
-        target = scene.target
         side = Side.parse(self.spec.side)
         setting = ArmSetting(self.body, final[0], final[1], side, target)
         q_final = result.arm.q
@@ -410,7 +450,7 @@ class _Composer:
                 self.body,
                 self.pose,
                 ready,
-                step.duration,
+                duration,
                 self.fps,
                 self.scene.floor,
                 via=via_poses(self.library, self.body, ready, self.scene.floor),
@@ -419,6 +459,41 @@ class _Composer:
         )
         self.goal = target
         self.seated = self.library[result.library_posture].sitting
+
+    def _failures(self, start: int) -> str:
+        """The frame checks (:func:`vhuman.task.check.check_motion`) that the frames from
+        ``start`` on fail, the step into them from the frame before included, in words; ""
+        where every one passes."""
+        first = max(start - 1, 0)
+        motion = Motion(
+            self.sk,
+            self.fps,
+            np.concatenate(self.roots)[first:],
+            np.concatenate(self.locals)[first:],
+        )
+        static = ~np.concatenate(self.walking)[first:]
+        check = check_motion(self.world, self.body, motion, static)
+        if first < start:  # the frame before was checked with its own step: only the step on
+            check = replace(
+                check,
+                contacts=np.concatenate([[0], check.contacts[1:]]),
+                limit_violation=np.concatenate([[0.0], check.limit_violation[1:]]),
+                static=np.concatenate([[False], check.static[1:]]),
+            )
+        if check.passed():
+            return ""
+        d = check.to_dict()
+        words = failed_checks(d)
+        if d["frames_in_contact"]:
+            first_hit = int(np.flatnonzero(check.contacts)[0])
+            hit = self.world.check(
+                self.body, motion.root_positions[first_hit], motion.local_rotations[first_hit]
+            ).contacts[0]
+            words = (
+                f"{d['frames_in_contact']} frames in contact (first {hit.segment} with "
+                f"{hit.solid}), {words}"
+            )
+        return words
 
     def reach(self, step: Reach) -> None:
         assert self.hand is not None
@@ -591,10 +666,9 @@ class _Composer:
             except ArmUnreachableError as exc:  # as far back as the arm's ranges allow
                 if exc.frame > 1:
                     self._arm(pos[: exc.frame], rot[: exc.frame], self.hand.approach)
-        self.seated = False
         stand = standing_pose(self.sk, self.pose[0][:2], self.heading, self.fps)
-        self.append(
-            floor_transition(
+        try:
+            up = floor_transition(
                 self.body,
                 self.pose,
                 stand,
@@ -604,7 +678,10 @@ class _Composer:
                 via=via_poses(self.library, self.body, self.pose, self.scene.floor),
                 clear=self.clear,
             )
-        )
+        except FloorTransitionError as exc:
+            raise _StepError(str(exc)) from None
+        self.seated = False
+        self.append(up)
         self.hand, self.arm_q = None, None
 
     def run(self, step: Step) -> None:
@@ -677,6 +754,60 @@ def _per_frame(standing: R, *cases: tuple[NDArray[np.bool_], R]) -> R:
                 values[f.name] = _where(mask, b, a)
         out = replace(out, **values)
     return out
+
+
+def score_frames(
+    body: BodyModel, motion: Motion, floor: float, sitting: NDArray[np.bool_]
+) -> tuple[REBAResult, RULAResult]:
+    """REBA and RULA of every frame, each scored with the support its body has there.
+
+    The legs score as sitting (REBA) and supported (RULA) on the ``sitting`` frames, as
+    weight-bearing on both sides where a knee rests on the floor (:func:`knees_down`), as
+    measured elsewhere; the arms as supported (upper arm −1, "arm supported or person
+    leaning": Hignett & McAtamney 2000, McAtamney & Corlett 1993) where both hands rest on
+    the floor (:func:`hands_down`).
+
+    Parameters
+    ----------
+    body : BodyModel
+        The worker's capsules.
+    motion : Motion
+        N frames.
+    floor : float
+        Floor height [m].
+    sitting : ndarray of bool, shape (N,)
+        Frames seated in a sitting posture.
+
+    Returns
+    -------
+    REBAResult, RULAResult
+        Per frame.
+    """
+    kneeling = knees_down(body, motion, floor) & ~sitting
+    hands = hands_down(body, motion, floor)
+    standing = ~sitting & ~kneeling
+    reba = _per_frame(
+        assess_reba(motion),
+        *_supports(
+            motion,
+            assess_reba,
+            hands,
+            (standing, REBAConditions()),
+            (sitting, REBAConditions(sitting=True)),
+            (kneeling, REBAConditions(bilateral_support=True)),
+        ),
+    )
+    rula = _per_frame(
+        assess_rula(motion),
+        *_supports(
+            motion,
+            assess_rula,
+            hands,
+            (standing, RULAConditions()),
+            (~standing, RULAConditions(legs_supported=True)),
+        ),
+    )
+    return reba, rula
 
 
 def _supports(
@@ -754,9 +885,16 @@ def run_task(
 ) -> TaskResult:
     """Run a task: compose the motion step by step, check every frame, score REBA and RULA.
 
-    A step that cannot be done (no posture reaches its target, no path, no
-    arm solution along the hand's path) stops the task there: the result holds
-    the motion up to it, that step marked not done with the reason.
+    A posture step walks to the placement the posture solver ranks best and
+    gets down into it; where that way fails a frame check (contact, joint
+    ranges and speeds, balance, feet sliding: :func:`vhuman.task.check.check_motion`)
+    or has no planned way down, it is taken back and the next-ranked placement
+    tried (:func:`vhuman.posture.solve_posture` with ``exclude``), up to
+    :data:`MAX_PLACEMENTS`. A step that cannot be done (no posture reaches its
+    target, no placement's way there and down passes the checks, no path, no
+    arm solution along the hand's path, no clear way up) stops the task there:
+    the result holds the motion up to it, that step marked not done with the
+    reason.
 
     Parameters
     ----------
@@ -807,30 +945,7 @@ def run_task(
     static = ~np.concatenate(comp.walking)
     check = check_motion(comp.world, comp.body, motion, static)
     sitting = np.concatenate(comp.sitting)
-    kneeling = knees_down(comp.body, motion, scene.floor) & ~sitting
-    hands = hands_down(comp.body, motion, scene.floor)
-    standing = ~sitting & ~kneeling
-    reba = _per_frame(
-        assess_reba(motion),
-        *_supports(
-            motion,
-            assess_reba,
-            hands,
-            (standing, REBAConditions()),
-            (sitting, REBAConditions(sitting=True)),
-            (kneeling, REBAConditions(bilateral_support=True)),
-        ),
-    )
-    rula = _per_frame(
-        assess_rula(motion),
-        *_supports(
-            motion,
-            assess_rula,
-            hands,
-            (standing, RULAConditions()),
-            (~standing, RULAConditions(legs_supported=True)),
-        ),
-    )
+    reba, rula = score_frames(comp.body, motion, scene.floor, sitting)
     q = np.concatenate(comp.arm_angles)
     comfort = np.full(len(q), np.nan)
     posed = np.all(np.isfinite(q), axis=-1)
