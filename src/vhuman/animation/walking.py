@@ -45,7 +45,7 @@ from vhuman.animation.easing import Easing, ease
 from vhuman.animation.gait import GaitParameters
 from vhuman.animation.keyframes import Interpolation, KeyframeTrack
 from vhuman.errors import InputError
-from vhuman.geometry.euler import euler_to_quat
+from vhuman.geometry.euler import euler_to_quat, quat_to_euler
 from vhuman.geometry.interpolation import quat_slerp
 from vhuman.geometry.quaternion import (
     quat_angle,
@@ -155,6 +155,8 @@ flex the hip further in terminal swing to carry the raised foot."""
 _NEUTRAL_PASSES = 2  # the shank, found again with the foot turned
 _LANDING_TURN = 0.2  # last share of the swing: the ankle turns to its heel-strike flexion
 _LEAST_TRAILING_KNEE = np.radians(10.0)  # the trailing knee's least flexion before toe-off
+_DORSIFLEXION_MARGIN = np.radians(1.0)  # [rad] kept inside the ankle's dorsiflexion limit
+_DORSIFLEXION_PITCHES = 12  # heel pitches sampled for the least heel rise in range
 _HIGH_HIP = 0.4
 """Share of a leg's cycle at which its hip is highest relative to the other (pelvic
 obliquity); on long steps it moves to :data:`_HIGH_HIP_LONG_STEP` as
@@ -315,10 +317,13 @@ class _Body:
     """The foot's capsules: axis ends ``(2, 3)`` in the ankle frame (the toe's in the toe
     frame), radius [m], and whether the toe joint carries it."""
     toe_axis: NDArray[np.float64]  # the toe joint's hinge axis (3,)
+    dorsiflexion: float  # the ankle's least first Euler angle: its dorsiflexion limit (< 0) [rad]
+    ankle_sequence: str  # the Euler sequence the ankle's limits are given in
 
     @classmethod
     def of(cls, sk: Skeleton) -> _Body:
         idx = {n: sk.index(n) for n in ("l_hip", "l_knee", "l_ankle", "l_toe", "r_hip")}
+        ankle_limits = sk.limits[idx["l_ankle"]] if sk.limits is not None else None
         for part in ("l_knee", "l_ankle"):
             off = sk.offsets[idx[part]]
             if abs(off[0]) > 1e-9 or abs(off[1]) > 1e-9 or off[2] >= 0.0:
@@ -363,6 +368,8 @@ class _Body:
             stature=stature,
             sole=sole,
             toe_axis=np.array(axes[idx["l_toe"]], dtype=np.float64),
+            dorsiflexion=-np.inf if ankle_limits is None else float(ankle_limits[0, 0]),
+            ankle_sequence=sk.limit_sequences[idx["l_ankle"]],
         )
 
     def sole_height(self, rotation: NDArray, toes: NDArray) -> NDArray[np.float64]:
@@ -637,6 +644,59 @@ def _heel_up(foot: _Foot, body: _Body, p: GaitParameters) -> NDArray[np.float64]
     return foot.ball + quat_apply(q, -body.toe_offset)
 
 
+def _dorsiflexion_floor(
+    hip: NDArray, foot: _Foot, knee: NDArray, body: _Body, p: GaitParameters
+) -> NDArray[np.float64]:
+    """Least pelvis height ``(N,)`` [m] at which a trailing ankle stays within its range.
+
+    From ``HEEL_OFF`` to toe-off the hip moves ahead of the planted foot; with the
+    heel down and the knee as straight as ``knee (N,)`` [rad] the shank would lean
+    over the foot past the ankle's dorsiflexion limit (``body.dorsiflexion``, kept
+    :data:`_DORSIFLEXION_MARGIN` inside) on long fast steps. The heel rises about
+    the ball of the foot instead and the leg, lengthened by it, holds the pelvis
+    up (the heel rise of terminal stance, a determinant of gait, Saunders, Inman &
+    Eberhart 1953; Perry & Burnfield 2010, ch. 4). For each of
+    :data:`_DORSIFLEXION_PITCHES` heel pitches, up to the least of ``p.heel_rise``
+    and the toe joint's extension, the pelvis height at which the knee has its
+    flexion and the ankle's angle there (the leg of :func:`_leg` from ``hip``,
+    the hip with the pelvis at height 0); the height at the least pitch within
+    the limit, interpolated. −inf outside late stance and where ``knee`` is NaN.
+    """
+    out = np.full(len(foot.tau), -np.inf)
+    late = foot.stance & (foot.tau >= HEEL_OFF) & np.isfinite(knee)
+    if not late.any() or not np.isfinite(body.dorsiflexion):
+        return out
+    i = np.flatnonzero(late)
+    q_yaw = _qz(foot.yaw[i])
+    forward = quat_apply(q_yaw, [1.0, 0.0, 0.0])
+    hinge = np.array([0.0, 1.0, 0.0])  # the knee's axis in the thigh frame (:func:`_leg`)
+    length = body.leg_length(knee[i])
+    pitches = np.linspace(0.0, min(body.toe_extension, p.heel_rise), _DORSIFLEXION_PITCHES)
+    height = np.empty((len(i), len(pitches)))
+    bend = np.empty((len(i), len(pitches)))
+    for k, pitch in enumerate(pitches):
+        q_foot = quat_multiply(q_yaw, _qaxis(hinge, np.full(len(i), pitch)))
+        ankle = foot.ball[i] + quat_apply(q_foot, -body.toe_offset)
+        height[:, k] = _height_for(hip[i], ankle, length, body, p, check=False)
+        raised = hip[i] + height[:, k, None] * np.array([0.0, 0.0, 1.0])
+        g_thigh, flexion = _leg(raised, ankle, forward, body)
+        shank = quat_multiply(g_thigh, _qaxis(hinge, flexion))
+        local = quat_multiply(quat_conjugate(shank), q_foot)
+        bend[:, k] = quat_to_euler(local, body.ankle_sequence)[:, 0]
+    # The ankle's first angle grows (dorsiflexes less) as the heel rises: the least
+    # pitch within the limit lies after the last sample short of it.
+    least = body.dorsiflexion + _DORSIFLEXION_MARGIN
+    short = np.sum(bend < least, axis=1)
+    k1 = np.clip(short, 1, len(pitches) - 1)
+    k0 = k1 - 1
+    rows = np.arange(len(i))
+    b0, b1 = bend[rows, k0], bend[rows, k1]
+    w = np.clip((least - b0) / np.where(b1 > b0, b1 - b0, 1.0), 0.0, 1.0)
+    w = np.where(short == 0, 0.0, w)
+    out[i] = height[rows, k0] + w * (height[rows, k1] - height[rows, k0])
+    return out
+
+
 def _swing(foot: _Foot, t: NDArray, p: GaitParameters, body: _Body) -> _Foot:
     """The swinging foot: horizontal ankle path and rotation from toe-off to heel strike.
 
@@ -799,7 +859,12 @@ def _pelvis_height(
     the height at which the trailing knee, its foot still flat, has the flexion
     of :func:`knee_profile`: the trailing knee extends through terminal stance
     while its heel rises as the knee's flexion asks (:func:`_late_stance_knee`,
-    :func:`_heel_rise`).
+    :func:`_heel_rise`). Where the flat foot would leave the trailing ankle
+    dorsiflexed past its range (long fast steps), the floor is that of the leg
+    lengthened by the heel rise that keeps it in range (:func:`_dorsiflexion_floor`),
+    times :func:`_long_step_fade`: on steps of ``_LONG_STEP`` statures and longer
+    the pelvis must come down to the leading leg's heel strike, and the ankle is
+    left to dorsiflex further rather than the pelvis dropping at once.
     """
     pelvis = np.full(len(t), np.nan)
     for side, foot in feet.items():
@@ -814,6 +879,8 @@ def _pelvis_height(
         late = (foot.tau > HEEL_OFF) & (foot.tau < 0.5)
         knee = np.where(late, knee_profile(foot.tau, p), np.nan)
         floor = _height_for(hips[side], foot.ankle, body.leg_length(knee), body, p, check=False)
+        raise_ = np.maximum(_dorsiflexion_floor(hips[side], foot, knee, body, p) - floor, 0.0)
+        floor = floor + _long_step_fade(p, body) * raise_
         pelvis = np.where(late, np.fmax(pelvis, floor), pelvis)
     return pelvis
 
