@@ -181,19 +181,7 @@ def test_pelvis_is_as_round_at_its_minima_as_at_its_maxima(walks, speed) -> None
     assert 0.7 <= a.pelvis_curvature_ratio <= 1.5
 
 
-@pytest.mark.parametrize(
-    "speed",
-    [
-        1.0,
-        1.3,
-        pytest.param(
-            1.6,
-            marks=pytest.mark.xfail(
-                strict=True, reason="the toes turn 11.3° in a frame at toe-off (the ankle 9.8°)"
-            ),
-        ),
-    ],
-)
+@pytest.mark.parametrize("speed", SPEEDS)
 def test_no_joint_moves_faster_than_recorded_walking(walks, speed) -> None:
     """At 60 fps: knees, ankles and toes at most 10° a frame, hips and every other joint 7°;
     leg angles' second difference at its 99th percentile at most 5°/frame², scaled by

@@ -157,6 +157,11 @@ _LANDING_TURN = 0.2  # last share of the swing: the ankle turns to its heel-stri
 _LEAST_TRAILING_KNEE = np.radians(10.0)  # the trailing knee's least flexion before toe-off
 _DORSIFLEXION_MARGIN = np.radians(1.0)  # [rad] kept inside the ankle's dorsiflexion limit
 _DORSIFLEXION_PITCHES = 12  # heel pitches sampled for the least heel rise in range
+_HEEL_RISE_RATE = np.radians(570.0)
+"""Fastest rise [rad/s] of the heel about the ball of the foot before toe-off: 9.5° a frame
+at 60 fps, within the recorded walks' 10° a frame for the toes, which bend with it (at
+1.6 m/s the heel would otherwise rise 11.3° in a frame just before toe-off)."""
+_HEEL_RISE_SPREAD = 0.06  # share of the cycle over which a faster heel rise is spread
 _HIGH_HIP = 0.4
 """Share of a leg's cycle at which its hip is highest relative to the other (pelvic
 obliquity); on long steps it moves to :data:`_HIGH_HIP_LONG_STEP` as
@@ -596,7 +601,10 @@ def _heel_rise(foot: _Foot, hip: NDArray, knee: NDArray, body: _Body, p: GaitPar
     at the hip-ankle distance of the knee flexion ``knee`` from ``hip (N, 3)``:
     the heel rises with the knee's flexion in terminal stance and pre-swing
     (Perry & Burnfield 2010, ch. 4). Within 0 … ``heel_rise`` and the toe
-    joint's extension; where those bounds bind, the knee follows the foot.
+    joint's extension, and rising no faster than :data:`_HEEL_RISE_RATE`
+    (:func:`_rate_limited_rise`, times :func:`_long_step_fade`: on the longest
+    steps the heel must reach its highest at toe-off); where those bounds bind,
+    the knee follows the foot.
 
     Raises
     ------
@@ -620,6 +628,7 @@ def _heel_rise(foot: _Foot, hip: NDArray, knee: NDArray, body: _Body, p: GaitPar
     needed = np.arctan2(b, a) - np.arccos(np.clip(ratio, -1.0, 1.0))
     needed = np.where(ratio < -1.0, 0.0, needed)  # nearer than the flat foot: stays flat
     pitch_i = np.clip(needed, 0.0, min(body.toe_extension, p.heel_rise))
+    pitch_i += _long_step_fade(p, body) * (_rate_limited_rise(pitch_i, i, p) - pitch_i)
     q = quat_multiply(q_yaw, _qaxis(np.array([0.0, 1.0, 0.0]), pitch_i))
     ankle, rotation, pitch = foot.ankle.copy(), foot.rotation.copy(), foot.pitch.copy()
     ankle[i] = foot.ball[i] + quat_apply(q, o)
@@ -632,6 +641,35 @@ def _heel_rise(foot: _Foot, hip: NDArray, knee: NDArray, body: _Body, p: GaitPar
         )
     rotation[i], pitch[i] = q, pitch_i
     return replace(foot, ankle=ankle, rotation=rotation, toes=np.maximum(pitch, 0.0), pitch=pitch)
+
+
+def _rate_limited_rise(pitch: NDArray, frames: NDArray, p: GaitParameters) -> NDArray[np.float64]:
+    """Heel pitches ``(M,)`` [rad], raised earlier where they would rise faster than
+    :data:`_HEEL_RISE_RATE`.
+
+    ``frames (M,)`` are the frame indices of ``pitch``; each run of consecutive
+    frames is one stance. Backwards from toe-off each pitch is kept at least the
+    next one less the rate (``max over j ≥ k of pitch[j] − rate (j − k) / fps``);
+    that raise is spread by a moving average over :data:`_HEEL_RISE_SPREAD` of
+    the cycle (so the heel starts rising earlier without a kink), kept under the
+    stance's highest pitch, and the rate limit applied once more. Where the heel
+    would rise fastest just before toe-off (fast steps), it rises over a longer
+    pre-swing instead, and the knee follows the foot.
+    """
+    out = pitch.copy()
+    step = _HEEL_RISE_RATE / p.fps
+    width = max(1, round(_HEEL_RISE_SPREAD * p.cycle_duration * p.fps)) | 1
+    kernel = np.ones(width) / width
+    breaks = np.flatnonzero(np.diff(frames) != 1) + 1
+    for run in np.split(np.arange(len(frames)), breaks):
+        ramp = step * np.arange(len(run))
+        top = out[run].max()
+        lifted = np.maximum.accumulate((out[run] - ramp)[::-1])[::-1] + ramp - out[run]
+        pad = np.zeros(width // 2)
+        spread = np.convolve(np.concatenate([pad, lifted, pad]), kernel, mode="valid")
+        eased = np.minimum(out[run] + spread, top)
+        out[run] = np.maximum.accumulate((eased - ramp)[::-1])[::-1] + ramp
+    return out
 
 
 def _heel_up(foot: _Foot, body: _Body, p: GaitParameters) -> NDArray[np.float64]:
@@ -976,9 +1014,12 @@ def _late_stance_knee(
     with the foot flat (the least it can have: the heel rise only brings the
     ankle nearer the hip), ``most (N,)`` with the heel up as far as it may (the
     most it can have). The profile, kept under the least of ``most`` over each
-    stance (a smooth minimum over 2°: the hip moves away from the planted ball of
-    the foot, so that least comes at toe-off and a knee under it never has to
-    extend again; long steps), and ``flat``, their larger one, made
+    stance (the hip moves away from the planted ball of the foot, so that least
+    comes at toe-off and a knee under it never has to extend again; long and fast
+    steps: its flexion from the straightest knee on is scaled to end there, so the
+    knee keeps flexing until toe-off rather than holding still while the heel
+    alone follows the receding hip, then a smooth minimum over 2°), and ``flat``,
+    their larger one, made
     non-decreasing (running maximum) from the profile's straightest knee on and
     smoothed over 6 % of the cycle, then at least ``flat`` and non-decreasing
     from there again: the knee extends through terminal stance, then flexes
@@ -991,9 +1032,12 @@ def _late_stance_knee(
     soft = np.radians(2.0)
     edges = np.diff(np.concatenate([[0], late.astype(np.int8), [0]]))
     for a, b in zip(np.flatnonzero(edges == 1), np.flatnonzero(edges == -1), strict=True):
-        reachable = -soft * np.logaddexp(-profile[a:b] / soft, -most[a:b].min() / soft)
+        aim, cap = profile[a:b].copy(), most[a:b].min()
+        m = int(np.argmin(aim))  # from the straightest knee on, no dip
+        if aim[-1] > cap > aim[m]:  # the flexion from the straightest on, scaled to reach
+            aim[m:] = aim[m] + (aim[m:] - aim[m]) * (cap - aim[m]) / (aim[-1] - aim[m])
+        reachable = -soft * np.logaddexp(-aim / soft, -cap / soft)
         run = np.maximum(reachable, flat[a:b])
-        m = int(np.argmin(profile[a:b]))  # from the straightest knee on, no dip
         run[m:] = np.maximum.accumulate(run[m:])
         padded = np.concatenate([np.full(width // 2, run[0]), run, np.full(width // 2, run[-1])])
         smooth = np.convolve(padded, kernel, mode="valid")
