@@ -103,10 +103,12 @@ _LONG_STEP, _FADE = 0.5, 0.05
 :data:`_HIGH_HIP_LONG_STEP` of the cycle instead of :data:`_HIGH_HIP`, and the width over
 which both fade out below it (:func:`_long_step_fade`). On such steps the trailing leg
 needs all its reach to keep its knee bent before toe-off: with neither faded, a step of
-0.84 m (half the stature) at 1.64 m/s flexes the trailing knee only to 15° by toe-off
-(26° with both faded; 19° with only the hips' peak faded, 23° with only the lead faded),
-and a step of 1 m at 1.6 m/s turns a joint 15.5° in a frame (11.4° with both faded). The
-default steps reach 0.45 statures at 1.6 m/s, where the fade is 0.9."""
+0.84 m (half the stature) at 1.64 m/s flexes the trailing knee only to 14-16° by toe-off
+(25-26° with both faded; 18-20° with only the hips' peak faded, 22-23° with only the lead
+faded; the right knee at each toe-off of a walk of 3 cycles), and a step of 1 m at
+1.6 m/s turns a joint 15.2° in a frame (12.1° with both faded; the largest change of a
+joint's local rotation between frames at 60 fps). The default steps reach 0.45 statures
+at 1.6 m/s, where the fade is 0.9."""
 HEEL_OFF = 0.31
 """Share of the cycle after heel strike at which the heel starts to rise (31 %, the start
 of terminal stance; Perry & Burnfield 2010)."""
