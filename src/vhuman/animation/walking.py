@@ -82,9 +82,10 @@ the cycle, the pelvis's lowest point is 1.56 / 2.03 times as sharp as its highes
 response (here −4.9 / −6.6°)."""
 _FOOT_FALL = 0.095
 """Least time [s] the forefoot takes to come down from heel strike to foot flat
-(:func:`_foot_flat`): with the forefoot down at 9 % of a cycle of 0.95 s (1.6 m/s) the
-ankle turns 10.1° in a frame at 60 fps, past the recorded walks' 10°; 95 ms puts it at
-10 % there, and leaves 9 % at 1.3 m/s and slower."""
+(:func:`_foot_flat`): 95 ms puts it at 10 % of a cycle of 0.95 s (1.6 m/s) and leaves
+9 % at 1.3 m/s and slower. With the forefoot down at 9 % at 1.6 m/s, the leg angles'
+second difference reaches 5.5°/frame² at its 99th percentile (5.1 at 10 %; the limit
+there is 5.7) and the ankle plantarflexes 6.4° in loading response (4.5°)."""
 PELVIS_LEAD = 0.015
 """How far [leg lengths] the pelvis lies ahead of the midpoint between the footprints at
 each heel strike (on a straight path), times :func:`_long_step_fade`. Each footprint lies
@@ -96,8 +97,8 @@ the fade at 0.9); six recorded CMU walks at 1.0-1.6 m/s, measured the same way: 
 ahead, 0.28-0.39 behind. With the footprints centred under the pelvis (a lead of 0) the
 pelvis rises and falls further and comes down to its lowest more sharply (excursion
 2.7 / 4.3 / 5.6 cm at 1.0 / 1.3 / 1.6 m/s against 2.3 / 3.8 / 5.1 cm; curvature at the
-minima over that at the maxima 1.8 / 2.3 / 3.0 against 1.4 / 1.9 / 2.6), and the trailing
-heel rises less before toe-off: the push-off is 1.6-2.8° shallower."""
+minima over that at the maxima 1.8 / 2.5 / 4.0 against 1.4 / 1.9 / 3.2), and the trailing
+heel rises less before toe-off: the push-off is 1.5-2.4° shallower."""
 _LONG_STEP, _FADE = 0.5, 0.05
 """Step [statures] from which :data:`PELVIS_LEAD` is gone and the hips are highest at
 :data:`_HIGH_HIP_LONG_STEP` of the cycle instead of :data:`_HIGH_HIP`, and the width over
@@ -171,7 +172,7 @@ obliquity); on long steps it moves to :data:`_HIGH_HIP_LONG_STEP` as
 at about 44 %. At 40 % the trailing hip stands higher in pre-swing than with the peak at a
 third of the cycle (by 6 mm at 1.0 m/s), so the trailing heel rises further about the ball
 of the foot for the same knee flexion: with the peak at a third of the cycle the push-off
-is 2.0-2.4° shallower at 1.0-1.6 m/s and, at 1.0 and 1.6 m/s, 1 % of the cycle later."""
+is 1.9-2.1° shallower at 1.0-1.6 m/s and, at 1.0 and 1.6 m/s, 1 % of the cycle later."""
 _HIGH_HIP_LONG_STEP = 1.0 / 3.0
 """Share of a leg's cycle at which its hip is highest on steps of :data:`_LONG_STEP` and
 longer: the trailing hip stands lower in pre-swing than with :data:`_HIGH_HIP`, which
@@ -448,7 +449,7 @@ def stance_knee(tau: ArrayLike, speed: float = 1.3) -> NDArray[np.float64]:
     (:func:`_pelvis_height`): the leg, nearly straight at heel strike, shortens at
     once as the pelvis passes over its heel, so the pelvis rises less steeply from its
     lowest (at 1.0 / 1.3 / 1.6 m/s its curvature at the minima over that at the
-    maxima is 1.4 / 1.9 / 2.6, against 1.7 / 2.1 / 3.0 with the knee leaving heel
+    maxima is 1.4 / 1.9 / 3.2, against 1.7 / 2.1 / 3.5 with the knee leaving heel
     strike at rest). Above 1.3 m/s the loading peak grows by
     :data:`_LOADING_KNEE_PER_SPEED` and the mid-stance flexion by
     :data:`_MID_STANCE_KNEE_PER_SPEED` with ``speed`` [m/s].
@@ -870,9 +871,10 @@ def _bridge(values: NDArray, t: NDArray, gaps: NDArray) -> NDArray[np.float64]:
     comes down to its lowest at heel strike without overshooting it, so the
     lowest point is rounded on the way in and the excursion is that of the
     heel strike. (Joining the leading leg's vault rate there instead dips the
-    pelvis below its heel-strike height and back: a V about 5 times sharper
-    than the top of the path, and 6.5 cm of excursion at 1.6 m/s where people
-    have about 5.) Gaps cut by either end of ``t`` are left as they are.
+    pelvis below its heel-strike height and back: at 1.0 / 1.3 / 1.6 m/s its
+    lowest point is 2.6 / 2.9 / 3.8 times as sharp as its highest, against
+    1.4 / 1.9 / 3.2 arriving at rest, and it rises and falls 2.8 / 4.2 / 5.2 cm,
+    against 2.3 / 3.8 / 5.1.) Gaps cut by either end of ``t`` are left as they are.
     """
     out = values.copy()
     edges = np.diff(np.concatenate([[0], gaps.astype(np.int8), [0]]))
