@@ -159,7 +159,7 @@ _NEUTRAL_PASSES = 2  # the shank, found again with the foot turned
 _LANDING_TURN = 0.2  # last share of the swing: the ankle turns to its heel-strike flexion
 _LEAST_TRAILING_KNEE = np.radians(10.0)  # the trailing knee's least flexion before toe-off
 _DORSIFLEXION_MARGIN = np.radians(1.0)  # [rad] kept inside the ankle's dorsiflexion limit
-_DORSIFLEXION_PITCHES = 12  # heel pitches sampled for the least heel rise in range
+_DORSIFLEXION_STEPS = 2  # secant steps onto the least heel rise that keeps the ankle in range
 _HEEL_RISE_RATE = np.radians(570.0)
 """Fastest rise [rad/s] of the heel about the ball of the foot before toe-off: 9.5° a frame
 at 60 fps, within the recorded walks' 10° a frame for the toes, which bend with it (at
@@ -696,46 +696,65 @@ def _dorsiflexion_floor(
     :data:`_DORSIFLEXION_MARGIN` inside) on long fast steps. The heel rises about
     the ball of the foot instead and the leg, lengthened by it, holds the pelvis
     up (the heel rise of terminal stance, a determinant of gait, Saunders, Inman &
-    Eberhart 1953; Perry & Burnfield 2010, ch. 4). For each of
-    :data:`_DORSIFLEXION_PITCHES` heel pitches, up to the least of ``p.heel_rise``
-    and the toe joint's extension, the pelvis height at which the knee has its
-    flexion and the ankle's angle there (the leg of :func:`_leg` from ``hip``,
-    the hip with the pelvis at height 0); the height at the least pitch within
-    the limit, interpolated. −inf outside late stance and where ``knee`` is NaN.
+    Eberhart 1953; Perry & Burnfield 2010, ch. 4). The least heel pitch, up to
+    the least of ``p.heel_rise`` and the toe joint's extension, at which the
+    ankle's angle (:func:`_heel_raised`: the pelvis at the height where the knee
+    has its flexion) is within the limit, by :data:`_DORSIFLEXION_STEPS` secant
+    steps from the flat foot; the height there. The flat foot's height where its
+    ankle stays in range; −inf outside late stance and where ``knee`` is NaN.
     """
     out = np.full(len(foot.tau), -np.inf)
     late = foot.stance & (foot.tau >= HEEL_OFF) & np.isfinite(knee)
     if not late.any() or not np.isfinite(body.dorsiflexion):
         return out
-    i = np.flatnonzero(late)
-    q_yaw = _qz(foot.yaw[i])
-    forward = quat_apply(q_yaw, [1.0, 0.0, 0.0])
-    hinge = np.array([0.0, 1.0, 0.0])  # the knee's axis in the thigh frame (:func:`_leg`)
-    length = body.leg_length(knee[i])
-    pitches = np.linspace(0.0, min(body.toe_extension, p.heel_rise), _DORSIFLEXION_PITCHES)
-    height = np.empty((len(i), len(pitches)))
-    bend = np.empty((len(i), len(pitches)))
-    for k, pitch in enumerate(pitches):
-        q_foot = quat_multiply(q_yaw, _qaxis(hinge, np.full(len(i), pitch)))
-        ankle = foot.ball[i] + quat_apply(q_foot, -body.toe_offset)
-        height[:, k] = _height_for(hip[i], ankle, length, body, p, check=False)
-        raised = hip[i] + height[:, k, None] * np.array([0.0, 0.0, 1.0])
-        g_thigh, flexion = _leg(raised, ankle, forward, body)
-        shank = quat_multiply(g_thigh, _qaxis(hinge, flexion))
-        local = quat_multiply(quat_conjugate(shank), q_foot)
-        bend[:, k] = quat_to_euler(local, body.ankle_sequence)[:, 0]
-    # The ankle's first angle grows (dorsiflexes less) as the heel rises: the least
-    # pitch within the limit lies after the last sample short of it.
+    cap = min(body.toe_extension, p.heel_rise)
     least = body.dorsiflexion + _DORSIFLEXION_MARGIN
-    short = np.sum(bend < least, axis=1)
-    k1 = np.clip(short, 1, len(pitches) - 1)
-    k0 = k1 - 1
-    rows = np.arange(len(i))
-    b0, b1 = bend[rows, k0], bend[rows, k1]
-    w = np.clip((least - b0) / np.where(b1 > b0, b1 - b0, 1.0), 0.0, 1.0)
-    w = np.where(short == 0, 0.0, w)
-    out[i] = height[rows, k0] + w * (height[rows, k1] - height[rows, k0])
+    i = np.flatnonzero(late)
+    height, bend = _heel_raised(hip[i], foot, i, knee[i], np.zeros(len(i)), body, p)
+    out[i] = height
+    short = bend < least  # the flat foot dorsiflexes past the limit here
+    i, bend = i[short], bend[short]
+    if not len(i):
+        return out
+    # The ankle's first angle grows about as fast as the heel rises: secant steps from
+    # the flat foot onto the least pitch within the limit.
+    pitch0, pitch = np.zeros(len(i)), np.clip(least - bend, 0.0, cap)
+    bend0 = bend
+    for _ in range(_DORSIFLEXION_STEPS):
+        height, bend = _heel_raised(hip[i], foot, i, knee[i], pitch, body, p)
+        slope = np.where(np.abs(pitch - pitch0) > 1e-9, (bend - bend0) / (pitch - pitch0), 1.0)
+        pitch0, bend0 = pitch, bend
+        pitch = np.clip(pitch + (least - bend) / np.where(slope > 0.1, slope, 1.0), 0.0, cap)
+    out[i] = _heel_raised(hip[i], foot, i, knee[i], pitch, body, p)[0]
     return out
+
+
+def _heel_raised(
+    hip: NDArray,
+    foot: _Foot,
+    i: NDArray,
+    knee: NDArray,
+    pitch: NDArray,
+    body: _Body,
+    p: GaitParameters,
+) -> tuple[NDArray, NDArray]:
+    """Pelvis height ``(M,)`` [m] and the ankle's first Euler angle ``(M,)`` [rad] at
+    frames ``i (M,)`` of a planted ``foot`` with its heel raised by ``pitch (M,)`` [rad].
+
+    The height is the one at which the leg from ``hip (M, 3)`` (the hip with the
+    pelvis at height 0) has the knee flexion ``knee (M,)`` [rad]; the ankle's angle
+    is that of the leg of :func:`_leg` there.
+    """
+    q_yaw = _qz(foot.yaw[i])
+    hinge = np.array([0.0, 1.0, 0.0])  # the knee's axis in the thigh frame (:func:`_leg`)
+    q_foot = quat_multiply(q_yaw, _qaxis(hinge, pitch))
+    ankle = foot.ball[i] + quat_apply(q_foot, -body.toe_offset)
+    height = _height_for(hip, ankle, body.leg_length(knee), body, p, check=False)
+    raised = hip + height[:, None] * np.array([0.0, 0.0, 1.0])
+    g_thigh, flexion = _leg(raised, ankle, quat_apply(q_yaw, [1.0, 0.0, 0.0]), body)
+    shank = quat_multiply(g_thigh, _qaxis(hinge, flexion))
+    local = quat_multiply(quat_conjugate(shank), q_foot)
+    return height, quat_to_euler(local, body.ankle_sequence)[:, 0]
 
 
 def _swing(foot: _Foot, t: NDArray, p: GaitParameters, body: _Body) -> _Foot:
