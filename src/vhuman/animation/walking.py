@@ -9,8 +9,10 @@ keeps contacts clean and the knees human:
 - a planted foot rolls over its heel after heel strike, lies flat, then rises
   about the ball of the foot (heel, ankle and forefoot rockers); the pivot of
   each phase never moves; before toe-off the heel rises at least as far as
-  keeps the trailing knee bent by 20° (long steps), and the swing carries the
-  foot's motion at toe-off on;
+  keeps the trailing knee bent by 20° (long steps), in terminal stance at least
+  as far as keeps the ankle within its dorsiflexion range, the leg it lengthens
+  holding the pelvis up (:func:`_dorsiflexion_floor`), and no faster than
+  :data:`_HEEL_RISE_RATE`; the swing carries the foot's motion at toe-off on;
 - the pelvis height is the one at which the leading stance knee follows
   :data:`STANCE_KNEE` through loading response and mid-stance; a cubic Hermite
   curve in time takes it down to the other heel strike, arriving there at rest
