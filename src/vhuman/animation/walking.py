@@ -79,15 +79,15 @@ rocker, within loading response, the first 10-12 % of the cycle, Perry & Burnfie
 later where the cycle is short (:func:`_foot_flat`). The ankle rolls about the heel and
 the pelvis comes down with it, so a heel rocker that ends earlier takes up more of the
 pelvis's rise over the leading leg after heel strike: with the forefoot down at 10 % of
-the cycle, the pelvis's lowest point is 1.40 / 1.92 times as sharp as its highest at
-1.0 / 1.3 m/s (here 1.22 / 1.85), and the ankle plantarflexes −3.3 / −4.7° in loading
-response (here −4.9 / −6.7°)."""
+the cycle, the pelvis's lowest point is 1.56 / 2.03 times as sharp as its highest at
+1.0 / 1.3 m/s (here 1.38 / 1.95), and the ankle plantarflexes −3.3 / −4.6° in loading
+response (here −4.9 / −6.6°)."""
 _FOOT_FALL = 0.095
 """Least time [s] the forefoot takes to come down from heel strike to foot flat
 (:func:`_foot_flat`): 95 ms puts it at 10 % of a cycle of 0.95 s (1.6 m/s) and leaves
 9 % at 1.3 m/s and slower. With the forefoot down at 9 % at 1.6 m/s, the leg angles'
-second difference reaches 5.6°/frame² at its 99th percentile (5.0 at 10 %; the limit
-there is 5.7) and the ankle plantarflexes 6.5° in loading response (4.6°)."""
+second difference reaches 5.5°/frame² at its 99th percentile (5.1 at 10 %; the limit
+there is 5.7) and the ankle plantarflexes 6.4° in loading response (4.5°)."""
 PELVIS_LEAD = 0.015
 """How far [leg lengths] the pelvis lies ahead of the midpoint between the footprints at
 each heel strike (on a straight path), times :func:`_long_step_fade`. Each footprint lies
@@ -98,18 +98,18 @@ pelvis and the trailing one 0.33 behind at 1.0 m/s, 0.47 and 0.40 at 1.6 m/s (th
 the fade at 0.9); six recorded CMU walks at 1.0-1.6 m/s, measured the same way: 0.33-0.46
 ahead, 0.28-0.39 behind. With the footprints centred under the pelvis (a lead of 0) the
 pelvis rises and falls further and comes down to its lowest more sharply (excursion
-2.6 / 4.2 / 5.5 cm at 1.0 / 1.3 / 1.6 m/s against 2.2 / 3.7 / 5.0 cm; curvature at the
-minima over that at the maxima 1.65 / 2.36 / 3.87 against 1.22 / 1.85 / 3.04), and the
-trailing heel rises less before toe-off: the push-off is 1.5-2.4° shallower."""
+2.7 / 4.3 / 5.6 cm at 1.0 / 1.3 / 1.6 m/s against 2.3 / 3.8 / 5.1 cm; curvature at the
+minima over that at the maxima 1.8 / 2.5 / 4.0 against 1.4 / 1.9 / 3.2), and the trailing
+heel rises less before toe-off: the push-off is 1.5-2.4° shallower."""
 _LONG_STEP, _FADE = 0.5, 0.05
 """Step [statures] from which :data:`PELVIS_LEAD` is gone and the hips are highest at
 :data:`_HIGH_HIP_LONG_STEP` of the cycle instead of :data:`_HIGH_HIP`, and the width over
 which both fade out below it (:func:`_long_step_fade`). On such steps the trailing leg
 needs all its reach to keep its knee bent before toe-off: with neither faded, a step of
 0.84 m (half the stature) at 1.64 m/s flexes the trailing knee only to 14-16° by toe-off
-(25-26° with both faded; 18-19° with only the hips' peak faded, 22-23° with only the lead
+(25-26° with both faded; 18-20° with only the hips' peak faded, 22-23° with only the lead
 faded; the right knee at each toe-off of a walk of 3 cycles), and a step of 1 m at
-1.6 m/s turns a joint 16.6° in a frame (12.0° with both faded; the largest change of a
+1.6 m/s turns a joint 15.2° in a frame (12.1° with both faded; the largest change of a
 joint's local rotation between frames at 60 fps). The default steps reach 0.45 statures
 at 1.6 m/s, where the fade is 0.9."""
 HEEL_OFF = 0.31
@@ -177,7 +177,7 @@ obliquity); on long steps it moves to :data:`_HIGH_HIP_LONG_STEP` as
 at about 44 %. At 40 % the trailing hip stands higher in pre-swing than with the peak at a
 third of the cycle (by 6 mm at 1.0 m/s), so the trailing heel rises further about the ball
 of the foot for the same knee flexion: with the peak at a third of the cycle the push-off
-is 1.8-2.1° shallower at 1.0-1.6 m/s and, at 1.0 and 1.6 m/s, 1 % of the cycle later."""
+is 1.9-2.1° shallower at 1.0-1.6 m/s and, at 1.0 and 1.6 m/s, 1 % of the cycle later."""
 _HIGH_HIP_LONG_STEP = 1.0 / 3.0
 """Share of a leg's cycle at which its hip is highest on steps of :data:`_LONG_STEP` and
 longer: the trailing hip stands lower in pre-swing than with :data:`_HIGH_HIP`, which
@@ -448,14 +448,14 @@ def stance_knee(tau: ArrayLike, speed: float = 1.3) -> NDArray[np.float64]:
 
     :data:`STANCE_KNEE` joined by cubic segments, held at the last key after it. The
     knee flexes in loading response along a cubic ease-out (:attr:`Easing.EASE_OUT_CUBIC`): at its
-    fastest at heel strike (three times the segment's mean rate, 3.7° a frame at 60 fps
+    fastest at heel strike (three times the segment's mean rate, 3° a frame at 60 fps
     and 1.0 m/s) and at rest at the loading peak; the later keys are joined by
     smoothstep, passed at rest. The pelvis height follows this knee
     (:func:`_pelvis_height`): the leg, nearly straight at heel strike, shortens at
     once as the pelvis passes over its heel, so the pelvis rises less steeply from its
     lowest (at 1.0 / 1.3 / 1.6 m/s its curvature at the minima over that at the
-    maxima is 1.22 / 1.85 / 3.04, against 1.64 / 2.01 / 3.43 with the knee leaving
-    heel strike at rest). Above 1.3 m/s the loading peak grows by
+    maxima is 1.4 / 1.9 / 3.2, against 1.7 / 2.1 / 3.5 with the knee leaving heel
+    strike at rest). Above 1.3 m/s the loading peak grows by
     :data:`_LOADING_KNEE_PER_SPEED` and the mid-stance flexion by
     :data:`_MID_STANCE_KNEE_PER_SPEED` with ``speed`` [m/s].
     """
@@ -896,9 +896,9 @@ def _bridge(values: NDArray, t: NDArray, gaps: NDArray) -> NDArray[np.float64]:
     lowest point is rounded on the way in and the excursion is that of the
     heel strike. (Joining the leading leg's vault rate there instead dips the
     pelvis below its heel-strike height and back: at 1.0 / 1.3 / 1.6 m/s its
-    lowest point is 2.4 / 2.8 / 3.7 times as sharp as its highest, against
-    1.2 / 1.9 / 3.0 arriving at rest, and it rises and falls 2.8 / 4.1 / 5.1 cm,
-    against 2.2 / 3.7 / 5.0.) Gaps cut by either end of ``t`` are left as they are.
+    lowest point is 2.6 / 2.9 / 3.8 times as sharp as its highest, against
+    1.4 / 1.9 / 3.2 arriving at rest, and it rises and falls 2.8 / 4.2 / 5.2 cm,
+    against 2.3 / 3.8 / 5.1.) Gaps cut by either end of ``t`` are left as they are.
     """
     out = values.copy()
     edges = np.diff(np.concatenate([[0], gaps.astype(np.int8), [0]]))
