@@ -115,16 +115,13 @@ at 1.6 m/s, where the fade is 0.9."""
 HEEL_OFF = 0.31
 """Share of the cycle after heel strike at which the heel starts to rise (31 %, the start
 of terminal stance; Perry & Burnfield 2010)."""
-STANCE_KNEE = ((0.0, 5.0), (0.13, 16.5), (HEEL_OFF, 16.0))
+STANCE_KNEE = ((0.0, 7.0), (0.13, 16.5), (HEEL_OFF, 16.0))
 """Knee flexion [deg] of a planted leg at shares of the cycle after its heel strike: nearly
-straight at heel strike (5°, Perry & Burnfield 2010, ch. 5), flexing to 17° in loading
-response (15-20°) and still flexed by 16° at the end of mid-stance; it straightens in
+straight at heel strike (7°), flexing to 17° in loading response (Perry & Burnfield 2010,
+ch. 5: 15-20°) and still flexed by 16° at the end of mid-stance; it straightens in
 terminal stance (:func:`knee_profile`), as in the recorded CMU walks, whose knee stays
 within about 4° of its loading peak through mid-stance and is straightest at about 50 %.
-At 1.3 m/s and slower. The pelvis height is set so the stance knees follow it: the
-straighter leg at heel strike holds the pelvis higher there, so it comes down less
-steeply into its lowest (with 7° at heel strike its lowest point is 1.38 / 1.95 / 3.23
-times as sharp as its highest at 1.0 / 1.3 / 1.6 m/s, here 1.22 / 1.85 / 3.04)."""
+At 1.3 m/s and slower. The pelvis height is set so the stance knees follow it."""
 _LOADING_KNEE_PER_SPEED = 11.5
 """Growth of the loading-response knee flexion with speed above 1.3 m/s [deg per m/s]:
 peak stance knee flexion rises with walking speed (Lelas et al. 2003; the recorded CMU
