@@ -9,8 +9,10 @@ keeps contacts clean and the knees human:
 - a planted foot rolls over its heel after heel strike, lies flat, then rises
   about the ball of the foot (heel, ankle and forefoot rockers); the pivot of
   each phase never moves; before toe-off the heel rises at least as far as
-  keeps the trailing knee bent by 20° (long steps), and the swing carries the
-  foot's motion at toe-off on;
+  keeps the trailing knee bent by 20° (long steps), in terminal stance at least
+  as far as keeps the ankle within its dorsiflexion range, the leg it lengthens
+  holding the pelvis up (:func:`_dorsiflexion_floor`), and no faster than
+  :data:`_HEEL_RISE_RATE`; the swing carries the foot's motion at toe-off on;
 - the pelvis height is the one at which the leading stance knee follows
   :data:`STANCE_KNEE` through loading response and mid-stance; a cubic Hermite
   curve in time takes it down to the other heel strike, arriving there at rest
@@ -45,7 +47,7 @@ from vhuman.animation.easing import Easing, ease
 from vhuman.animation.gait import GaitParameters
 from vhuman.animation.keyframes import Interpolation, KeyframeTrack
 from vhuman.errors import InputError
-from vhuman.geometry.euler import euler_to_quat
+from vhuman.geometry.euler import euler_to_quat, quat_to_euler
 from vhuman.geometry.interpolation import quat_slerp
 from vhuman.geometry.quaternion import (
     quat_angle,
@@ -82,9 +84,10 @@ the cycle, the pelvis's lowest point is 1.56 / 2.03 times as sharp as its highes
 response (here −4.9 / −6.6°)."""
 _FOOT_FALL = 0.095
 """Least time [s] the forefoot takes to come down from heel strike to foot flat
-(:func:`_foot_flat`): with the forefoot down at 9 % of a cycle of 0.95 s (1.6 m/s) the
-ankle turns 10.1° in a frame at 60 fps, past the recorded walks' 10°; 95 ms puts it at
-10 % there, and leaves 9 % at 1.3 m/s and slower."""
+(:func:`_foot_flat`): 95 ms puts it at 10 % of a cycle of 0.95 s (1.6 m/s) and leaves
+9 % at 1.3 m/s and slower. With the forefoot down at 9 % at 1.6 m/s, the leg angles'
+second difference reaches 5.5°/frame² at its 99th percentile (5.1 at 10 %; the limit
+there is 5.7) and the ankle plantarflexes 6.4° in loading response (4.5°)."""
 PELVIS_LEAD = 0.015
 """How far [leg lengths] the pelvis lies ahead of the midpoint between the footprints at
 each heel strike (on a straight path), times :func:`_long_step_fade`. Each footprint lies
@@ -96,17 +99,19 @@ the fade at 0.9); six recorded CMU walks at 1.0-1.6 m/s, measured the same way: 
 ahead, 0.28-0.39 behind. With the footprints centred under the pelvis (a lead of 0) the
 pelvis rises and falls further and comes down to its lowest more sharply (excursion
 2.7 / 4.3 / 5.6 cm at 1.0 / 1.3 / 1.6 m/s against 2.3 / 3.8 / 5.1 cm; curvature at the
-minima over that at the maxima 1.8 / 2.3 / 3.0 against 1.4 / 1.9 / 2.6), and the trailing
-heel rises less before toe-off: the push-off is 1.6-2.8° shallower."""
+minima over that at the maxima 1.8 / 2.5 / 4.0 against 1.4 / 1.9 / 3.2), and the trailing
+heel rises less before toe-off: the push-off is 1.5-2.4° shallower."""
 _LONG_STEP, _FADE = 0.5, 0.05
 """Step [statures] from which :data:`PELVIS_LEAD` is gone and the hips are highest at
 :data:`_HIGH_HIP_LONG_STEP` of the cycle instead of :data:`_HIGH_HIP`, and the width over
 which both fade out below it (:func:`_long_step_fade`). On such steps the trailing leg
 needs all its reach to keep its knee bent before toe-off: with neither faded, a step of
-0.84 m (half the stature) at 1.64 m/s flexes the trailing knee only to 15° by toe-off
-(26° with both faded; 19° with only the hips' peak faded, 23° with only the lead faded),
-and a step of 1 m at 1.6 m/s turns a joint 15.5° in a frame (11.4° with both faded). The
-default steps reach 0.45 statures at 1.6 m/s, where the fade is 0.9."""
+0.84 m (half the stature) at 1.64 m/s flexes the trailing knee only to 14-16° by toe-off
+(25-26° with both faded; 18-20° with only the hips' peak faded, 22-23° with only the lead
+faded; the right knee at each toe-off of a walk of 3 cycles), and a step of 1 m at
+1.6 m/s turns a joint 15.2° in a frame (12.1° with both faded; the largest change of a
+joint's local rotation between frames at 60 fps). The default steps reach 0.45 statures
+at 1.6 m/s, where the fade is 0.9."""
 HEEL_OFF = 0.31
 """Share of the cycle after heel strike at which the heel starts to rise (31 %, the start
 of terminal stance; Perry & Burnfield 2010)."""
@@ -155,6 +160,13 @@ flex the hip further in terminal swing to carry the raised foot."""
 _NEUTRAL_PASSES = 2  # the shank, found again with the foot turned
 _LANDING_TURN = 0.2  # last share of the swing: the ankle turns to its heel-strike flexion
 _LEAST_TRAILING_KNEE = np.radians(10.0)  # the trailing knee's least flexion before toe-off
+_DORSIFLEXION_MARGIN = np.radians(1.0)  # [rad] kept inside the ankle's dorsiflexion limit
+_DORSIFLEXION_STEPS = 2  # secant steps onto the least heel rise that keeps the ankle in range
+_HEEL_RISE_RATE = np.radians(570.0)
+"""Fastest rise [rad/s] of the heel about the ball of the foot before toe-off: 9.5° a frame
+at 60 fps, within the recorded walks' 10° a frame for the toes, which bend with it (at
+1.6 m/s the heel would otherwise rise 11.3° in a frame just before toe-off)."""
+_HEEL_RISE_SPREAD = 0.06  # share of the cycle over which a faster heel rise is spread
 _HIGH_HIP = 0.4
 """Share of a leg's cycle at which its hip is highest relative to the other (pelvic
 obliquity); on long steps it moves to :data:`_HIGH_HIP_LONG_STEP` as
@@ -162,7 +174,7 @@ obliquity); on long steps it moves to :data:`_HIGH_HIP_LONG_STEP` as
 at about 44 %. At 40 % the trailing hip stands higher in pre-swing than with the peak at a
 third of the cycle (by 6 mm at 1.0 m/s), so the trailing heel rises further about the ball
 of the foot for the same knee flexion: with the peak at a third of the cycle the push-off
-is 2.0-2.4° shallower at 1.0-1.6 m/s and, at 1.0 and 1.6 m/s, 1 % of the cycle later."""
+is 1.9-2.1° shallower at 1.0-1.6 m/s and, at 1.0 and 1.6 m/s, 1 % of the cycle later."""
 _HIGH_HIP_LONG_STEP = 1.0 / 3.0
 """Share of a leg's cycle at which its hip is highest on steps of :data:`_LONG_STEP` and
 longer: the trailing hip stands lower in pre-swing than with :data:`_HIGH_HIP`, which
@@ -315,10 +327,13 @@ class _Body:
     """The foot's capsules: axis ends ``(2, 3)`` in the ankle frame (the toe's in the toe
     frame), radius [m], and whether the toe joint carries it."""
     toe_axis: NDArray[np.float64]  # the toe joint's hinge axis (3,)
+    dorsiflexion: float  # the ankle's least first Euler angle: its dorsiflexion limit (< 0) [rad]
+    ankle_sequence: str  # the Euler sequence the ankle's limits are given in
 
     @classmethod
     def of(cls, sk: Skeleton) -> _Body:
         idx = {n: sk.index(n) for n in ("l_hip", "l_knee", "l_ankle", "l_toe", "r_hip")}
+        ankle_limits = sk.limits[idx["l_ankle"]] if sk.limits is not None else None
         for part in ("l_knee", "l_ankle"):
             off = sk.offsets[idx[part]]
             if abs(off[0]) > 1e-9 or abs(off[1]) > 1e-9 or off[2] >= 0.0:
@@ -363,6 +378,8 @@ class _Body:
             stature=stature,
             sole=sole,
             toe_axis=np.array(axes[idx["l_toe"]], dtype=np.float64),
+            dorsiflexion=-np.inf if ankle_limits is None else float(ankle_limits[0, 0]),
+            ankle_sequence=sk.limit_sequences[idx["l_ankle"]],
         )
 
     def sole_height(self, rotation: NDArray, toes: NDArray) -> NDArray[np.float64]:
@@ -434,7 +451,7 @@ def stance_knee(tau: ArrayLike, speed: float = 1.3) -> NDArray[np.float64]:
     (:func:`_pelvis_height`): the leg, nearly straight at heel strike, shortens at
     once as the pelvis passes over its heel, so the pelvis rises less steeply from its
     lowest (at 1.0 / 1.3 / 1.6 m/s its curvature at the minima over that at the
-    maxima is 1.4 / 1.9 / 2.6, against 1.7 / 2.1 / 3.0 with the knee leaving heel
+    maxima is 1.4 / 1.9 / 3.2, against 1.7 / 2.1 / 3.5 with the knee leaving heel
     strike at rest). Above 1.3 m/s the loading peak grows by
     :data:`_LOADING_KNEE_PER_SPEED` and the mid-stance flexion by
     :data:`_MID_STANCE_KNEE_PER_SPEED` with ``speed`` [m/s].
@@ -589,7 +606,10 @@ def _heel_rise(foot: _Foot, hip: NDArray, knee: NDArray, body: _Body, p: GaitPar
     at the hip-ankle distance of the knee flexion ``knee`` from ``hip (N, 3)``:
     the heel rises with the knee's flexion in terminal stance and pre-swing
     (Perry & Burnfield 2010, ch. 4). Within 0 … ``heel_rise`` and the toe
-    joint's extension; where those bounds bind, the knee follows the foot.
+    joint's extension, and rising no faster than :data:`_HEEL_RISE_RATE`
+    (:func:`_rate_limited_rise`, times :func:`_long_step_fade`: on the longest
+    steps the heel must reach its highest at toe-off); where those bounds bind,
+    the knee follows the foot.
 
     Raises
     ------
@@ -613,6 +633,7 @@ def _heel_rise(foot: _Foot, hip: NDArray, knee: NDArray, body: _Body, p: GaitPar
     needed = np.arctan2(b, a) - np.arccos(np.clip(ratio, -1.0, 1.0))
     needed = np.where(ratio < -1.0, 0.0, needed)  # nearer than the flat foot: stays flat
     pitch_i = np.clip(needed, 0.0, min(body.toe_extension, p.heel_rise))
+    pitch_i += _long_step_fade(p, body) * (_rate_limited_rise(pitch_i, i, p) - pitch_i)
     q = quat_multiply(q_yaw, _qaxis(np.array([0.0, 1.0, 0.0]), pitch_i))
     ankle, rotation, pitch = foot.ankle.copy(), foot.rotation.copy(), foot.pitch.copy()
     ankle[i] = foot.ball[i] + quat_apply(q, o)
@@ -627,6 +648,35 @@ def _heel_rise(foot: _Foot, hip: NDArray, knee: NDArray, body: _Body, p: GaitPar
     return replace(foot, ankle=ankle, rotation=rotation, toes=np.maximum(pitch, 0.0), pitch=pitch)
 
 
+def _rate_limited_rise(pitch: NDArray, frames: NDArray, p: GaitParameters) -> NDArray[np.float64]:
+    """Heel pitches ``(M,)`` [rad], raised earlier where they would rise faster than
+    :data:`_HEEL_RISE_RATE`.
+
+    ``frames (M,)`` are the frame indices of ``pitch``; each run of consecutive
+    frames is one stance. Backwards from toe-off each pitch is kept at least the
+    next one less the rate (``max over j ≥ k of pitch[j] − rate (j − k) / fps``);
+    that raise is spread by a moving average over :data:`_HEEL_RISE_SPREAD` of
+    the cycle (so the heel starts rising earlier without a kink), kept under the
+    stance's highest pitch, and the rate limit applied once more. Where the heel
+    would rise fastest just before toe-off (fast steps), it rises over a longer
+    pre-swing instead, and the knee follows the foot.
+    """
+    out = pitch.copy()
+    step = _HEEL_RISE_RATE / p.fps
+    width = max(1, round(_HEEL_RISE_SPREAD * p.cycle_duration * p.fps)) | 1
+    kernel = np.ones(width) / width
+    breaks = np.flatnonzero(np.diff(frames) != 1) + 1
+    for run in np.split(np.arange(len(frames)), breaks):
+        ramp = step * np.arange(len(run))
+        top = out[run].max()
+        lifted = np.maximum.accumulate((out[run] - ramp)[::-1])[::-1] + ramp - out[run]
+        pad = np.zeros(width // 2)
+        spread = np.convolve(np.concatenate([pad, lifted, pad]), kernel, mode="valid")
+        eased = np.minimum(out[run] + spread, top)
+        out[run] = np.maximum.accumulate((eased - ramp)[::-1])[::-1] + ramp
+    return out
+
+
 def _heel_up(foot: _Foot, body: _Body, p: GaitParameters) -> NDArray[np.float64]:
     """Ankle ``(N, 3)`` [m] with the heel risen about the ball of the foot as far as it may.
 
@@ -635,6 +685,78 @@ def _heel_up(foot: _Foot, body: _Body, p: GaitParameters) -> NDArray[np.float64]
     pitch = np.full(len(foot.yaw), min(body.toe_extension, p.heel_rise))
     q = quat_multiply(_qz(foot.yaw), _qaxis(np.array([0.0, 1.0, 0.0]), pitch))
     return foot.ball + quat_apply(q, -body.toe_offset)
+
+
+def _dorsiflexion_floor(
+    hip: NDArray, foot: _Foot, knee: NDArray, body: _Body, p: GaitParameters
+) -> NDArray[np.float64]:
+    """Least pelvis height ``(N,)`` [m] at which a trailing ankle stays within its range.
+
+    From ``HEEL_OFF`` to toe-off the hip moves ahead of the planted foot; with the
+    heel down and the knee as straight as ``knee (N,)`` [rad] the shank would lean
+    over the foot past the ankle's dorsiflexion limit (``body.dorsiflexion``, kept
+    :data:`_DORSIFLEXION_MARGIN` inside) on long fast steps. The heel rises about
+    the ball of the foot instead and the leg, lengthened by it, holds the pelvis
+    up (the heel rise of terminal stance, a determinant of gait, Saunders, Inman &
+    Eberhart 1953; Perry & Burnfield 2010, ch. 4). The least heel pitch, up to
+    the least of ``p.heel_rise`` and the toe joint's extension, at which the
+    ankle's angle (:func:`_heel_raised`: the pelvis at the height where the knee
+    has its flexion) is within the limit, by :data:`_DORSIFLEXION_STEPS` secant
+    steps from the flat foot; the height there. The flat foot's height where its
+    ankle stays in range; −inf outside late stance and where ``knee`` is NaN.
+    """
+    out = np.full(len(foot.tau), -np.inf)
+    late = foot.stance & (foot.tau >= HEEL_OFF) & np.isfinite(knee)
+    if not late.any() or not np.isfinite(body.dorsiflexion):
+        return out
+    cap = min(body.toe_extension, p.heel_rise)
+    least = body.dorsiflexion + _DORSIFLEXION_MARGIN
+    i = np.flatnonzero(late)
+    height, bend = _heel_raised(hip[i], foot, i, knee[i], np.zeros(len(i)), body, p)
+    out[i] = height
+    short = bend < least  # the flat foot dorsiflexes past the limit here
+    i, bend = i[short], bend[short]
+    if not len(i):
+        return out
+    # The ankle's first angle grows about as fast as the heel rises: secant steps from
+    # the flat foot onto the least pitch within the limit.
+    pitch0, pitch = np.zeros(len(i)), np.clip(least - bend, 0.0, cap)
+    bend0 = bend
+    for _ in range(_DORSIFLEXION_STEPS):
+        height, bend = _heel_raised(hip[i], foot, i, knee[i], pitch, body, p)
+        slope = np.where(np.abs(pitch - pitch0) > 1e-9, (bend - bend0) / (pitch - pitch0), 1.0)
+        pitch0, bend0 = pitch, bend
+        pitch = np.clip(pitch + (least - bend) / np.where(slope > 0.1, slope, 1.0), 0.0, cap)
+    out[i] = _heel_raised(hip[i], foot, i, knee[i], pitch, body, p)[0]
+    return out
+
+
+def _heel_raised(
+    hip: NDArray,
+    foot: _Foot,
+    i: NDArray,
+    knee: NDArray,
+    pitch: NDArray,
+    body: _Body,
+    p: GaitParameters,
+) -> tuple[NDArray, NDArray]:
+    """Pelvis height ``(M,)`` [m] and the ankle's first Euler angle ``(M,)`` [rad] at
+    frames ``i (M,)`` of a planted ``foot`` with its heel raised by ``pitch (M,)`` [rad].
+
+    The height is the one at which the leg from ``hip (M, 3)`` (the hip with the
+    pelvis at height 0) has the knee flexion ``knee (M,)`` [rad]; the ankle's angle
+    is that of the leg of :func:`_leg` there.
+    """
+    q_yaw = _qz(foot.yaw[i])
+    hinge = np.array([0.0, 1.0, 0.0])  # the knee's axis in the thigh frame (:func:`_leg`)
+    q_foot = quat_multiply(q_yaw, _qaxis(hinge, pitch))
+    ankle = foot.ball[i] + quat_apply(q_foot, -body.toe_offset)
+    height = _height_for(hip, ankle, body.leg_length(knee), body, p, check=False)
+    raised = hip + height[:, None] * np.array([0.0, 0.0, 1.0])
+    g_thigh, flexion = _leg(raised, ankle, quat_apply(q_yaw, [1.0, 0.0, 0.0]), body)
+    shank = quat_multiply(g_thigh, _qaxis(hinge, flexion))
+    local = quat_multiply(quat_conjugate(shank), q_foot)
+    return height, quat_to_euler(local, body.ankle_sequence)[:, 0]
 
 
 def _swing(foot: _Foot, t: NDArray, p: GaitParameters, body: _Body) -> _Foot:
@@ -770,9 +892,10 @@ def _bridge(values: NDArray, t: NDArray, gaps: NDArray) -> NDArray[np.float64]:
     comes down to its lowest at heel strike without overshooting it, so the
     lowest point is rounded on the way in and the excursion is that of the
     heel strike. (Joining the leading leg's vault rate there instead dips the
-    pelvis below its heel-strike height and back: a V about 5 times sharper
-    than the top of the path, and 6.5 cm of excursion at 1.6 m/s where people
-    have about 5.) Gaps cut by either end of ``t`` are left as they are.
+    pelvis below its heel-strike height and back: at 1.0 / 1.3 / 1.6 m/s its
+    lowest point is 2.6 / 2.9 / 3.8 times as sharp as its highest, against
+    1.4 / 1.9 / 3.2 arriving at rest, and it rises and falls 2.8 / 4.2 / 5.2 cm,
+    against 2.3 / 3.8 / 5.1.) Gaps cut by either end of ``t`` are left as they are.
     """
     out = values.copy()
     edges = np.diff(np.concatenate([[0], gaps.astype(np.int8), [0]]))
@@ -799,7 +922,12 @@ def _pelvis_height(
     the height at which the trailing knee, its foot still flat, has the flexion
     of :func:`knee_profile`: the trailing knee extends through terminal stance
     while its heel rises as the knee's flexion asks (:func:`_late_stance_knee`,
-    :func:`_heel_rise`).
+    :func:`_heel_rise`). Where the flat foot would leave the trailing ankle
+    dorsiflexed past its range (long fast steps), the floor is that of the leg
+    lengthened by the heel rise that keeps it in range (:func:`_dorsiflexion_floor`),
+    times :func:`_long_step_fade`: on steps of ``_LONG_STEP`` statures and longer
+    the pelvis must come down to the leading leg's heel strike, and the ankle is
+    left to dorsiflex further rather than the pelvis dropping at once.
     """
     pelvis = np.full(len(t), np.nan)
     for side, foot in feet.items():
@@ -814,6 +942,8 @@ def _pelvis_height(
         late = (foot.tau > HEEL_OFF) & (foot.tau < 0.5)
         knee = np.where(late, knee_profile(foot.tau, p), np.nan)
         floor = _height_for(hips[side], foot.ankle, body.leg_length(knee), body, p, check=False)
+        raise_ = np.maximum(_dorsiflexion_floor(hips[side], foot, knee, body, p) - floor, 0.0)
+        floor = floor + _long_step_fade(p, body) * raise_
         pelvis = np.where(late, np.fmax(pelvis, floor), pelvis)
     return pelvis
 
@@ -909,9 +1039,12 @@ def _late_stance_knee(
     with the foot flat (the least it can have: the heel rise only brings the
     ankle nearer the hip), ``most (N,)`` with the heel up as far as it may (the
     most it can have). The profile, kept under the least of ``most`` over each
-    stance (a smooth minimum over 2°: the hip moves away from the planted ball of
-    the foot, so that least comes at toe-off and a knee under it never has to
-    extend again; long steps), and ``flat``, their larger one, made
+    stance (the hip moves away from the planted ball of the foot, so that least
+    comes at toe-off and a knee under it never has to extend again; long and fast
+    steps: its flexion from the straightest knee on is scaled to end there, so the
+    knee keeps flexing until toe-off rather than holding still while the heel
+    alone follows the receding hip, then a smooth minimum over 2°), and ``flat``,
+    their larger one, made
     non-decreasing (running maximum) from the profile's straightest knee on and
     smoothed over 6 % of the cycle, then at least ``flat`` and non-decreasing
     from there again: the knee extends through terminal stance, then flexes
@@ -924,9 +1057,12 @@ def _late_stance_knee(
     soft = np.radians(2.0)
     edges = np.diff(np.concatenate([[0], late.astype(np.int8), [0]]))
     for a, b in zip(np.flatnonzero(edges == 1), np.flatnonzero(edges == -1), strict=True):
-        reachable = -soft * np.logaddexp(-profile[a:b] / soft, -most[a:b].min() / soft)
+        aim, cap = profile[a:b].copy(), most[a:b].min()
+        m = int(np.argmin(aim))  # from the straightest knee on, no dip
+        if aim[-1] > cap > aim[m]:  # the flexion from the straightest on, scaled to reach
+            aim[m:] = aim[m] + (aim[m:] - aim[m]) * (cap - aim[m]) / (aim[-1] - aim[m])
+        reachable = -soft * np.logaddexp(-aim / soft, -cap / soft)
         run = np.maximum(reachable, flat[a:b])
-        m = int(np.argmin(profile[a:b]))  # from the straightest knee on, no dip
         run[m:] = np.maximum.accumulate(run[m:])
         padded = np.concatenate([np.full(width // 2, run[0]), run, np.full(width // 2, run[-1])])
         smooth = np.convolve(padded, kernel, mode="valid")
