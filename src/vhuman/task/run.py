@@ -316,7 +316,7 @@ class _Composer:
         first = (motion.root_positions[0], motion.local_rotations[0])
         angle = float(quat_angle(self.pose[1], first[1]).max())
         shift = float(np.linalg.norm(first[0] - self.pose[0]))
-        # A foot moved (by more than feet_move's few millimetres) steps there, even where
+        # A foot that would slide more than the slide tolerance steps there, even where
         # every joint turns less than the poses' tolerance.
         stepping = feet_move(self.sk, self.pose, first)
         if angle > _POSE_TOL[0] or shift > _POSE_TOL[1] or stepping:
