@@ -8,10 +8,12 @@ import numpy as np
 import pytest
 
 from vhuman.geometry import quat_angle
+from vhuman.posture import worker_skeleton
 from vhuman.scene import load_scene
 from vhuman.skeleton import Motion
 from vhuman.skeleton.footskate import SLIDE_TOLERANCE, foot_points, foot_slide
 from vhuman.task import load_task, run_task
+from vhuman.task.feet import foot_placements
 from vhuman.task.motion import standing_pose, walk_along
 from vhuman.task.run import _Composer
 
@@ -27,6 +29,7 @@ objects:
 - {name: west wall, type: box, size: [0.1, 6.0, 2.6], position: [-3.0, 0.0, 1.3]}
 """
 START = (-2.0, 0.0)
+FPS = 30.0
 
 
 def _task(folder: Path, walks: list[tuple[tuple[float, float], float | None]]) -> Path:
@@ -104,3 +107,31 @@ def test_a_task_of_walks_passes_the_slide_check_on_every_frame(
     assert not r.check.sliding.any(), np.flatnonzero(r.check.sliding)
     _continuous(r.motion)
     assert np.allclose(r.motion.root_positions[-1, :2], walks[-1][0], atol=0.05)
+
+
+@pytest.mark.parametrize("length", [0.1, 0.3, 0.5, 0.7, 1.5, 3.0])
+@pytest.mark.parametrize("heading", [0.0, 2.2])
+def test_a_walk_sets_off_from_where_the_feet_stand(length: float, heading: float) -> None:
+    sk = worker_skeleton("p50-male")
+    start = standing_pose(sk, [0.5, -0.4], heading, FPS)
+    path = np.array(
+        [[0.5, -0.4], [0.5 + length * np.cos(heading), -0.4 + length * np.sin(heading)]]
+    )
+    own = walk_along(sk, path, FPS)
+    walk = walk_along(sk, path, FPS, feet=foot_placements(sk, *start))
+    still = Motion(sk, FPS, start[0][None], start[1][None])
+    assert _gap(still, walk) < 1e-6  # [m]: the first frame's feet where they stand
+    # Walking on from there: no foot on the floor slides, no joint jumps or leaves its range
+    # more than in the walk on its own, and the walk ends where its own does.
+    joined = Motion(
+        sk,
+        FPS,
+        np.concatenate([still.root_positions, walk.root_positions]),
+        np.concatenate([still.local_rotations, walk.local_rotations]),
+    )
+    assert foot_slide(joined, 0.0).max() <= SLIDE_TOLERANCE
+    _continuous(joined)
+    assert sk.limit_violation(walk.local_rotations).max() <= (
+        sk.limit_violation(own.local_rotations).max() + 1e-3
+    )
+    assert np.allclose(walk.local_rotations[-1], own.local_rotations[-1])

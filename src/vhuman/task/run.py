@@ -43,7 +43,7 @@ from vhuman.reaching import Side
 from vhuman.scene import BodyModel, CollisionWorld, Scene, Target, load_scene
 from vhuman.skeleton import Motion
 from vhuman.task.check import MotionCheck, check_motion, failed_checks
-from vhuman.task.feet import feet_move
+from vhuman.task.feet import feet_move, foot_placements
 from vhuman.task.floor import FloorTransitionError, facing, floor_transition, via_poses
 from vhuman.task.motion import (
     ArmUnreachableError,
@@ -355,9 +355,12 @@ class _Composer:
         path = path[keep]
         if len(path) >= 2 and np.linalg.norm(path[-1] - path[0]) > 0.05:
             self.paths.append(path)
-            walk = walk_along(self.sk, path, self.fps)
             d = path[1] - path[0]
             self.face(float(np.arctan2(d[1], d[0])))
+            # The first step from where the feet stand (the walk's own first frame puts them
+            # a path-dependent few millimetres off).
+            feet = foot_placements(self.sk, *self.pose)
+            walk = walk_along(self.sk, path, self.fps, feet=feet)
             d = np.diff(path[-2:], axis=0)[0]
             self.heading = float(np.arctan2(d[1], d[0]))
             self.append(walk, walking=True)
