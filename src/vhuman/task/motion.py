@@ -28,7 +28,13 @@ from vhuman.posture import ArmSetting
 from vhuman.reaching import Side
 from vhuman.scene import BodyModel, Target
 from vhuman.skeleton import Motion, Skeleton
-from vhuman.skeleton.footskate import CONTACT_HEIGHT, SLIDE_TOLERANCE, foot_points, foot_slide
+from vhuman.skeleton.footskate import (
+    CONTACT_HEIGHT,
+    FOOT_SEGMENTS,
+    SLIDE_TOLERANCE,
+    foot_points,
+    foot_slide,
+)
 from vhuman.task.feet import (
     LEGS,
     STEP_CLEARANCE,
@@ -177,11 +183,19 @@ def from_feet(walk: Motion, feet: tuple[FootPlacement, FootPlacement]) -> Motion
     placed = foot_placements(sk, roots, local)
     centres, radii = foot_points(walk)
     bottom = centres[..., 2] - radii  # (N, P)
-    per_foot = len(radii) // 2
+    # The joint each point belongs to: two end spheres per foot capsule, in skeleton order.
+    owner = np.repeat(
+        [
+            n
+            for n, seg in zip(sk.names, sk.segments or (), strict=False)
+            if n in FOOT_SEGMENTS and seg is not None
+        ],
+        2,
+    )
     targets = []
     moved = np.zeros((2, walk.n_frames), dtype=bool)
     for i, (own, start) in enumerate(zip(placed, feet, strict=True)):
-        low = bottom[:, i * per_foot : (i + 1) * per_foot]
+        low = bottom[:, np.isin(owner, LEGS[i][2:])]
         up = np.flatnonzero((low > low.min() + CONTACT_HEIGHT).all(axis=-1))
         if not len(up):
             targets.append(own)

@@ -358,7 +358,7 @@ class _Composer:
             d = path[1] - path[0]
             self.face(float(np.arctan2(d[1], d[0])))
             # The first step from where the feet stand (the walk's own first frame puts them
-            # a path-dependent few millimetres off).
+            # up to a few centimetres off, depending on the path).
             feet = foot_placements(self.sk, *self.pose)
             walk = walk_along(self.sk, path, self.fps, feet=feet)
             d = np.diff(path[-2:], axis=0)[0]
