@@ -18,7 +18,14 @@ from typing import Any, Protocol
 
 from vhuman.errors import InputError
 
-__all__ = ["DaskExecutor", "MapExecutor", "SerialExecutor", "die_with_parent", "make_executor"]
+__all__ = [
+    "DaskExecutor",
+    "MapExecutor",
+    "SerialExecutor",
+    "die_with_parent",
+    "make_executor",
+    "start_worker",
+]
 
 
 class MapExecutor(Protocol):
@@ -87,7 +94,7 @@ def make_executor(workers: int = 1, scheduler: str | None = None) -> Iterator[Ma
     if workers == 1:
         yield SerialExecutor()
         return
-    pool = ProcessPoolExecutor(max_workers=int(workers), initializer=die_with_parent)
+    pool = ProcessPoolExecutor(max_workers=int(workers), initializer=start_worker)
     try:
         yield pool
     except BaseException:
@@ -97,12 +104,23 @@ def make_executor(workers: int = 1, scheduler: str | None = None) -> Iterator[Ma
     pool.shutdown(wait=True)
 
 
+def start_worker() -> None:
+    """Initializer of every local worker process: it ignores SIGINT and dies with its parent.
+
+    Ctrl-C in a terminal sends SIGINT to the whole foreground process group, the workers
+    too; the parent alone handles it (it cancels the queued jobs and says how to resume),
+    where each worker would otherwise print its own KeyboardInterrupt traceback.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    die_with_parent()
+
+
 def die_with_parent() -> None:
     """Ask the kernel to end this process when its parent dies (Linux; elsewhere nothing).
 
     A worker process whose parent is killed (SIGKILL leaves it no chance to
-    clean up) would otherwise live on, idle, re-parented to init. Called as
-    the initializer of every local worker process; ``prctl(PR_SET_PDEATHSIG,
+    clean up) would otherwise live on, idle, re-parented to init. Called
+    from every local worker's initializer (:func:`start_worker`); ``prctl(PR_SET_PDEATHSIG,
     SIGKILL)`` is the kernel's own mechanism for this.
     """
     if not sys.platform.startswith("linux"):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -301,13 +302,14 @@ def test_optimize_ctrl_c_keeps_the_checkpoint_and_says_how_to_resume(tmp_path) -
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         preexec_fn=sigint_as_in_a_terminal,
+        start_new_session=True,  # its own process group, the workers in it
         text=True,
     )
     deadline = time.monotonic() + 120
     while _generation(ckpt) < 0 and job.poll() is None and time.monotonic() < deadline:
         time.sleep(0.01)
     assert job.poll() is None, "the run ended before it could be interrupted"
-    job.send_signal(signal.SIGINT)
+    os.killpg(job.pid, signal.SIGINT)  # Ctrl-C in a terminal: the whole process group
     _, err = job.communicate(timeout=60)
     assert job.returncode == 130
     lines = err.strip().splitlines()
