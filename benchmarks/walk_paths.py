@@ -180,7 +180,11 @@ def main() -> None:
         "walks_sliding": int(sum(r["slide_mm"] > 1e3 * SLIDE_TOLERANCE for r in rows)),
         "worst_slide_mm": max(r["slide_mm"] for r in rows),
         "by_suite": {
-            suite: float(np.mean([~(r["excess"] > LIMIT_TOLERANCE).any() for r in rows if r["suite"] == suite]))
+            suite: float(
+                np.mean(
+                    [~(r["excess"] > LIMIT_TOLERANCE).any() for r in rows if r["suite"] == suite]
+                )
+            )
             for suite in ("synthetic", "planner")
         },
         "seconds": time.perf_counter() - started,
