@@ -8,9 +8,10 @@ import pytest
 from vhuman.geometry import quat_angle
 from vhuman.posture import worker_skeleton
 from vhuman.scene import BodyModel
-from vhuman.skeleton.footskate import SLIDE_TOLERANCE, foot_slide
+from vhuman.skeleton import Motion
+from vhuman.skeleton.footskate import SLIDE_TOLERANCE, foot_points, foot_slide
 from vhuman.skeleton.kinematics import forward_kinematics
-from vhuman.task.feet import FootPlacement, foot_placements, plant_feet, step_path
+from vhuman.task.feet import FootPlacement, feet_move, foot_placements, plant_feet, step_path
 from vhuman.task.motion import standing_pose, transition
 
 FPS = 30.0
@@ -81,3 +82,27 @@ def test_a_turn_on_the_spot_steps_without_sliding(body: BodyModel, turn_deg: flo
     b = foot_placements(sk, motion.root_positions[-1], motion.local_rotations[-1])
     for f0, f1 in zip(a, b, strict=True):
         assert abs(np.degrees(quat_angle(f0.rotation, f1.rotation)) - abs(turn_deg)) < 2.0
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_foot_that_would_slide_past_the_tolerance_steps(body: BodyModel, seed: int) -> None:
+    # Small moves of the standing worker (a few millimetres, a degree): wherever a foot point
+    # travels more than the slide tolerance between the poses, the feet step there.
+    sk = body.skeleton
+    rng = np.random.default_rng(seed)
+    start = standing_pose(sk, [0.0, 0.0], 0.0, FPS)
+    seen = set()
+    for _ in range(40):
+        xy, heading = rng.uniform(-0.001, 0.001, 2), rng.uniform(-0.004, 0.004)
+        end = standing_pose(sk, xy, heading, FPS)
+        both = Motion(sk, FPS, np.stack([start[0], end[0]]), np.stack([start[1], end[1]]))
+        centres = foot_points(both)[0]
+        travel = float(np.linalg.norm(centres[1, :, :2] - centres[0, :, :2], axis=-1).max())
+        moves = feet_move(sk, start, end)
+        seen.add(moves)
+        if travel > SLIDE_TOLERANCE:
+            assert moves, f"a foot point travels {1e3 * travel:.2f} mm unstepped"
+        if moves:  # then the transition steps it: no foot point slides
+            motion = transition(body, start, end, 1.2, FPS, floor=0.0)
+            assert foot_slide(motion, 0.0).max() <= SLIDE_TOLERANCE
+    assert seen == {True, False}  # the moves fall on both sides of the tolerance

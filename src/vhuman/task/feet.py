@@ -31,9 +31,11 @@ from vhuman.geometry import (
     quat_to_euler,
 )
 from vhuman.skeleton import Skeleton
+from vhuman.skeleton.footskate import SLIDE_TOLERANCE
 from vhuman.skeleton.kinematics import forward_kinematics
 
 __all__ = [
+    "FOOT_REACH",
     "LEGS",
     "STEP_CLEARANCE",
     "STEP_HEIGHT",
@@ -41,6 +43,7 @@ __all__ = [
     "bend_and_swing",
     "feet_move",
     "foot_placements",
+    "foot_travel",
     "lift_profile",
     "plant_feet",
     "step_path",
@@ -58,7 +61,9 @@ _ROLL_ITERATIONS = 4  # solves of a leg that roll the foot onto its ball
 _MOST_ROLL = np.radians(60.0)  # largest roll [rad] of a foot onto its ball or toe tip
 _ROLL_MARGIN = np.radians(1.0)  # dorsiflexion [rad] kept inside the ankle's range
 _LIFT_OFF = 0.25  # step phase at which the foot starts (and before whose end it stops) moving
-_MOVED = (0.005, np.radians(2.0))  # ankle travel [m] and turn [rad] below which a foot stays
+FOOT_REACH = 0.25
+"""Distance [m] from the ankle that no point of a foot (heel, ball, toe tip) exceeds: the
+workers' farthest, the p99 male's toe tip, is 0.21 m from it."""
 
 
 class FootPlacement(NamedTuple):
@@ -88,7 +93,7 @@ def feet_move(
     end: tuple[NDArray[np.float64], NDArray[np.float64]],
 ) -> bool:
     """Whether a foot steps between poses ``start`` and ``end`` (root (3,), local (J, 4)):
-    its ankle travels or turns by more than a few millimetres or degrees."""
+    a point of it may travel more than the slide tolerance (:func:`foot_travel`)."""
     return any(
         _moves(a, b)
         for a, b in zip(
@@ -97,9 +102,19 @@ def feet_move(
     )
 
 
+def foot_travel(start: FootPlacement, end: FootPlacement) -> NDArray[np.float64]:
+    """Bound ``(...)`` [m] on how far any point of a foot travels from placement ``start`` to
+    ``end``: the ankle's travel plus the foot's and the toes' turns [rad] times
+    :data:`FOOT_REACH` (a point ``r`` from the joint it turns about moves at most ``θ r``)."""
+    turn = quat_angle(start.rotation, end.rotation) + quat_angle(start.toe, end.toe)
+    return np.asarray(np.linalg.norm(end.ankle - start.ankle, axis=-1) + FOOT_REACH * turn)
+
+
 def _moves(start: FootPlacement, end: FootPlacement) -> bool:
-    travel = float(np.linalg.norm(end.ankle - start.ankle))
-    return travel > _MOVED[0] or float(quat_angle(start.rotation, end.rotation)) > _MOVED[1]
+    """Whether a foot moving from ``start`` to ``end`` on the floor could slide a point of it
+    by more than :data:`~vhuman.skeleton.footskate.SLIDE_TOLERANCE`: then it steps, lifted
+    off the floor."""
+    return float(foot_travel(start, end)) > SLIDE_TOLERANCE
 
 
 def _slerp(

@@ -3,7 +3,8 @@
 - Walks: the parametric walk of :func:`vhuman.animation.generate_walk` laid on
   a planned floor path, the distance along it following a minimum-jerk profile
   in time (Flash & Hogan 1985), so the steps shorten to a stop at both ends
-  and the feet stay planted in stance.
+  and the feet stay planted in stance; set off from where the feet stand,
+  each foot's first stance and swing moved onto it (:func:`from_feet`).
 - Transitions between two poses: every joint's local rotation by spherical
   linear interpolation (Shoemake 1985) with minimum-jerk timing, the root
   moved with the same timing and lifted or lowered so that the lowest point
@@ -22,12 +23,18 @@ from numpy.typing import ArrayLike, NDArray
 from scipy.spatial.transform import Rotation, Slerp
 
 from vhuman.animation import Easing, GaitParameters, ease, generate_walk, paced_path
-from vhuman.geometry import quat_angle
+from vhuman.geometry import quat_angle, quat_apply, quat_conjugate, quat_multiply, quat_slerp
 from vhuman.posture import ArmSetting
 from vhuman.reaching import Side
 from vhuman.scene import BodyModel, Target
 from vhuman.skeleton import Motion, Skeleton
-from vhuman.skeleton.footskate import SLIDE_TOLERANCE, foot_slide
+from vhuman.skeleton.footskate import (
+    CONTACT_HEIGHT,
+    FOOT_SEGMENTS,
+    SLIDE_TOLERANCE,
+    foot_points,
+    foot_slide,
+)
 from vhuman.task.feet import (
     LEGS,
     STEP_CLEARANCE,
@@ -42,6 +49,7 @@ __all__ = [
     "ArmUnreachableError",
     "arm_path",
     "arm_solutions",
+    "from_feet",
     "ground",
     "hand_arc",
     "hand_line",
@@ -110,7 +118,12 @@ def _foot_bottoms(
 
 
 def walk_along(
-    skeleton: Skeleton, path: ArrayLike, fps: float, *, speed: float = WALK_SPEED
+    skeleton: Skeleton,
+    path: ArrayLike,
+    fps: float,
+    *,
+    speed: float = WALK_SPEED,
+    feet: tuple[FootPlacement, FootPlacement] | None = None,
 ) -> Motion:
     """A walk along a floor path ``(K, 2)`` [m], starting and ending at rest.
 
@@ -122,6 +135,10 @@ def walk_along(
     walk lasts whole gait cycles, enough that the longest step stays under the
     default step length. Headings follow the path's tangent, averaged over
     :data:`TURN_LENGTH` of path.
+
+    ``feet``, the left and right feet's placements where the walker stands, set
+    off from there (:func:`from_feet`): the walk's first frame then has its
+    feet there, not where the walk on this path would start them.
 
     Returns
     -------
@@ -143,7 +160,74 @@ def walk_along(
         return xy, np.interp(s, fine, heading)
 
     params = GaitParameters(step_length=step, speed=speed, cycles=cycles, fps=fps, path=floor_path)
-    return generate_walk(params, skeleton).motion
+    walk = generate_walk(params, skeleton).motion
+    return walk if feet is None else from_feet(walk, feet)
+
+
+def from_feet(walk: Motion, feet: tuple[FootPlacement, FootPlacement]) -> Motion:
+    """``walk`` set off from the foot placements ``feet`` (left, right).
+
+    Each foot's path through its first stance and swing is moved by the rigid
+    motion that takes its first placement onto ``feet`` (so it stays planted
+    where it stands until it lifts off), and blended back to the walk's own
+    by a minimum-jerk weight while it is off the floor, all of its points
+    (:func:`vhuman.skeleton.footskate.foot_points`) higher than
+    :data:`~vhuman.skeleton.footskate.CONTACT_HEIGHT` over its lowest point in
+    the walk; from its first landing on it follows the walk. The legs are
+    corrected onto these placements (:func:`vhuman.task.feet.plant_feet`), each
+    on the frames where its foot is moved; a foot that never leaves the floor
+    keeps the walk's placements.
+    """
+    sk = walk.skeleton
+    roots, local = walk.root_positions, walk.local_rotations
+    placed = foot_placements(sk, roots, local)
+    centres, radii = foot_points(walk)
+    bottom = centres[..., 2] - radii  # (N, P)
+    # The joint each point belongs to: two end spheres per foot capsule, in skeleton order.
+    owner = np.repeat(
+        [
+            n
+            for n, seg in zip(sk.names, sk.segments or (), strict=False)
+            if n in FOOT_SEGMENTS and seg is not None
+        ],
+        2,
+    )
+    targets = []
+    moved = np.zeros((2, walk.n_frames), dtype=bool)
+    for i, (own, start) in enumerate(zip(placed, feet, strict=True)):
+        low = bottom[:, np.isin(owner, LEGS[i][2:])]
+        up = np.flatnonzero((low > low.min() + CONTACT_HEIGHT).all(axis=-1))
+        if not len(up):
+            targets.append(own)
+            continue
+        breaks = np.flatnonzero(np.diff(up) > 1)  # the first span off the floor
+        lift, land = int(up[0]), int(up[breaks[0]] if len(breaks) else up[-1])
+        # 1 on the floor before, 0 from the landing (or the walk's last frame) on.
+        done = min(land + 1, walk.n_frames - 1)
+        weight = np.zeros(walk.n_frames)
+        weight[:lift] = 1.0
+        span = np.arange(lift, done)
+        weight[span] = 1.0 - ease(Easing.MINIMUM_JERK, (span - lift + 1) / (done - lift + 1))
+        turn = quat_multiply(start.rotation, quat_conjugate(own.rotation[0]))
+        rigid = start.ankle + quat_apply(turn, own.ankle - own.ankle[0])
+        toe_turn = quat_multiply(start.toe, quat_conjugate(own.toe[0]))
+        targets.append(
+            FootPlacement(
+                own.ankle + weight[:, None] * (rigid - own.ankle),
+                quat_slerp(own.rotation, quat_multiply(turn, own.rotation), weight),
+                quat_slerp(own.toe, quat_multiply(toe_turn, own.toe), weight),
+            )
+        )
+        moved[i] = weight > 0.0
+    out = np.array(local, dtype=np.float64)
+    k = np.flatnonzero(moved.any(axis=0))
+    if len(k):
+        left, right = (FootPlacement(*(f[k] for f in t)) for t in targets)
+        legs = plant_feet(sk, roots[k], local[k], (left, right))
+        for leg, frames in zip(LEGS, moved[:, k], strict=True):  # each leg where it moved
+            j = sk.indices(list(leg))
+            out[k[frames][:, None], j] = legs[frames][:, j]
+    return Motion(sk, walk.fps, roots, out)
 
 
 def _path_heading(

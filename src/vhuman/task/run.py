@@ -43,7 +43,7 @@ from vhuman.reaching import Side
 from vhuman.scene import BodyModel, CollisionWorld, Scene, Target, load_scene
 from vhuman.skeleton import Motion
 from vhuman.task.check import MotionCheck, check_motion, failed_checks
-from vhuman.task.feet import feet_move
+from vhuman.task.feet import feet_move, foot_placements
 from vhuman.task.floor import FloorTransitionError, facing, floor_transition, via_poses
 from vhuman.task.motion import (
     ArmUnreachableError,
@@ -316,7 +316,7 @@ class _Composer:
         first = (motion.root_positions[0], motion.local_rotations[0])
         angle = float(quat_angle(self.pose[1], first[1]).max())
         shift = float(np.linalg.norm(first[0] - self.pose[0]))
-        # A foot moved (by more than feet_move's few millimetres) steps there, even where
+        # A foot that would slide more than the slide tolerance steps there, even where
         # every joint turns less than the poses' tolerance.
         stepping = feet_move(self.sk, self.pose, first)
         if angle > _POSE_TOL[0] or shift > _POSE_TOL[1] or stepping:
@@ -355,9 +355,12 @@ class _Composer:
         path = path[keep]
         if len(path) >= 2 and np.linalg.norm(path[-1] - path[0]) > 0.05:
             self.paths.append(path)
-            walk = walk_along(self.sk, path, self.fps)
             d = path[1] - path[0]
             self.face(float(np.arctan2(d[1], d[0])))
+            # The first step from where the feet stand (the walk's own first frame puts them
+            # up to a few centimetres off, depending on the path).
+            feet = foot_placements(self.sk, *self.pose)
+            walk = walk_along(self.sk, path, self.fps, feet=feet)
             d = np.diff(path[-2:], axis=0)[0]
             self.heading = float(np.arctan2(d[1], d[0]))
             self.append(walk, walking=True)
