@@ -194,8 +194,9 @@ TURN_PER_STEP = np.radians(45.0)
 People turn sharply over several steps, the pelvis leading the planted feet by no more
 than the hips' rotation allows (step and spin turns, Hase & Stein 1999; a 90° turn in
 2-3 steps, Taylor et al. 2005). In one stance (60 % of the cycle) the heading then turns
-at most 54°, so the hips, each turning half of that about its planted foot's footprint,
-which faces the heading of mid-stance, stay within their ±45° rotation."""
+at most 54°, and in the curved walks of ``benchmarks/walk_paths.py`` a hip rotates at
+most 37° about its planted foot (its range ±45°); with the heading turning as fast as the
+path does, up to 109°, late in the stance of the foot on the inside of the turn."""
 _KEYS_PER_CYCLE = 8
 _FLATTEST_LANDING = 0.4  # share of heel_strike that the shortest steps land with
 _HEEL_GLIDE = 12.0
