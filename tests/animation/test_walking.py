@@ -12,7 +12,9 @@ from vhuman.animation.walking import (
     HEEL_OFF,
     PELVIS_LEAD,
     STANCE_KNEE,
+    TURN_PER_STEP,
     WalkResult,
+    paced_path,
     stance_knee,
 )
 from vhuman.errors import InputError
@@ -418,3 +420,23 @@ def test_short_steps_land_flatter() -> None:
     assert landing[shortest] < landing[longest] - 5.0
     assert result.foot_skate_mm < 1.0
     assert result.ground_penetration_mm < 1.0
+
+
+@pytest.mark.parametrize("seed", [3, 11, 29])
+def test_paced_path_turns_at_most_the_turn_per_step_and_steps_at_most_the_step(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    s = np.linspace(0.0, rng.uniform(1.0, 5.0), 2001)  # [m]
+    # A heading that turns by up to 180° over a stretch of 0.1-1 m somewhere on the path.
+    middle, width = rng.uniform(0.2, 0.8) * s[-1], rng.uniform(0.1, 1.0)
+    heading = rng.uniform(-np.pi, np.pi) * np.clip((s - middle) / width + 0.5, 0.0, 1.0)
+    step, cycle = 0.6, 1.1
+    cycles, distance_at = paced_path(s, heading, step, cycle)
+    t = np.linspace(0.0, cycles * cycle, 20001)
+    d = distance_at(t)
+    assert d[0] == 0.0
+    assert d[-1] == pytest.approx(s[-1])
+    assert np.all(np.diff(d) >= 0.0)  # never walks back
+    dt = t[1] - t[0]
+    assert np.diff(d).max() / dt <= 2.0 * step / cycle * 1.001  # [m/s]: the cadence's speed
+    turn = np.abs(np.diff(np.interp(d, s, heading))) / dt  # [rad/s]
+    assert turn.max() <= 2.0 * TURN_PER_STEP / cycle * 1.02

@@ -5,9 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from vhuman.geometry import quat_angle
 from vhuman.posture import worker_skeleton
 from vhuman.scene import BodyModel
-from vhuman.task.motion import walk_along
+from vhuman.skeleton.footskate import SLIDE_TOLERANCE, foot_slide
+from vhuman.task.check import joint_speed_limits
+from vhuman.task.motion import LIMIT_TOLERANCE, walk_along
 
 FPS = 30.0
 
@@ -36,3 +39,42 @@ def test_path_walk_keeps_every_foot_capsule_out_of_the_floor(worker: str) -> Non
     assert lowest[:, feet].min() > -1e-4  # [m]: within 0.1 mm of the floor at most
     # Every frame has a foot on the floor (within 1 mm), none floats.
     assert np.all(lowest[:, feet].min(axis=1) < 1e-3)
+
+
+def _random_path(rng: np.random.Generator) -> np.ndarray:
+    """A floor path (K, 2) [m] of 2-4 straight legs joined by corners of 20-170° left or
+    right, corner-cut as the floor planner smooths its paths (Chaikin 1974), the last leg
+    short (a turn near the end) one time in two."""
+    legs = int(rng.integers(2, 5))
+    turns = rng.uniform(np.radians(20.0), np.radians(170.0), legs - 1) * rng.choice(
+        [-1, 1], legs - 1
+    )
+    lengths = rng.uniform(0.4, 1.2, legs)
+    if rng.random() < 0.5:
+        lengths[-1] = rng.uniform(0.15, 0.35)
+    heading = rng.uniform(-np.pi, np.pi) + np.concatenate([[0.0], np.cumsum(turns)])
+    steps = lengths[:, None] * np.stack([np.cos(heading), np.sin(heading)], axis=-1)
+    pts = np.concatenate([[[0.0, 0.0]], np.cumsum(steps, axis=0)])
+    for _ in range(4):
+        q = 0.75 * pts[:-1] + 0.25 * pts[1:]
+        r = 0.25 * pts[:-1] + 0.75 * pts[1:]
+        pts = np.concatenate([pts[:1], np.stack([q, r], axis=1).reshape(-1, 2)[1:-1], pts[-1:]])
+    return pts
+
+
+@pytest.mark.parametrize("worker", ["p5-female", "p50-male", "p95-male"])
+def test_curved_walks_keep_the_joints_in_range_the_feet_planted_and_the_joints_in_speed(
+    worker: str,
+) -> None:
+    sk = worker_skeleton(worker)
+    limits = joint_speed_limits(sk)
+    rng = np.random.default_rng(2005)
+    for _ in range(12):
+        path = _random_path(rng)
+        motion = walk_along(sk, path, FPS)
+        q = motion.local_rotations
+        excess = sk.limit_violation(q)  # (frames, joints) [rad]
+        assert excess.max() <= LIMIT_TOLERANCE, sk.names[int(np.argmax(excess.max(axis=0)))]
+        assert foot_slide(motion).max() <= SLIDE_TOLERANCE
+        speed = quat_angle(q[:-1], q[1:]) * FPS / limits  # (frames − 1, joints)
+        assert speed.max() <= 1.0, sk.names[int(np.argmax(speed.max(axis=0)))]

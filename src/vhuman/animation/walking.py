@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import itertools
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -70,6 +71,7 @@ __all__ = [
     "WalkResult",
     "generate_walk",
     "knee_profile",
+    "paced_path",
     "stance_knee",
 ]
 
@@ -187,6 +189,14 @@ and 14.3 ± 1.9° at 1.6 m/s; without this the generated walk turns 8.6° and 8.
 8.6° and 13.5°. The leading hip comes further forward at heel strike and the trailing
 hip further back at toe-off (a determinant of gait, Saunders, Inman & Eberhart 1953), so
 the hips flex and extend less for the same step."""
+TURN_PER_STEP = np.radians(45.0)
+"""Most the heading of a walk along a path (:func:`paced_path`) turns in one step [rad].
+People turn sharply over several steps, the pelvis leading the planted feet by no more
+than the hips' rotation allows (step and spin turns, Hase & Stein 1999; a 90° turn in
+2-3 steps, Taylor et al. 2005). In one stance (60 % of the cycle) the heading then turns
+at most 54°, and in the curved walks of ``benchmarks/walk_paths.py`` a hip rotates at
+most 37° about its planted foot (its range ±45°); with the heading turning as fast as the
+path does, up to 109°, late in the stance of the foot on the inside of the turn."""
 _KEYS_PER_CYCLE = 8
 _FLATTEST_LANDING = 0.4  # share of heel_strike that the shortest steps land with
 _HEEL_GLIDE = 12.0
@@ -438,6 +448,55 @@ def _path(t: NDArray, p: GaitParameters) -> tuple[NDArray, NDArray]:
         r = p.speed / w
         xy = np.stack([r * np.sin(heading), r * (1.0 - np.cos(heading))], axis=-1)
     return xy, heading
+
+
+def paced_path(
+    distance: ArrayLike, heading: ArrayLike, step_length: float, cycle_duration: float
+) -> tuple[int, Callable[[NDArray[np.float64]], NDArray[np.float64]]]:
+    """Whole gait cycles and the distance travelled ``s(t)`` [m] of a walk along a path.
+
+    The walk starts and ends at rest: the distance follows a minimum-jerk
+    profile (Flash & Hogan 1985) in a pace ``u`` that runs as the distance on
+    straight stretches and slows the walk where the heading turns, so the
+    heading turns by at most :data:`TURN_PER_STEP` a step: ``du/ds = max(1,
+    |dθ/ds| v / ω)`` with ``v = 2 step_length / cycle_duration`` (the speed of
+    the cadence) and ``ω = 2 TURN_PER_STEP / cycle_duration``. The walk lasts
+    enough whole cycles that the profile's peak pace (1.875 times its mean)
+    stays at or under ``v``: the longest step stays under ``step_length`` and
+    the heading turns no faster than ``ω``.
+
+    Parameters
+    ----------
+    distance : array_like, shape (M,)
+        Increasing distances along the path [m], from 0 to its length.
+    heading : array_like, shape (M,)
+        The walk's heading at those distances, unwrapped [rad].
+    step_length, cycle_duration : float
+        The gait's step [m] and cycle [s].
+
+    Returns
+    -------
+    cycles : int
+    distance_at : callable
+        Times ``(N,)`` [s] to distances ``(N,)`` [m]; held at the ends outside
+        ``0 … cycles × cycle_duration``.
+    """
+    s = np.asarray(distance, dtype=np.float64)
+    theta = np.asarray(heading, dtype=np.float64)
+    speed = 2.0 * step_length / cycle_duration
+    rate = 2.0 * TURN_PER_STEP / cycle_duration
+    turning = np.abs(np.gradient(theta, s)) if len(s) > 1 else np.zeros_like(s)
+    weight = np.maximum(1.0, turning * speed / rate)
+    pace = np.concatenate([[0.0], np.cumsum(0.5 * (weight[1:] + weight[:-1]) * np.diff(s))])
+    total = float(pace[-1])
+    cycles = max(1, int(np.ceil(1.875 * total / (2.0 * step_length))))
+    duration = cycles * cycle_duration
+
+    def distance_at(t: NDArray[np.float64]) -> NDArray[np.float64]:
+        u = total * ease(Easing.MINIMUM_JERK, np.clip(np.asarray(t) / duration, 0.0, 1.0))
+        return np.interp(u, pace, s)
+
+    return cycles, distance_at
 
 
 def stance_knee(tau: ArrayLike, speed: float = 1.3) -> NDArray[np.float64]:

@@ -22,7 +22,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.spatial.transform import Rotation, Slerp
 
-from vhuman.animation import Easing, GaitParameters, ease, generate_walk
+from vhuman.animation import Easing, GaitParameters, ease, generate_walk, paced_path
 from vhuman.geometry import quat_angle, quat_apply, quat_conjugate, quat_multiply, quat_slerp
 from vhuman.posture import ArmSetting
 from vhuman.reaching import Side
@@ -127,11 +127,14 @@ def walk_along(
 ) -> Motion:
     """A walk along a floor path ``(K, 2)`` [m], starting and ending at rest.
 
-    The pelvis travels the path's length with a minimum-jerk distance profile;
-    the cadence is that of ``speed`` with the default step length for the
-    skeleton's stature, and the walk lasts whole gait cycles, enough that the
-    longest step stays under the default step length. Headings follow the
-    path's tangent, averaged over :data:`TURN_LENGTH` of path.
+    The pelvis travels the path's length with a minimum-jerk profile, slowed
+    where the path turns so that the heading turns at most
+    :data:`vhuman.animation.walking.TURN_PER_STEP` a step
+    (:func:`~vhuman.animation.walking.paced_path`); the cadence is that of
+    ``speed`` with the default step length for the skeleton's stature, and the
+    walk lasts whole gait cycles, enough that the longest step stays under the
+    default step length. Headings follow the path's tangent, averaged over
+    :data:`TURN_LENGTH` of path.
 
     ``feet``, the left and right feet's placements where the walker stands, set
     off from there (:func:`from_feet`): the walk's first frame then has its
@@ -145,17 +148,14 @@ def walk_along(
     pts = np.asarray(path, dtype=np.float64)
     seg = np.linalg.norm(np.diff(pts, axis=0), axis=-1)
     arc = np.concatenate([[0.0], np.cumsum(seg)])
-    length = float(arc[-1])
     base = GaitParameters(speed=speed, fps=fps).for_stature(stature(skeleton))
     step = float(base.step_length)  # type: ignore[arg-type]
-    # Peak speed of a minimum-jerk profile is 1.875 times its mean.
-    cycles = max(1, int(np.ceil(1.875 * length / (2.0 * step))))
-    duration = cycles * base.cycle_duration
     yaw = np.unwrap(np.arctan2(np.diff(pts[:, 1]), np.diff(pts[:, 0])))
     fine, heading = _path_heading(arc, yaw)
+    cycles, distance = paced_path(fine, heading, step, base.cycle_duration)
 
     def floor_path(t: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-        s = length * ease(Easing.MINIMUM_JERK, np.clip(t / duration, 0.0, 1.0))
+        s = distance(t)
         xy = np.stack([np.interp(s, arc, pts[:, 0]), np.interp(s, arc, pts[:, 1])], axis=-1)
         return xy, np.interp(s, fine, heading)
 
