@@ -71,13 +71,18 @@ from vhuman.task.spec import (
 )
 
 __all__ = [
+    "HAND_ON_FLOOR",
+    "KNEE_ON_FLOOR",
     "MAX_PLACEMENTS",
     "PRE_GRASP",
     "StepRecord",
     "TaskResult",
     "builtin_tasks",
+    "hands_down",
+    "knees_down",
     "load_task",
     "run_task",
+    "score_frames",
     "task_identity",
 ]
 
