@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 import re
@@ -365,6 +366,16 @@ def test_no_joint_turns_faster_than_the_limit(
     r = ship_valve if name == "ship-valve" else pipe_alley
     assert r.done
     assert r.check.joint_speed_ratio.max() <= 1.0
+
+
+def test_a_turn_on_the_spot_that_would_hit_the_scene_goes_the_other_way_round() -> None:
+    """Standing up at the pipe alley's valve, the 95th-percentile woman turning the short way
+    to walk out swings her left hand through the handwheel; she turns the long way instead."""
+    spec = dataclasses.replace(load_task("pipe-alley"), worker="p95-female")
+    r = run_task(spec, seed=0)
+    assert r.done
+    assert r.check.first_contact is None
+    assert int(r.check.contacts.sum()) == 0
 
 
 @pytest.mark.parametrize("name", ["ship-valve", "pipe-alley"])

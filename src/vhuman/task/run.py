@@ -373,17 +373,31 @@ class _Composer:
             self.face(heading)
 
     def face(self, heading: float) -> None:
-        """Turn on the spot to ``heading`` [rad] (nothing within 2°)."""
+        """Turn on the spot to ``heading`` [rad] (nothing within 2°): the short way round, or
+        the long way where the short one fails a frame check (a hand swinging through a
+        handwheel as the body turns) and the long one passes."""
         turn = _wrap(heading - self.heading)
-        if abs(turn) > np.radians(2.0):
-            # In equal turns of at most TURN_STEP, each stepping the feet round in turn.
-            parts = int(np.ceil(abs(turn) / TURN_STEP))
-            start = self.heading
-            for k in range(1, parts + 1):
-                self.heading = start + turn * k / parts
-                pose = standing_pose(self.sk, self.pose[0][:2], self.heading, self.fps)
-                self.append(_still(pose, self.sk, self.fps))
-            self.heading = heading
+        if abs(turn) <= np.radians(2.0):
+            return
+        saved, start = self.state(), self.frames
+        for way in (turn, turn - np.copysign(2.0 * np.pi, turn)):
+            self._turn(way)
+            if not self._failures(start):
+                break
+            self.restore(*saved)
+        else:  # neither way passes: the short one, the frame check reports it
+            self._turn(turn)
+        self.heading = heading
+
+    def _turn(self, turn: float) -> None:
+        """Turn on the spot by ``turn`` [rad] in equal turns of at most :data:`TURN_STEP`, each
+        stepping the feet round one after the other."""
+        parts = int(np.ceil(abs(turn) / TURN_STEP))
+        start = self.heading
+        for k in range(1, parts + 1):
+            self.heading = start + turn * k / parts
+            pose = standing_pose(self.sk, self.pose[0][:2], self.heading, self.fps)
+            self.append(_still(pose, self.sk, self.fps))
 
     def posture(self, step: PostureStep) -> None:
         """Walk to the placement the posture solver ranks best and get down into it; where
