@@ -94,6 +94,9 @@ and down into it fails a frame check, the next-ranked ones."""
 BODY_RADIUS = 0.38
 """Distance [m] walking paths keep the pelvis from solids: half the shoulders' width and
 the arms' swing."""
+WIDER_CLEARANCE = (0.05, 0.1)
+"""Extra distances [m] from the solids tried in turn, on top of :data:`BODY_RADIUS`, for a
+walk whose path at :data:`BODY_RADIUS` fails a frame check."""
 MAX_STROKES = 12
 """Most strokes of one turn step."""
 KNEE_ON_FLOOR = 0.02
@@ -289,6 +292,7 @@ class _Composer:
         self.library = load_library(self.sk, body=self.body)
         self.world = CollisionWorld(scene, resolution=0.1)
         self.grid: FloorGrid = floor_grid(scene, BODY_RADIUS, height=stature(self.sk) + 0.1)
+        self._grids: dict[float, FloorGrid] = {}
         self.heading = spec.start_heading
         self.pose = standing_pose(self.sk, spec.start_position, self.heading, self.fps)
         self.roots: list[NDArray[np.float64]] = [self.pose[0][None]]
@@ -344,7 +348,8 @@ class _Composer:
         self, xy: NDArray[np.float64], heading: float | None, *, exact: bool = True
     ) -> None:
         """Walk to ``xy`` (with ``exact`` False: to the free floor nearest it), then face
-        ``heading``."""
+        ``heading``; where that fails a frame check (a swinging hand brushing a solid), on a
+        path that keeps :data:`WIDER_CLEARANCE` more from the solids, if one passes."""
         here = self.pose[0][:2]
         start = here if self.grid.is_free(here) else _nearest_free(self.grid, here)
         goal = xy if exact or self.grid.is_free(xy) else _nearest_free(self.grid, xy)
@@ -355,6 +360,40 @@ class _Composer:
                 f"no walking path from ({here[0]:.2f}, {here[1]:.2f}) to "
                 f"({xy[0]:.2f}, {xy[1]:.2f}) m: {exc}"
             ) from None
+        saved, first = self.state(), self.frames
+        self._walk(path, heading)
+        if not self._failures(first):
+            return
+        for extra in WIDER_CLEARANCE:
+            grid = self._wider(extra)
+            if not grid.is_free(goal):
+                continue
+            try:
+                wide = plan_path(
+                    grid,
+                    here if grid.is_free(here) else _nearest_free(grid, here),
+                    goal,
+                    goal_heading=heading,
+                )
+            except PathBlockedError:
+                continue
+            self.restore(*saved)
+            self._walk(wide, heading)
+            if not self._failures(first):
+                return
+        self.restore(*saved)  # none passes: the first, the frame check reports it
+        self._walk(path, heading)
+
+    def _wider(self, extra: float) -> FloorGrid:
+        """The free floor for a body ``extra`` [m] wider than :data:`BODY_RADIUS`."""
+        if extra not in self._grids:
+            height = stature(self.sk) + 0.1
+            self._grids[extra] = floor_grid(self.scene, BODY_RADIUS + extra, height=height)
+        return self._grids[extra]
+
+    def _walk(self, path: NDArray[np.float64], heading: float | None) -> None:
+        """Walk from here along the floor ``path (K, 2)`` [m], then face ``heading``."""
+        here = self.pose[0][:2]
         path = np.concatenate([here[None], path])
         keep = np.concatenate([[True], np.linalg.norm(np.diff(path, axis=0), axis=-1) > 1e-3])
         path = path[keep]
