@@ -354,16 +354,14 @@ def test_arms_scored_as_supported_exactly_while_both_hands_bear_on_the_floor() -
     assert np.array_equal(reba.upper_arm[~leaning], plain[~leaning])
 
 
-@pytest.fixture(scope="module")
-def pipe_alley() -> TaskResult:
-    return run_task("pipe-alley", seed=0)
+@pytest.fixture(scope="module", params=["ship-valve", "pipe-alley"])
+def shipped(request: pytest.FixtureRequest, ship_valve: TaskResult) -> TaskResult:
+    """Each shipped task's result (ship-valve's the module's own)."""
+    return ship_valve if request.param == "ship-valve" else run_task(request.param, seed=0)
 
 
-@pytest.mark.parametrize("name", ["ship-valve", "pipe-alley"])
-def test_no_joint_turns_faster_than_the_limit(
-    name: str, ship_valve: TaskResult, pipe_alley: TaskResult
-) -> None:
-    r = ship_valve if name == "ship-valve" else pipe_alley
+def test_no_joint_turns_faster_than_the_limit(shipped: TaskResult) -> None:
+    r = shipped
     assert r.done
     assert r.check.joint_speed_ratio.max() <= 1.0
 
@@ -387,11 +385,8 @@ def test_a_walk_that_fails_its_checks_keeps_further_from_the_solids() -> None:
     assert r.check.passed(), r.to_dict()["check"]
 
 
-@pytest.mark.parametrize("name", ["ship-valve", "pipe-alley"])
-def test_every_frame_of_the_shipped_tasks_passes_every_check(
-    name: str, ship_valve: TaskResult, pipe_alley: TaskResult
-) -> None:
-    r = ship_valve if name == "ship-valve" else pipe_alley
+def test_every_frame_of_the_shipped_tasks_passes_every_check(shipped: TaskResult) -> None:
+    r = shipped
     assert r.done
     assert r.check.frames_checked == r.motion.n_frames
     assert r.check.passed(), r.to_dict()["check"]
